@@ -1,0 +1,269 @@
+//! Typed attribute vocabulary shared by the dialects (enums with their text keywords),
+//! and [`Attr`], the untyped form attributes take in generic syntax and at the Python
+//! builder boundary before an op's constructor checks and types them.
+
+use crate::types::TypeId;
+use std::fmt;
+
+/// Declares a keyword enum: variants, their text keywords, `ALL`, parse and print.
+macro_rules! keyword_enum {
+    ($(#[$meta:meta])* $name:ident, $mnemonic:literal { $($variant:ident = $kw:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+        #[allow(missing_docs)]
+        pub enum $name { $($variant),+ }
+        impl $name {
+            /// Every value, in encoding order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            /// Attribute mnemonic in generic form (`#cuda_tile.<mnemonic><kw>`).
+            pub const MNEMONIC: &'static str = $mnemonic;
+            /// The text keyword.
+            pub fn keyword(self) -> &'static str {
+                match self { $($name::$variant => $kw),+ }
+            }
+            /// Parses a keyword.
+            pub fn from_keyword(text: &str) -> Option<Self> {
+                match text { $($kw => Some($name::$variant),)+ _ => None }
+            }
+            /// Comma-separated list of keywords, for "expected one of" messages.
+            pub fn expected() -> String {
+                Self::ALL.iter().map(|v| v.keyword()).collect::<Vec<_>>().join(", ")
+            }
+        }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.keyword()) }
+        }
+    };
+}
+
+keyword_enum!(
+    /// Rounding of float arithmetic and conversions.
+    RoundingMode, "rounding" {
+    NearestEven = "nearest_even",
+    Zero = "zero",
+    NegativeInf = "negative_inf",
+    PositiveInf = "positive_inf",
+    Approx = "approx",
+    Full = "full",
+    NearestIntToZero = "nearest_int_to_zero",
+});
+
+keyword_enum!(
+    /// Memory ordering of loads, stores and atomics.
+    MemoryOrdering, "memory_ordering_semantics" {
+    Weak = "weak",
+    Relaxed = "relaxed",
+    Acquire = "acquire",
+    Release = "release",
+    AcqRel = "acq_rel",
+});
+
+keyword_enum!(
+    /// Scope of a memory ordering.
+    MemoryScope, "memory_scope" {
+    TlBlk = "tl_blk",
+    Device = "device",
+    Sys = "sys",
+});
+
+keyword_enum!(
+    /// Integer signedness attribute.
+    Signedness, "signedness" {
+    Unsigned = "unsigned",
+    Signed = "signed",
+});
+
+keyword_enum!(
+    /// Integer overflow promise.
+    IntegerOverflow, "overflow" {
+    None = "none",
+    NoSignedWrap = "no_signed_wrap",
+    NoUnsignedWrap = "no_unsigned_wrap",
+    NoWrap = "no_wrap",
+});
+
+/// An attribute value before an op constructor gives it a type: what the generic form
+/// and the Python builder hand over.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Attr {
+    /// Presence flag (`flush_to_zero`).
+    Unit,
+    /// `true` / `false`.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// A string, or an enum keyword not yet typed.
+    Str(String),
+    /// An enum value: mnemonic and keyword (`#cuda_tile.rounding<zero>`).
+    Enum(&'static str, &'static str),
+    /// `array<i64: …>` / `[…]`.
+    IntArray(Vec<i64>),
+    /// A type (function signatures).
+    Type(TypeId),
+    /// `@symbol`.
+    Symbol(String),
+}
+
+impl Attr {
+    /// The keyword if this is a string or an enum.
+    pub fn as_keyword(&self) -> Option<&str> {
+        match self {
+            Attr::Str(s) => Some(s),
+            Attr::Enum(_, kw) => Some(kw),
+            _ => None,
+        }
+    }
+    /// A short description of the kind, for error messages.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Attr::Unit => "unit",
+            Attr::Bool(_) => "bool",
+            Attr::Int(_) => "integer",
+            Attr::Str(_) => "string",
+            Attr::Enum(..) => "enum",
+            Attr::IntArray(_) => "integer array",
+            Attr::Type(_) => "type",
+            Attr::Symbol(_) => "symbol",
+        }
+    }
+}
+
+/// Named attributes of one op, in a fixed (declaration) order.
+pub type NamedAttrs = Vec<(&'static str, Attr)>;
+
+/// Reads typed fields out of a bag of named attributes, reporting every mistake
+/// (unknown names, wrong kinds, bad keywords) with the op's name.
+pub struct AttrReader<'a> {
+    op: &'a str,
+    attrs: &'a [(String, Attr)],
+    used: Vec<bool>,
+    errors: Vec<String>,
+}
+
+impl<'a> AttrReader<'a> {
+    /// Starts reading `attrs` for op `op`.
+    pub fn new(op: &'a str, attrs: &'a [(String, Attr)]) -> Self {
+        AttrReader { op, attrs, used: vec![false; attrs.len()], errors: Vec::new() }
+    }
+
+    fn take(&mut self, name: &str) -> Option<&'a Attr> {
+        let idx = self.attrs.iter().position(|(n, _)| n == name)?;
+        self.used[idx] = true;
+        Some(&self.attrs[idx].1)
+    }
+
+    /// An optional keyword enum field.
+    pub fn keyword<T>(&mut self, name: &str, parse: fn(&str) -> Option<T>, expected: fn() -> String) -> Option<T> {
+        let attr = self.take(name)?;
+        match attr.as_keyword() {
+            Some(kw) => match parse(kw) {
+                Some(v) => Some(v),
+                None => {
+                    self.errors.push(format!(
+                        "'{}' attribute '{name}' has unknown value '{kw}'; expected one of: {}",
+                        self.op,
+                        expected()
+                    ));
+                    None
+                }
+            },
+            None => {
+                self.errors.push(format!(
+                    "'{}' attribute '{name}' must be a keyword, got {}",
+                    self.op,
+                    attr.kind_name()
+                ));
+                None
+            }
+        }
+    }
+
+    /// A presence flag (`Unit` or `Bool`).
+    pub fn flag(&mut self, name: &str) -> bool {
+        match self.take(name) {
+            None => false,
+            Some(Attr::Unit) => true,
+            Some(Attr::Bool(b)) => *b,
+            Some(other) => {
+                self.errors.push(format!("'{}' attribute '{name}' must be a flag, got {}", self.op, other.kind_name()));
+                false
+            }
+        }
+    }
+
+    /// An optional integer.
+    pub fn int(&mut self, name: &str) -> Option<i64> {
+        match self.take(name)? {
+            Attr::Int(v) => Some(*v),
+            other => {
+                self.errors.push(format!("'{}' attribute '{name}' must be an integer, got {}", self.op, other.kind_name()));
+                None
+            }
+        }
+    }
+
+    /// A required string or symbol.
+    pub fn string(&mut self, name: &str) -> Option<String> {
+        match self.take(name) {
+            Some(Attr::Str(s)) | Some(Attr::Symbol(s)) => Some(s.clone()),
+            Some(other) => {
+                self.errors.push(format!("'{}' attribute '{name}' must be a string, got {}", self.op, other.kind_name()));
+                None
+            }
+            None => {
+                self.errors.push(format!("'{}' requires attribute '{name}'", self.op));
+                None
+            }
+        }
+    }
+
+    /// A required type.
+    pub fn type_id(&mut self, name: &str) -> Option<TypeId> {
+        match self.take(name) {
+            Some(Attr::Type(t)) => Some(*t),
+            Some(other) => {
+                self.errors.push(format!("'{}' attribute '{name}' must be a type, got {}", self.op, other.kind_name()));
+                None
+            }
+            None => {
+                self.errors.push(format!("'{}' requires attribute '{name}'", self.op));
+                None
+            }
+        }
+    }
+
+    /// Marks `name` as consumed; true if present.
+    pub fn mark_used(&mut self, name: &str) -> bool {
+        self.take(name).is_some()
+    }
+
+    /// An optional integer array.
+    pub fn int_array(&mut self, name: &str) -> Option<Vec<i64>> {
+        match self.take(name)? {
+            Attr::IntArray(v) => Some(v.clone()),
+            other => {
+                self.errors.push(format!("'{}' attribute '{name}' must be an integer array, got {}", self.op, other.kind_name()));
+                None
+            }
+        }
+    }
+
+    /// Records a custom error.
+    pub fn error(&mut self, message: String) {
+        self.errors.push(message);
+    }
+
+    /// Finishes: errors for every attribute nobody asked for, then all errors if any.
+    pub fn finish(mut self) -> Result<(), Vec<String>> {
+        for (i, used) in self.used.iter().enumerate() {
+            if !used {
+                self.errors.push(format!("'{}' has no attribute named '{}'", self.op, self.attrs[i].0));
+            }
+        }
+        if self.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(self.errors)
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! `nv_tileaa`: the alias-aware dialect. Pointers carry address spaces, global tensors
+//! are explicit memrefs (base, sizes, strides, alignment), and every memory effect
+//! consumes and produces a `mem_token`, so later passes may reorder only along the
+//! token graph.
+
+use super::{read_segments, FloatArith};
+use crate::attrs::{Attr, AttrReader, MemoryOrdering, MemoryScope, NamedAttrs};
+use crate::types::{PaddingValue, TypeId};
+
+/// Ordering, padding and operand layout of `tiled_load` / `tiled_store`
+/// (shared by nv_tileaa and nv_tileas).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TiledAccess {
+    /// Memory ordering.
+    pub ordering: MemoryOrdering,
+    /// Scope (required unless weak).
+    pub scope: Option<MemoryScope>,
+    /// Value of out-of-bounds lanes for loads (`None`: unspecified; tileir reads zero).
+    pub padding: Option<PaddingValue>,
+    /// Number of tile-coordinate operands (= memref rank).
+    pub num_indices: u32,
+    /// Whether a token operand is present.
+    pub has_token: bool,
+}
+
+impl TiledAccess {
+    pub(crate) fn read(r: &mut AttrReader<'_>, leading: usize) -> TiledAccess {
+        let ordering = r
+            .keyword("mem_semantic", MemoryOrdering::from_keyword, MemoryOrdering::expected)
+            .unwrap_or(MemoryOrdering::Weak);
+        let scope = r.keyword("mem_scope", MemoryScope::from_keyword, MemoryScope::expected);
+        let padding = r.keyword("padding_value", PaddingValue::from_keyword, || {
+            PaddingValue::ALL.iter().map(|p| p.keyword()).collect::<Vec<_>>().join(", ")
+        });
+        let seg = read_segments(r, leading + 2).unwrap_or_else(|| {
+            r.error("requires attribute 'operandSegmentSizes'".to_string());
+            vec![0; leading + 2]
+        });
+        TiledAccess { ordering, scope, padding, num_indices: seg[leading] as u32, has_token: seg[leading + 1] > 0 }
+    }
+    pub(crate) fn attrs(&self, out: &mut NamedAttrs, leading: usize) {
+        out.push(("mem_semantic", Attr::Enum(MemoryOrdering::MNEMONIC, self.ordering.keyword())));
+        if let Some(s) = self.scope {
+            out.push(("mem_scope", Attr::Enum(MemoryScope::MNEMONIC, s.keyword())));
+        }
+        let mut seg = vec![1; leading];
+        seg.push(self.num_indices as i64);
+        seg.push(self.has_token as i64);
+        out.push(("operandSegmentSizes", Attr::IntArray(seg)));
+        if let Some(p) = self.padding {
+            out.push(("padding_value", Attr::Enum("padding_value", p.keyword())));
+        }
+    }
+}
+
+/// The nv_tileaa ops tileir knows.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TileAaOp {
+    /// `nv_tileaa.func @k(...) { … }` (1 region).
+    Func {
+        /// Symbol name.
+        sym_name: String,
+        /// Function type.
+        function_type: TypeId,
+        /// A kernel (launched from the host) rather than a device helper.
+        kernel: bool,
+        /// Warps per CTA, once chosen (the kernel spec; set by the TileAS conversion).
+        num_warps: Option<u32>,
+    },
+    /// `nv_tileaa.return`.
+    Return,
+    /// `nv_tileaa.create_mem_token` → mem_token.
+    CreateMemToken,
+    /// `nv_tileaa.get_program_id x` → i32.
+    GetProgramId {
+        /// 0 = x, 1 = y, 2 = z.
+        dim: u8,
+    },
+    /// `nv_tileaa.get_num_programs x` → i32.
+    GetNumPrograms {
+        /// 0 = x, 1 = y, 2 = z.
+        dim: u8,
+    },
+    /// `nv_tileaa.make_memref %base, sizes…, strides…` → memref.
+    MakeMemref {
+        /// Dynamic size operands.
+        num_dyn_sizes: u32,
+        /// Dynamic stride operands.
+        num_dyn_strides: u32,
+        /// Known alignment of the base address in bytes (from `assume div_by`), 0 if unknown.
+        base_alignment: u32,
+    },
+    /// `nv_tileaa.tiled_load %memref[%tile_coords…] [token]` → (tile, mem_token).
+    TiledLoad(TiledAccess),
+    /// `nv_tileaa.tiled_store %memref[%tile_coords…], %value [token]` → mem_token.
+    TiledStore(TiledAccess),
+    /// `nv_tileaa.addf`.
+    AddF(FloatArith),
+    /// `nv_tileaa.subf`.
+    SubF(FloatArith),
+    /// `nv_tileaa.mulf`.
+    MulF(FloatArith),
+}
+
+/// Axis names of program-id ops.
+pub const AXES: [&str; 3] = ["x", "y", "z"];
+
+impl TileAaOp {
+    /// Mnemonic without the dialect prefix.
+    pub fn mnemonic(&self) -> &'static str {
+        match self {
+            TileAaOp::Func { .. } => "func",
+            TileAaOp::Return => "return",
+            TileAaOp::CreateMemToken => "create_mem_token",
+            TileAaOp::GetProgramId { .. } => "get_program_id",
+            TileAaOp::GetNumPrograms { .. } => "get_num_programs",
+            TileAaOp::MakeMemref { .. } => "make_memref",
+            TileAaOp::TiledLoad(_) => "tiled_load",
+            TileAaOp::TiledStore(_) => "tiled_store",
+            TileAaOp::AddF(_) => "addf",
+            TileAaOp::SubF(_) => "subf",
+            TileAaOp::MulF(_) => "mulf",
+        }
+    }
+
+    /// Number of regions.
+    pub fn num_regions(&self) -> usize {
+        match self {
+            TileAaOp::Func { .. } => 1,
+            _ => 0,
+        }
+    }
+
+    /// True for terminators.
+    pub fn is_terminator(&self) -> bool {
+        matches!(self, TileAaOp::Return)
+    }
+
+    /// Attributes in generic form.
+    pub fn attributes(&self) -> NamedAttrs {
+        let mut out = NamedAttrs::new();
+        match self {
+            TileAaOp::Func { sym_name, function_type, kernel, num_warps } => {
+                out.push(("function_type", Attr::Type(*function_type)));
+                if *kernel {
+                    out.push(("kernel", Attr::Unit));
+                }
+                if let Some(w) = num_warps {
+                    out.push(("num_warps", Attr::Int(*w as i64)));
+                }
+                out.push(("sym_name", Attr::Str(sym_name.clone())));
+            }
+            TileAaOp::Return | TileAaOp::CreateMemToken => {}
+            TileAaOp::GetProgramId { dim } | TileAaOp::GetNumPrograms { dim } => {
+                out.push(("dim", Attr::Int(*dim as i64)))
+            }
+            TileAaOp::MakeMemref { num_dyn_sizes, num_dyn_strides, base_alignment } => {
+                if *base_alignment > 0 {
+                    out.push(("alignment", Attr::Int(*base_alignment as i64)));
+                }
+                out.push((
+                    "operandSegmentSizes",
+                    Attr::IntArray(vec![1, *num_dyn_sizes as i64, *num_dyn_strides as i64]),
+                ));
+            }
+            TileAaOp::TiledLoad(a) => a.attrs(&mut out, 1),
+            TileAaOp::TiledStore(a) => a.attrs(&mut out, 2),
+            TileAaOp::AddF(f) | TileAaOp::SubF(f) | TileAaOp::MulF(f) => f.attrs(&mut out),
+        }
+        out
+    }
+
+    /// Builds an op from its mnemonic and untyped attributes; `Ok(None)` if unknown.
+    pub fn from_generic(mnemonic: &str, attrs: &[(String, Attr)]) -> Result<Option<TileAaOp>, Vec<String>> {
+        let full = format!("nv_tileaa.{mnemonic}");
+        let mut r = AttrReader::new(&full, attrs);
+        let dim = |r: &mut AttrReader<'_>| -> u8 {
+            match r.int("dim") {
+                Some(d @ 0..=2) => d as u8,
+                Some(d) => {
+                    r.error(format!("'{full}' attribute 'dim' must be 0, 1 or 2, got {d}"));
+                    0
+                }
+                None => 0,
+            }
+        };
+        let op = match mnemonic {
+            "func" => {
+                let sym_name = r.string("sym_name").unwrap_or_default();
+                let kernel = r.flag("kernel");
+                let num_warps = r.int("num_warps").map(|w| w as u32);
+                match r.type_id("function_type") {
+                    Some(function_type) => TileAaOp::Func { sym_name, function_type, kernel, num_warps },
+                    None => return Err(r.finish().err().unwrap_or_default()),
+                }
+            }
+            "return" => TileAaOp::Return,
+            "create_mem_token" => TileAaOp::CreateMemToken,
+            "get_program_id" => TileAaOp::GetProgramId { dim: dim(&mut r) },
+            "get_num_programs" => TileAaOp::GetNumPrograms { dim: dim(&mut r) },
+            "make_memref" => {
+                let base_alignment = r.int("alignment").unwrap_or(0) as u32;
+                let seg = read_segments(&mut r, 3).unwrap_or(vec![1, 0, 0]);
+                TileAaOp::MakeMemref { num_dyn_sizes: seg[1] as u32, num_dyn_strides: seg[2] as u32, base_alignment }
+            }
+            "tiled_load" => TileAaOp::TiledLoad(TiledAccess::read(&mut r, 1)),
+            "tiled_store" => TileAaOp::TiledStore(TiledAccess::read(&mut r, 2)),
+            "addf" => TileAaOp::AddF(FloatArith::read(&mut r)),
+            "subf" => TileAaOp::SubF(FloatArith::read(&mut r)),
+            "mulf" => TileAaOp::MulF(FloatArith::read(&mut r)),
+            _ => return Ok(None),
+        };
+        r.finish()?;
+        Ok(Some(op))
+    }
+}

@@ -1,0 +1,259 @@
+//! [`Module`]: the arena that owns every op, value, block and region of one compilation
+//! unit, with its type and location tables.
+//!
+//! Structure follows MLIR: an op owns regions, a region owns blocks, a block owns block
+//! arguments and an ordered op list. The module's `body` block is the implicit builtin
+//! module. Ops removed from their block stay in the arena but are unreachable; the
+//! printer, verifier and passes walk only what is reachable from `body`.
+
+use crate::entity::PrimaryMap;
+use crate::entity_id;
+use crate::location::{LocId, LocTable, Location};
+use crate::op::OpKind;
+use crate::types::{TypeId, TypeTable};
+
+entity_id!(
+    /// An op in a [`Module`].
+    OpId,
+    "op"
+);
+entity_id!(
+    /// An SSA value in a [`Module`].
+    ValueId,
+    "v"
+);
+entity_id!(
+    /// A block in a [`Module`].
+    BlockId,
+    "block"
+);
+entity_id!(
+    /// A region in a [`Module`].
+    RegionId,
+    "region"
+);
+
+/// Where a value is defined.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ValueDef {
+    /// Result `index` of `op`.
+    OpResult {
+        /// Defining op.
+        op: OpId,
+        /// Result index.
+        index: u32,
+    },
+    /// Argument `index` of `block`.
+    BlockArg {
+        /// Owning block.
+        block: BlockId,
+        /// Argument index.
+        index: u32,
+    },
+}
+
+/// An SSA value.
+#[derive(Clone, Debug)]
+pub struct ValueData {
+    /// Its type.
+    pub ty: TypeId,
+    /// Its definition.
+    pub def: ValueDef,
+    /// A name for printing (`%a`), from the source when known.
+    pub name: Option<String>,
+}
+
+/// An op.
+#[derive(Clone, Debug)]
+pub struct OpData {
+    /// Which op, with its attributes.
+    pub kind: OpKind,
+    /// Operands.
+    pub operands: Vec<ValueId>,
+    /// Results.
+    pub results: Vec<ValueId>,
+    /// Owned regions.
+    pub regions: Vec<RegionId>,
+    /// Source location.
+    pub loc: LocId,
+    /// The block it sits in (None while detached).
+    pub parent: Option<BlockId>,
+}
+
+/// A block.
+#[derive(Clone, Debug, Default)]
+pub struct BlockData {
+    /// Block arguments.
+    pub args: Vec<ValueId>,
+    /// Ops in order.
+    pub ops: Vec<OpId>,
+    /// Owning region (None for the module body).
+    pub parent: Option<RegionId>,
+}
+
+/// A region.
+#[derive(Clone, Debug, Default)]
+pub struct RegionData {
+    /// Blocks in order (tile dialects use exactly one).
+    pub blocks: Vec<BlockId>,
+    /// Owning op.
+    pub parent: Option<OpId>,
+}
+
+/// One compilation unit.
+#[derive(Clone)]
+pub struct Module {
+    /// All ops ever created.
+    pub ops: PrimaryMap<OpId, OpData>,
+    /// All values.
+    pub values: PrimaryMap<ValueId, ValueData>,
+    /// All blocks.
+    pub blocks: PrimaryMap<BlockId, BlockData>,
+    /// All regions.
+    pub regions: PrimaryMap<RegionId, RegionData>,
+    /// Interned types.
+    pub types: TypeTable,
+    /// Interned locations.
+    pub locs: LocTable,
+    /// The top-level block (the implicit builtin module).
+    pub body: BlockId,
+}
+
+impl Default for Module {
+    fn default() -> Self {
+        Module::new()
+    }
+}
+
+impl Module {
+    /// An empty module.
+    pub fn new() -> Module {
+        let mut blocks = PrimaryMap::default();
+        let body = blocks.push(BlockData::default());
+        Module {
+            ops: PrimaryMap::default(),
+            values: PrimaryMap::default(),
+            blocks,
+            regions: PrimaryMap::default(),
+            types: TypeTable::default(),
+            locs: LocTable::default(),
+            body,
+        }
+    }
+
+    /// Creates a detached op with fresh results of `result_types` and empty regions as
+    /// its kind requires.
+    pub fn create_op(&mut self, kind: OpKind, operands: Vec<ValueId>, result_types: &[TypeId], loc: LocId) -> OpId {
+        let num_regions = kind.num_regions();
+        let op = self.ops.push(OpData { kind, operands, results: Vec::new(), regions: Vec::new(), loc, parent: None });
+        let results = result_types
+            .iter()
+            .enumerate()
+            .map(|(i, &ty)| self.values.push(ValueData { ty, def: ValueDef::OpResult { op, index: i as u32 }, name: None }))
+            .collect();
+        self.ops[op].results = results;
+        for _ in 0..num_regions {
+            let region = self.regions.push(RegionData { blocks: Vec::new(), parent: Some(op) });
+            self.ops[op].regions.push(region);
+        }
+        op
+    }
+
+    /// Appends a detached op at the end of `block`.
+    pub fn append_op(&mut self, block: BlockId, op: OpId) {
+        self.ops[op].parent = Some(block);
+        self.blocks[block].ops.push(op);
+    }
+
+    /// Removes `op` from its block (it stays in the arena, unreachable).
+    pub fn detach_op(&mut self, op: OpId) {
+        if let Some(block) = self.ops[op].parent.take() {
+            self.blocks[block].ops.retain(|&o| o != op);
+        }
+    }
+
+    /// Appends a new block with arguments of `arg_types` to `region`.
+    pub fn add_block(&mut self, region: RegionId, arg_types: &[TypeId]) -> BlockId {
+        let block = self.blocks.push(BlockData { args: Vec::new(), ops: Vec::new(), parent: Some(region) });
+        let args = arg_types
+            .iter()
+            .enumerate()
+            .map(|(i, &ty)| self.values.push(ValueData { ty, def: ValueDef::BlockArg { block, index: i as u32 }, name: None }))
+            .collect();
+        self.blocks[block].args = args;
+        self.regions[region].blocks.push(block);
+        block
+    }
+
+    /// Result `index` of `op`.
+    pub fn result(&self, op: OpId, index: usize) -> ValueId {
+        self.ops[op].results[index]
+    }
+
+    /// The type of `value`.
+    pub fn value_type(&self, value: ValueId) -> TypeId {
+        self.values[value].ty
+    }
+
+    /// Sets a printing name on `value`.
+    pub fn set_name(&mut self, value: ValueId, name: &str) {
+        self.values[value].name = Some(name.to_string());
+    }
+
+    /// The location of `op`, resolved.
+    pub fn op_location(&self, op: OpId) -> Location {
+        self.locs.get(self.ops[op].loc).clone()
+    }
+
+    /// The op whose region holds `block`, if any.
+    pub fn parent_op_of_block(&self, block: BlockId) -> Option<OpId> {
+        self.regions[self.blocks[block].parent?].parent
+    }
+
+    /// Every reachable op in pre-order (an op before the ops of its regions).
+    pub fn walk(&self) -> Vec<OpId> {
+        let mut out = Vec::new();
+        let mut stack: Vec<OpId> = self.blocks[self.body].ops.iter().rev().copied().collect();
+        while let Some(op) = stack.pop() {
+            out.push(op);
+            for &region in self.ops[op].regions.iter().rev() {
+                for &block in self.regions[region].blocks.iter().rev() {
+                    stack.extend(self.blocks[block].ops.iter().rev().copied());
+                }
+            }
+        }
+        out
+    }
+
+    /// The single block of `op`'s region `index` (tile dialects use one block per region).
+    pub fn entry_block(&self, op: OpId, region: usize) -> Option<BlockId> {
+        let region = *self.ops[op].regions.get(region)?;
+        self.regions[region].blocks.first().copied()
+    }
+}
+
+/// Appends ops at the end of one block.
+pub struct Builder<'m> {
+    /// The module being built.
+    pub module: &'m mut Module,
+    /// Where ops go.
+    pub block: BlockId,
+}
+
+impl<'m> Builder<'m> {
+    /// A builder appending to `block`.
+    pub fn at_end(module: &'m mut Module, block: BlockId) -> Self {
+        Builder { module, block }
+    }
+    /// Creates and appends an op; returns it.
+    pub fn op(&mut self, kind: OpKind, operands: Vec<ValueId>, result_types: &[TypeId], loc: LocId) -> OpId {
+        let op = self.module.create_op(kind, operands, result_types, loc);
+        self.module.append_op(self.block, op);
+        op
+    }
+    /// Creates and appends a single-result op; returns the result.
+    pub fn value(&mut self, kind: OpKind, operands: Vec<ValueId>, result_type: TypeId, loc: LocId) -> ValueId {
+        let op = self.op(kind, operands, &[result_type], loc);
+        self.module.result(op, 0)
+    }
+}

@@ -1,0 +1,544 @@
+//! Types of all three dialects, interned in a [`TypeTable`].
+//!
+//! cuda_tile (public): element types, `ptr<T>`, `tile<…>`, `tensor_view`, `partition_view`,
+//! `strided_view`, `gather_scatter_view`, `token`, plus the builtin function type.
+//! nv_tileaa adds scalars, address-space pointers, memrefs and memory tokens; nv_tileas
+//! attaches a register [`Layout`] to tiles.
+
+use crate::entity::UniqueArena;
+use crate::entity_id;
+use std::fmt::{self, Write};
+
+entity_id!(
+    /// An interned [`Type`].
+    TypeId,
+    "type"
+);
+
+/// Numeric element types (MLIR builtin types reused by cuda_tile).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[allow(missing_docs)]
+pub enum NumType {
+    I1,
+    I4,
+    I8,
+    I16,
+    I32,
+    I64,
+    F16,
+    BF16,
+    F32,
+    TF32,
+    F64,
+    F8E4M3FN,
+    F8E5M2,
+    F8E8M0FNU,
+    F4E2M1FN,
+}
+
+impl NumType {
+    /// Every element type, in bytecode-tag order where one exists.
+    pub const ALL: [NumType; 15] = [
+        NumType::I1,
+        NumType::I4,
+        NumType::I8,
+        NumType::I16,
+        NumType::I32,
+        NumType::I64,
+        NumType::F16,
+        NumType::BF16,
+        NumType::F32,
+        NumType::TF32,
+        NumType::F64,
+        NumType::F8E4M3FN,
+        NumType::F8E5M2,
+        NumType::F8E8M0FNU,
+        NumType::F4E2M1FN,
+    ];
+
+    /// The keyword used in text (`f32`, `f8E4M3FN`).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            NumType::I1 => "i1",
+            NumType::I4 => "i4",
+            NumType::I8 => "i8",
+            NumType::I16 => "i16",
+            NumType::I32 => "i32",
+            NumType::I64 => "i64",
+            NumType::F16 => "f16",
+            NumType::BF16 => "bf16",
+            NumType::F32 => "f32",
+            NumType::TF32 => "tf32",
+            NumType::F64 => "f64",
+            NumType::F8E4M3FN => "f8E4M3FN",
+            NumType::F8E5M2 => "f8E5M2",
+            NumType::F8E8M0FNU => "f8E8M0FNU",
+            NumType::F4E2M1FN => "f4E2M1FN",
+        }
+    }
+
+    /// Parses a keyword (`f32`).
+    pub fn from_keyword(text: &str) -> Option<NumType> {
+        NumType::ALL.iter().copied().find(|t| t.keyword() == text)
+    }
+
+    /// True for the integer types (i1 … i64, i4).
+    pub fn is_int(self) -> bool {
+        matches!(self, NumType::I1 | NumType::I4 | NumType::I8 | NumType::I16 | NumType::I32 | NumType::I64)
+    }
+
+    /// True for every floating type.
+    pub fn is_float(self) -> bool {
+        !self.is_int()
+    }
+
+    /// f16, bf16, f32, f64: the types element-wise float arithmetic accepts.
+    pub fn is_base_float(self) -> bool {
+        matches!(self, NumType::F16 | NumType::BF16 | NumType::F32 | NumType::F64)
+    }
+
+    /// Width in bits.
+    pub fn bit_width(self) -> u32 {
+        match self {
+            NumType::I1 => 1,
+            NumType::I4 | NumType::F4E2M1FN => 4,
+            NumType::I8 | NumType::F8E4M3FN | NumType::F8E5M2 | NumType::F8E8M0FNU => 8,
+            NumType::I16 | NumType::F16 | NumType::BF16 => 16,
+            NumType::I32 | NumType::F32 | NumType::TF32 => 32,
+            NumType::I64 | NumType::F64 => 64,
+        }
+    }
+
+    /// Bytes one element occupies in global memory (i1 is stored as a byte; 4-bit types
+    /// report 1 here, they are packed two per byte by the ops that allow them).
+    pub fn storage_bytes(self) -> u32 {
+        self.bit_width().div_ceil(8).max(1)
+    }
+}
+
+impl fmt::Display for NumType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.keyword())
+    }
+}
+
+/// The element of a `tile<…>`: a number or a pointer to numbers.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TileElem {
+    /// A numeric element.
+    Num(NumType),
+    /// `ptr<T>`.
+    Ptr(NumType),
+}
+
+/// A dimension size or stride that may be dynamic (`?`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Dim {
+    /// Known at compile time.
+    Static(i64),
+    /// Known only at run time (printed `?`).
+    Dynamic,
+}
+
+impl Dim {
+    /// The static value, if any.
+    pub fn as_static(self) -> Option<i64> {
+        match self {
+            Dim::Static(v) => Some(v),
+            Dim::Dynamic => None,
+        }
+    }
+}
+
+impl fmt::Display for Dim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Dim::Static(v) => write!(f, "{v}"),
+            Dim::Dynamic => f.write_str("?"),
+        }
+    }
+}
+
+/// Padding value of views (`padding_value = …`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum PaddingValue {
+    Zero,
+    NegZero,
+    Nan,
+    PosInf,
+    NegInf,
+}
+
+impl PaddingValue {
+    /// All values, in bytecode order.
+    pub const ALL: [PaddingValue; 5] =
+        [PaddingValue::Zero, PaddingValue::NegZero, PaddingValue::Nan, PaddingValue::PosInf, PaddingValue::NegInf];
+    /// Text keyword.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            PaddingValue::Zero => "zero",
+            PaddingValue::NegZero => "neg_zero",
+            PaddingValue::Nan => "nan",
+            PaddingValue::PosInf => "pos_inf",
+            PaddingValue::NegInf => "neg_inf",
+        }
+    }
+    /// Parses a keyword.
+    pub fn from_keyword(text: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|p| p.keyword() == text)
+    }
+}
+
+/// `tensor_view<shape x elem, strides=[…]>`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TensorViewType {
+    /// Element type.
+    pub elem: NumType,
+    /// Sizes, possibly dynamic.
+    pub shape: Vec<Dim>,
+    /// Strides in elements, possibly dynamic.
+    pub strides: Vec<Dim>,
+}
+
+/// `partition_view<tile=(…), [padding_value = X,] tensor_view<…>[, dim_map=[…]]>`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PartitionViewType {
+    /// Shape of one tile of the partition.
+    pub tile_shape: Vec<i64>,
+    /// The partitioned tensor view (an interned `TensorView` type).
+    pub tensor_view: TypeId,
+    /// Tile dimension `i` runs along tensor dimension `dim_map[i]` (identity when empty).
+    pub dim_map: Vec<i64>,
+    /// Value read for out-of-bounds elements.
+    pub padding: Option<PaddingValue>,
+}
+
+/// A register layout of a tile across the threads of a CTA (nv_tileas).
+///
+/// `Blocked`: dimension-wise, each thread owns `size_per_thread` contiguous elements,
+/// `threads_per_warp` threads and `warps_per_cta` warps tile the CTA's footprint, and the
+/// footprint repeats over the tile. `order` lists dimensions fastest-varying first.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// Triton-style blocked layout.
+    Blocked {
+        /// Contiguous elements per thread, per dimension.
+        size_per_thread: Vec<u32>,
+        /// Threads of a warp, per dimension (product 32).
+        threads_per_warp: Vec<u32>,
+        /// Warps of the CTA, per dimension.
+        warps_per_cta: Vec<u32>,
+        /// Dimensions from fastest to slowest varying.
+        order: Vec<u32>,
+    },
+}
+
+impl Layout {
+    /// Number of threads the layout spans.
+    pub fn num_threads(&self) -> u32 {
+        match self {
+            Layout::Blocked { threads_per_warp, warps_per_cta, .. } => {
+                threads_per_warp.iter().product::<u32>() * warps_per_cta.iter().product::<u32>()
+            }
+        }
+    }
+}
+
+/// Every type of every dialect. Interned: compare [`TypeId`]s, not `Type`s.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    /// A bare element type (`f32`): an nv_tileaa scalar, or an element in attributes.
+    Scalar(NumType),
+    /// cuda_tile `tile<shape x elem>` (rank 0 = scalar tile); in nv_tileas with a layout.
+    Tile {
+        /// Static shape; empty for rank 0.
+        shape: Vec<i64>,
+        /// Element type.
+        elem: TileElem,
+        /// Register layout (nv_tileas only).
+        layout: Option<Layout>,
+    },
+    /// cuda_tile `tensor_view`.
+    TensorView(TensorViewType),
+    /// cuda_tile `partition_view`.
+    PartitionView(PartitionViewType),
+    /// cuda_tile `token`.
+    Token,
+    /// Builtin function type `(inputs) -> results`.
+    Function {
+        /// Parameter types.
+        inputs: Vec<TypeId>,
+        /// Result types.
+        results: Vec<TypeId>,
+    },
+    /// nv_tileaa `!nv_tileaa.ptr<T, addrspace>`.
+    AaPtr {
+        /// Pointee.
+        pointee: NumType,
+        /// NVPTX address space (1 = global).
+        addr_space: u32,
+    },
+    /// nv_tileaa `!nv_tileaa.memref<shape x elem, strides=[…], addrspace>`.
+    MemRef {
+        /// Element type.
+        elem: NumType,
+        /// Sizes.
+        shape: Vec<Dim>,
+        /// Strides in elements.
+        strides: Vec<Dim>,
+        /// Address space.
+        addr_space: u32,
+    },
+    /// nv_tileaa `!nv_tileaa.mem_token`.
+    MemToken,
+}
+
+impl Type {
+    /// The shape if this is a tile.
+    pub fn tile_shape(&self) -> Option<&[i64]> {
+        match self {
+            Type::Tile { shape, .. } => Some(shape),
+            _ => None,
+        }
+    }
+    /// True for `tile<…>` whose rank is 0.
+    pub fn is_scalar_tile(&self) -> bool {
+        matches!(self, Type::Tile { shape, .. } if shape.is_empty())
+    }
+}
+
+/// The interner for types of one module.
+#[derive(Clone, Default)]
+pub struct TypeTable {
+    arena: UniqueArena<TypeId, Type>,
+}
+
+impl TypeTable {
+    /// Interns `ty`.
+    pub fn intern(&mut self, ty: Type) -> TypeId {
+        self.arena.intern(ty)
+    }
+    /// The type behind `id`.
+    pub fn get(&self, id: TypeId) -> &Type {
+        &self.arena[id]
+    }
+    /// The type behind `id` if in range.
+    pub fn try_get(&self, id: TypeId) -> Option<&Type> {
+        self.arena.get(id)
+    }
+    /// `tile<shape x elem>` without layout.
+    pub fn tile(&mut self, shape: &[i64], elem: TileElem) -> TypeId {
+        self.intern(Type::Tile { shape: shape.to_vec(), elem, layout: None })
+    }
+    /// Rank-0 `tile<elem>`.
+    pub fn scalar_tile(&mut self, elem: NumType) -> TypeId {
+        self.tile(&[], TileElem::Num(elem))
+    }
+    /// A bare scalar.
+    pub fn scalar(&mut self, elem: NumType) -> TypeId {
+        self.intern(Type::Scalar(elem))
+    }
+    /// cuda_tile `token`.
+    pub fn token(&mut self) -> TypeId {
+        self.intern(Type::Token)
+    }
+    /// nv_tileaa mem token.
+    pub fn mem_token(&mut self) -> TypeId {
+        self.intern(Type::MemToken)
+    }
+    /// Copies type `id` of `other` into this table (recursively), returning its id here.
+    pub fn import(&mut self, other: &TypeTable, id: TypeId) -> TypeId {
+        let ty = match other.get(id).clone() {
+            Type::PartitionView(mut pv) => {
+                pv.tensor_view = self.import(other, pv.tensor_view);
+                Type::PartitionView(pv)
+            }
+            Type::Function { inputs, results } => Type::Function {
+                inputs: inputs.iter().map(|&t| self.import(other, t)).collect(),
+                results: results.iter().map(|&t| self.import(other, t)).collect(),
+            },
+            ty => ty,
+        };
+        self.intern(ty)
+    }
+
+    /// Renders `id` as text. `short` omits the `!cuda_tile.` prefix (inside cuda_tile regions).
+    pub fn display(&self, id: TypeId, short: bool) -> String {
+        let mut out = String::new();
+        self.write(&mut out, id, short);
+        out
+    }
+
+    /// Writes the text of `id`.
+    pub fn write(&self, out: &mut String, id: TypeId, short: bool) {
+        let ct = if short { "" } else { "!cuda_tile." };
+        match self.try_get(id) {
+            None => {
+                let _ = write!(out, "<<invalid {id}>>");
+            }
+            Some(ty) => match ty {
+                Type::Scalar(n) => out.push_str(n.keyword()),
+                Type::Tile { shape, elem, layout } => {
+                    let _ = write!(out, "{ct}tile<");
+                    for d in shape {
+                        let _ = write!(out, "{d}x");
+                    }
+                    match elem {
+                        TileElem::Num(n) => out.push_str(n.keyword()),
+                        TileElem::Ptr(n) => {
+                            let _ = write!(out, "{ct}ptr<{n}>");
+                        }
+                    }
+                    if let Some(layout) = layout {
+                        out.push_str(", ");
+                        write_layout(out, layout);
+                    }
+                    out.push('>');
+                }
+                Type::TensorView(tv) => write_tensor_view(out, tv, ct),
+                Type::PartitionView(pv) => {
+                    let _ = write!(out, "{ct}partition_view<tile=(");
+                    write_joined(out, &pv.tile_shape, "x");
+                    out.push(')');
+                    if let Some(p) = pv.padding {
+                        let _ = write!(out, ", padding_value = {}", p.keyword());
+                    }
+                    out.push_str(", ");
+                    self.write(out, pv.tensor_view, true);
+                    let identity = pv.dim_map.iter().enumerate().all(|(i, &d)| d == i as i64);
+                    if !pv.dim_map.is_empty() && !identity {
+                        out.push_str(", dim_map=[");
+                        write_joined(out, &pv.dim_map, ", ");
+                        out.push(']');
+                    }
+                    out.push('>');
+                }
+                Type::Token => {
+                    let _ = write!(out, "{ct}token");
+                }
+                Type::Function { inputs, results } => {
+                    out.push('(');
+                    for (i, t) in inputs.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        self.write(out, *t, short);
+                    }
+                    out.push_str(") -> ");
+                    if results.len() == 1 {
+                        self.write(out, results[0], short);
+                    } else {
+                        out.push('(');
+                        for (i, t) in results.iter().enumerate() {
+                            if i > 0 {
+                                out.push_str(", ");
+                            }
+                            self.write(out, *t, short);
+                        }
+                        out.push(')');
+                    }
+                }
+                Type::AaPtr { pointee, addr_space } => {
+                    let _ = write!(out, "!nv_tileaa.ptr<{pointee}, {addr_space}>");
+                }
+                Type::MemRef { elem, shape, strides, addr_space } => {
+                    out.push_str("!nv_tileaa.memref<");
+                    for d in shape {
+                        let _ = write!(out, "{d}x");
+                    }
+                    let _ = write!(out, "{elem}, strides=[");
+                    write_joined(out, strides, ",");
+                    let _ = write!(out, "], {addr_space}>");
+                }
+                Type::MemToken => out.push_str("!nv_tileaa.mem_token"),
+            },
+        }
+    }
+}
+
+fn write_tensor_view(out: &mut String, tv: &TensorViewType, ct: &str) {
+    let _ = write!(out, "{ct}tensor_view<");
+    for d in &tv.shape {
+        let _ = write!(out, "{d}x");
+    }
+    out.push_str(tv.elem.keyword());
+    if !tv.shape.is_empty() {
+        out.push_str(", strides=[");
+        write_joined(out, &tv.strides, ",");
+        out.push(']');
+    }
+    out.push('>');
+}
+
+fn write_layout(out: &mut String, layout: &Layout) {
+    match layout {
+        Layout::Blocked { size_per_thread, threads_per_warp, warps_per_cta, order } => {
+            out.push_str("#nv_tileas.blocked<size_per_thread=[");
+            write_joined(out, size_per_thread, ", ");
+            out.push_str("], threads_per_warp=[");
+            write_joined(out, threads_per_warp, ", ");
+            out.push_str("], warps_per_cta=[");
+            write_joined(out, warps_per_cta, ", ");
+            out.push_str("], order=[");
+            write_joined(out, order, ", ");
+            out.push_str("]>");
+        }
+    }
+}
+
+/// Writes `items` separated by `sep`.
+pub fn write_joined<T: fmt::Display>(out: &mut String, items: &[T], sep: &str) {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        let _ = write!(out, "{item}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prints_cuda_tile_types_short_and_long() {
+        let mut t = TypeTable::default();
+        let tile = t.tile(&[128], TileElem::Num(NumType::F32));
+        assert_eq!(t.display(tile, true), "tile<128xf32>");
+        assert_eq!(t.display(tile, false), "!cuda_tile.tile<128xf32>");
+        let p = t.tile(&[], TileElem::Ptr(NumType::F16));
+        assert_eq!(t.display(p, true), "tile<ptr<f16>>");
+        let tv = t.intern(Type::TensorView(TensorViewType {
+            elem: NumType::F32,
+            shape: vec![Dim::Dynamic, Dim::Static(128)],
+            strides: vec![Dim::Static(128), Dim::Static(1)],
+        }));
+        assert_eq!(t.display(tv, true), "tensor_view<?x128xf32, strides=[128,1]>");
+        let pv = t.intern(Type::PartitionView(PartitionViewType {
+            tile_shape: vec![8, 16],
+            tensor_view: tv,
+            dim_map: vec![1, 0],
+            padding: Some(PaddingValue::Nan),
+        }));
+        assert_eq!(
+            t.display(pv, true),
+            "partition_view<tile=(8x16), padding_value = nan, tensor_view<?x128xf32, strides=[128,1]>, dim_map=[1, 0]>"
+        );
+    }
+
+    #[test]
+    fn equal_types_intern_to_one_id() {
+        let mut t = TypeTable::default();
+        let a = t.tile(&[4], TileElem::Num(NumType::I32));
+        let b = t.tile(&[4], TileElem::Num(NumType::I32));
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn every_keyword_round_trips() {
+        for n in NumType::ALL {
+            assert_eq!(NumType::from_keyword(n.keyword()), Some(n));
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! tileir-pass: the pass manager.
+//!
+//! A pipeline is MLIR-style text: passes separated by commas, each optionally followed by
+//! options in braces, options separated by spaces: `pass-a,pass-b{num-warps=4 flag=true}`.
+//! [`Pipeline::parse`] checks the syntax; [`PassManager::from_pipeline`] resolves names and
+//! options against a [`Registry`] (unknown names and options get a "did you mean"), and
+//! its canonical text ([`PassManager::canonical`]) lists every option with its value, so
+//! it can key caches and reproducers. Between passes the manager verifies the module
+//! (on by default) and can snapshot the IR after each pass.
+//!
+//! Pass options are declared once with [`pass_options!`], which gives parsing, defaults,
+//! canonical printing and a description for `--help` and Python.
+
+#![forbid(unsafe_code)]
+
+mod options;
+mod pipeline;
+
+pub use options::{OptionInfo, OptionValue};
+pub use pipeline::{Pipeline, PipelineElement, PipelineError};
+
+use std::time::{Duration, Instant};
+use tileir_ir::{print_module, Diagnostic, Diagnostics, Location, Module, PrintOptions};
+
+/// One transformation of a module.
+pub trait Pass: Send + Sync {
+    /// The registered name (`convert-cuda-tile-to-tileaa`).
+    fn name(&self) -> &'static str;
+    /// The options in canonical text (`num-warps=4`), empty if none.
+    fn options_text(&self) -> String;
+    /// Runs on `module`. Errors are located diagnostics; the module may be partly rewritten
+    /// on error and must not be used further.
+    fn run(&self, module: &mut Module) -> Result<(), Diagnostics>;
+}
+
+/// What the registry knows of a pass.
+pub struct PassInfo {
+    /// Registered name.
+    pub name: &'static str,
+    /// One-line summary.
+    pub summary: &'static str,
+    /// Option descriptions.
+    pub options: fn() -> Vec<OptionInfo>,
+    /// Builds the pass from `key=value` options (already split).
+    pub create: fn(&[(String, String)]) -> Result<Box<dyn Pass>, String>,
+}
+
+/// The explicit list of passes a pipeline may name.
+pub struct Registry {
+    /// All passes.
+    pub passes: Vec<PassInfo>,
+}
+
+impl Registry {
+    /// Looks a pass up by name.
+    pub fn get(&self, name: &str) -> Option<&PassInfo> {
+        self.passes.iter().find(|p| p.name == name)
+    }
+}
+
+/// The IR after one pass.
+#[derive(Clone, Debug)]
+pub struct IrSnapshot {
+    /// The pass that just ran.
+    pub after_pass: String,
+    /// The printed module.
+    pub text: String,
+}
+
+/// Why a pipeline run stopped.
+#[derive(Clone, Debug)]
+pub struct PassFailure {
+    /// The pass that failed (or after which verification failed).
+    pub pass: String,
+    /// True if the pass succeeded but its output did not verify (a compiler bug).
+    pub verification: bool,
+    /// What went wrong.
+    pub diagnostics: Diagnostics,
+}
+
+/// Result of a successful run.
+#[derive(Clone, Debug, Default)]
+pub struct RunReport {
+    /// IR after each pass, when snapshots are on.
+    pub snapshots: Vec<IrSnapshot>,
+    /// Wall time of each pass (verification excluded).
+    pub timings: Vec<(String, Duration)>,
+}
+
+/// Runs a sequence of passes.
+pub struct PassManager {
+    passes: Vec<Box<dyn Pass>>,
+    /// Verify after every pass (default on).
+    pub verify_each: bool,
+    /// Snapshot the IR after every pass.
+    pub snapshot_after_each: bool,
+    /// How snapshots print.
+    pub print_options: PrintOptions,
+}
+
+impl PassManager {
+    /// Builds the passes named by `text` from `registry`.
+    pub fn from_pipeline(text: &str, registry: &Registry) -> Result<PassManager, PipelineError> {
+        let pipeline = Pipeline::parse(text)?;
+        let mut passes = Vec::new();
+        for element in &pipeline.elements {
+            let info = registry.get(&element.name).ok_or_else(|| {
+                let names: Vec<&str> = registry.passes.iter().map(|p| p.name).collect();
+                let mut message = format!("unknown pass '{}'", element.name);
+                if let Some(s) = tileir_ir::op::suggest(&element.name, &names) {
+                    message.push_str(&format!("; did you mean '{s}'?"));
+                }
+                message.push_str(&format!(" (known passes: {})", names.join(", ")));
+                PipelineError { offset: element.offset, message }
+            })?;
+            let pass = (info.create)(&element.options)
+                .map_err(|message| PipelineError { offset: element.offset, message: format!("pass '{}': {message}", info.name) })?;
+            passes.push(pass);
+        }
+        Ok(PassManager { passes, verify_each: true, snapshot_after_each: false, print_options: PrintOptions::default() })
+    }
+
+    /// Canonical pipeline text: every pass with every option.
+    pub fn canonical(&self) -> String {
+        self.passes
+            .iter()
+            .map(|p| {
+                let opts = p.options_text();
+                if opts.is_empty() {
+                    p.name().to_string()
+                } else {
+                    format!("{}{{{opts}}}", p.name())
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Runs every pass in order on `module`.
+    pub fn run(&self, module: &mut Module) -> Result<RunReport, PassFailure> {
+        let mut report = RunReport::default();
+        for pass in &self.passes {
+            let start = Instant::now();
+            pass.run(module).map_err(|diagnostics| PassFailure { pass: pass.name().to_string(), verification: false, diagnostics })?;
+            report.timings.push((pass.name().to_string(), start.elapsed()));
+            if self.verify_each {
+                if let Err(diags) = tileir_verify::verify(module) {
+                    let mut all = vec![Diagnostic::error(
+                        Location::Unknown,
+                        format!("internal error: the output of pass '{}' does not verify", pass.name()),
+                    )];
+                    all.extend(diags.0);
+                    return Err(PassFailure { pass: pass.name().to_string(), verification: true, diagnostics: Diagnostics(all) });
+                }
+            }
+            if self.snapshot_after_each {
+                report.snapshots.push(IrSnapshot { after_pass: pass.name().to_string(), text: print_module(module, self.print_options) });
+            }
+        }
+        Ok(report)
+    }
+}

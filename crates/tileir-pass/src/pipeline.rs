@@ -1,0 +1,167 @@
+//! Pipeline text: `pass-a,pass-b{key=value key2=v1,v2}`.
+
+use std::fmt;
+
+/// A syntax or resolution error in pipeline text, with the byte offset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PipelineError {
+    /// Byte offset into the pipeline text.
+    pub offset: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for PipelineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid pass pipeline at offset {}: {}", self.offset, self.message)
+    }
+}
+
+impl std::error::Error for PipelineError {}
+
+/// One pass with its options as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PipelineElement {
+    /// Pass name.
+    pub name: String,
+    /// `key=value` pairs in order.
+    pub options: Vec<(String, String)>,
+    /// Byte offset of the name.
+    pub offset: usize,
+}
+
+/// Parsed pipeline text.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Pipeline {
+    /// Passes in order.
+    pub elements: Vec<PipelineElement>,
+}
+
+fn is_name_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'-' || c == b'_' || c == b'.'
+}
+
+impl Pipeline {
+    /// Parses pipeline text. An empty (or all-blank) text is the empty pipeline.
+    pub fn parse(text: &str) -> Result<Pipeline, PipelineError> {
+        let s = text.as_bytes();
+        let mut pos = 0;
+        let mut elements = Vec::new();
+        let skip_ws = |pos: &mut usize| {
+            while *pos < s.len() && s[*pos].is_ascii_whitespace() {
+                *pos += 1;
+            }
+        };
+        skip_ws(&mut pos);
+        if pos == s.len() {
+            return Ok(Pipeline::default());
+        }
+        loop {
+            skip_ws(&mut pos);
+            let start = pos;
+            while pos < s.len() && is_name_char(s[pos]) {
+                pos += 1;
+            }
+            if start == pos {
+                let found = s.get(pos).map(|&c| format!("'{}'", c as char)).unwrap_or_else(|| "end of text".into());
+                return Err(PipelineError { offset: pos, message: format!("expected a pass name, found {found}") });
+            }
+            let name = text[start..pos].to_string();
+            let mut options = Vec::new();
+            skip_ws(&mut pos);
+            if pos < s.len() && s[pos] == b'{' {
+                pos += 1;
+                loop {
+                    skip_ws(&mut pos);
+                    if pos < s.len() && s[pos] == b'}' {
+                        pos += 1;
+                        break;
+                    }
+                    let kstart = pos;
+                    while pos < s.len() && is_name_char(s[pos]) {
+                        pos += 1;
+                    }
+                    if kstart == pos {
+                        return Err(PipelineError { offset: pos, message: "expected an option name or '}'".into() });
+                    }
+                    let key = text[kstart..pos].to_string();
+                    skip_ws(&mut pos);
+                    let value = if pos < s.len() && s[pos] == b'=' {
+                        pos += 1;
+                        skip_ws(&mut pos);
+                        let vstart = pos;
+                        while pos < s.len() && !s[pos].is_ascii_whitespace() && s[pos] != b'}' {
+                            pos += 1;
+                        }
+                        if vstart == pos {
+                            return Err(PipelineError { offset: pos, message: format!("expected a value for option '{key}'") });
+                        }
+                        text[vstart..pos].to_string()
+                    } else {
+                        // A bare flag means true, as in MLIR.
+                        "true".to_string()
+                    };
+                    if pos >= s.len() {
+                        return Err(PipelineError { offset: pos, message: format!("unterminated options of pass '{name}': expected '}}'") });
+                    }
+                    options.push((key, value));
+                }
+            }
+            elements.push(PipelineElement { name, options, offset: start });
+            skip_ws(&mut pos);
+            if pos == s.len() {
+                break;
+            }
+            if s[pos] != b',' {
+                return Err(PipelineError { offset: pos, message: format!("expected ',' or end of pipeline, found '{}'", s[pos] as char) });
+            }
+            pos += 1;
+        }
+        Ok(Pipeline { elements })
+    }
+}
+
+impl fmt::Display for Pipeline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.elements.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            f.write_str(&e.name)?;
+            if !e.options.is_empty() {
+                let opts: Vec<String> = e.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                write!(f, "{{{}}}", opts.join(" "))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_round_trips() {
+        let text = "pass-a,pass-b{num-warps=4 flag=true list=1,2}";
+        let p = Pipeline::parse(text).unwrap();
+        assert_eq!(p.elements.len(), 2);
+        assert_eq!(p.elements[1].options[2], ("list".to_string(), "1,2".to_string()));
+        assert_eq!(p.to_string(), text);
+        assert_eq!(Pipeline::parse(&p.to_string()).unwrap(), p);
+    }
+
+    #[test]
+    fn tolerates_spaces_and_bare_flags() {
+        let p = Pipeline::parse("  a , b{ x = 1  y } ").unwrap();
+        assert_eq!(p.to_string(), "a,b{x=1 y=true}");
+    }
+
+    #[test]
+    fn rejects_malformed_text_with_offsets() {
+        for (text, offset) in [("a,,b", 2), ("a{x=1", 5), ("a b", 2), ("a{=1}", 2), (",", 0), ("a{x=}", 4)] {
+            let e = Pipeline::parse(text).unwrap_err();
+            assert_eq!(e.offset, offset, "{text}: {e}");
+        }
+    }
+}

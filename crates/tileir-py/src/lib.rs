@@ -1,0 +1,135 @@
+//! tileir-py: the native module `tileir._native`. Conversion and error mapping only;
+//! compiler logic lives in the pure-Rust crates.
+//!
+//! Every entry point runs its Rust work inside [`guard`], which turns a panic into
+//! `tileir.errors.InternalCompilerError` carrying a reproducer (the input IR and the
+//! pipeline), so pyo3's `PanicException` never reaches Python. Long work runs with the
+//! GIL released.
+
+mod builder;
+mod errors;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use tileir_driver::{compile as drive, CompileOptions};
+use tileir_ir::{print_module, Module, PrintOptions};
+
+pub(crate) use errors::{guard, to_py_error};
+
+/// A tileir module (any dialect).
+#[pyclass(name = "Module", module = "tileir._native", frozen)]
+pub struct PyModuleIr {
+    pub(crate) inner: Module,
+}
+
+#[pymethods]
+impl PyModuleIr {
+    /// Custom-form text.
+    fn __str__(&self, py: Python<'_>) -> PyResult<String> {
+        let m = &self.inner;
+        guard(py, || reproducer_of(m, ""), || Ok(print_module(m, PrintOptions::default())))
+    }
+
+    /// Text in custom (default) or generic form, optionally with locations.
+    #[pyo3(signature = (generic = false, debug_info = false))]
+    fn to_text(&self, py: Python<'_>, generic: bool, debug_info: bool) -> PyResult<String> {
+        let m = &self.inner;
+        guard(py, || reproducer_of(m, ""), || Ok(print_module(m, PrintOptions { generic, debug_info })))
+    }
+
+    /// Raises `VerificationError` listing every problem, or returns None.
+    fn verify(&self, py: Python<'_>) -> PyResult<()> {
+        let m = self.inner.clone();
+        let result = guard(py, || reproducer_of(&self.inner, "verify"), || Ok(py.detach(move || tileir_verify::verify(&m))))?;
+        result.map_err(|d| errors::verification_error(py, "the module does not verify", &d))
+    }
+}
+
+/// Text of `module` and `pipeline` for a crash report (never panics itself).
+pub(crate) fn reproducer_of(module: &Module, pipeline: &str) -> String {
+    let text = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        print_module(module, PrintOptions { generic: true, debug_info: true })
+    }))
+    .unwrap_or_else(|_| "<the module could not be printed>".to_string());
+    format!("// tileir reproducer\n// pipeline: {pipeline}\n{text}")
+}
+
+/// Compiles a cuda_tile module to LLVM IR; returns the stage texts and kernel ABI.
+#[pyfunction]
+#[pyo3(signature = (module, target = "sm_90a".to_string(), pipeline = String::new(), debug_info = false))]
+fn compile<'py>(py: Python<'py>, module: &PyModuleIr, target: String, pipeline: String, debug_info: bool) -> PyResult<Bound<'py, PyDict>> {
+    let input = module.inner.clone();
+    let options = CompileOptions { target, pipeline: pipeline.clone(), debug_info };
+    let result = guard(py, || reproducer_of(&module.inner, &pipeline), || Ok(py.detach(move || drive(input, &options))))?;
+    let out = result.map_err(|e| to_py_error(py, e))?;
+    let d = PyDict::new(py);
+    let stages = PyList::empty(py);
+    for (name, text) in &out.stages {
+        stages.append((name, text))?;
+    }
+    d.set_item("stages", stages)?;
+    let kernels = PyList::empty(py);
+    for k in &out.kernels {
+        let kd = PyDict::new(py);
+        kd.set_item("name", &k.name)?;
+        kd.set_item("params", k.params.iter().map(|p| p.as_str()).collect::<Vec<_>>())?;
+        kd.set_item("num_threads", k.num_threads)?;
+        kernels.append(kd)?;
+    }
+    d.set_item("kernels", kernels)?;
+    d.set_item("canonical_pipeline", &out.canonical_pipeline)?;
+    d.set_item("timings", out.timings.clone())?;
+    Ok(d)
+}
+
+/// The canonical form of a pipeline (raises `PipelineError` if it is invalid).
+#[pyfunction]
+fn canonical_pipeline(py: Python<'_>, text: &str) -> PyResult<String> {
+    let r = guard(py, || format!("// pipeline: {text}"), || Ok(tileir_driver::canonical_pipeline(text)))?;
+    r.map_err(|e| to_py_error(py, tileir_driver::CompileError::Pipeline(e)))
+}
+
+/// The default pipeline text.
+#[pyfunction]
+fn default_pipeline() -> &'static str {
+    tileir_driver::DEFAULT_PIPELINE
+}
+
+/// Every registered pass: name, summary and options (name, type, default, help).
+#[pyfunction]
+fn pass_registry<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    for p in tileir_transforms::registry().passes {
+        let d = PyDict::new(py);
+        d.set_item("name", p.name)?;
+        d.set_item("summary", p.summary)?;
+        let opts = PyList::empty(py);
+        for o in (p.options)() {
+            opts.append((o.name, o.ty, o.default, o.help))?;
+        }
+        d.set_item("options", opts)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
+/// Panics inside the guarded region, to test internal-error reporting.
+#[pyfunction]
+fn _debug_force_panic(py: Python<'_>, message: String) -> PyResult<()> {
+    guard(py, || "// forced panic: no input".to_string(), || -> PyResult<()> { panic!("{message}") })
+}
+
+/// The native module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::install_panic_hook();
+    m.add_class::<PyModuleIr>()?;
+    m.add_class::<builder::PyModuleBuilder>()?;
+    m.add_function(wrap_pyfunction!(compile, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical_pipeline, m)?)?;
+    m.add_function(wrap_pyfunction!(default_pipeline, m)?)?;
+    m.add_function(wrap_pyfunction!(pass_registry, m)?)?;
+    m.add_function(wrap_pyfunction!(_debug_force_panic, m)?)?;
+    m.add("TARGETS", tileir_driver::TARGETS.to_vec())?;
+    Ok(())
+}

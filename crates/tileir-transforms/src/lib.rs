@@ -1,0 +1,41 @@
+//! tileir-transforms: the passes of tileir and the [`registry`] that names them.
+//!
+//! - `convert-cuda-tile-to-tileaa` ([`to_tileaa`]): public cuda_tile → alias-aware
+//!   nv_tileaa. Kernel parameters become scalars and address-space pointers, tensor views
+//!   become memrefs (with the base alignment `assume div_by` promises), partition-view
+//!   loads and stores become token-ordered `tiled_load` / `tiled_store`.
+//! - `convert-tileaa-to-tileas` ([`to_tileas`]): nv_tileaa → operational nv_tileas. Picks
+//!   the kernel's warp count, gives every tile a register layout, and turns tiled memory
+//!   ops into layout-aware nv_tileas ops with the widest safe vector width.
+//!
+//! Every pass keeps each op's location on the ops it creates.
+
+#![forbid(unsafe_code)]
+
+pub mod to_tileaa;
+pub mod to_tileas;
+
+use tileir_pass::{PassInfo, Registry};
+
+/// The registry of every pass tileir has (an explicit list: no link-time registration).
+pub fn registry() -> Registry {
+    Registry {
+        passes: vec![
+            PassInfo {
+                name: to_tileaa::NAME,
+                summary: "Lower cuda_tile to nv_tileaa (memrefs, tokens, program ids)",
+                options: to_tileaa::ToTileAaOptions::describe,
+                create: |opts| Ok(Box::new(to_tileaa::ConvertCudaTileToTileAa { options: to_tileaa::ToTileAaOptions::parse(opts)? })),
+            },
+            PassInfo {
+                name: to_tileas::NAME,
+                summary: "Lower nv_tileaa to nv_tileas (warp count, register layouts, vectorized memory ops)",
+                options: to_tileas::ToTileAsOptions::describe,
+                create: |opts| Ok(Box::new(to_tileas::ConvertTileAaToTileAs { options: to_tileas::ToTileAsOptions::parse(opts)? })),
+            },
+        ],
+    }
+}
+
+/// The default lowering pipeline from cuda_tile to nv_tileas.
+pub const DEFAULT_PIPELINE: &str = "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas";

@@ -1,0 +1,272 @@
+//! `convert-cuda-tile-to-tileaa`: cuda_tile → nv_tileaa.
+
+use std::collections::HashMap;
+use tileir_ir::{
+    AssumePredicate, Builder, CudaTileOp, Diagnostic, Diagnostics, Module, OpId, OpKind, PaddingValue, TileAaOp,
+    TileElem, TiledAccess, Type, TypeId, ValueId, ViewAccess,
+};
+use tileir_pass::{pass_options, Pass};
+
+/// Registered name.
+pub const NAME: &str = "convert-cuda-tile-to-tileaa";
+
+pass_options! {
+    /// Options of `convert-cuda-tile-to-tileaa` (none yet).
+    pub struct ToTileAaOptions {}
+}
+
+/// The pass.
+pub struct ConvertCudaTileToTileAa {
+    /// Its options.
+    pub options: ToTileAaOptions,
+}
+
+impl Pass for ConvertCudaTileToTileAa {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+    fn options_text(&self) -> String {
+        self.options.to_text()
+    }
+    fn run(&self, module: &mut Module) -> Result<(), Diagnostics> {
+        let out = convert(module)?;
+        *module = out;
+        Ok(())
+    }
+}
+
+/// What a cuda_tile partition view stands for in nv_tileaa.
+#[derive(Clone)]
+struct ViewInfo {
+    memref: ValueId,
+    padding: Option<PaddingValue>,
+}
+
+struct Converter<'a> {
+    src: &'a Module,
+    dst: Module,
+    values: HashMap<ValueId, ValueId>,
+    /// Known byte alignment of pointer values (from `assume div_by`).
+    alignment: HashMap<ValueId, u32>,
+    views: HashMap<ValueId, ViewInfo>,
+    diags: Vec<Diagnostic>,
+}
+
+fn convert(src: &Module) -> Result<Module, Diagnostics> {
+    let mut cx = Converter {
+        src,
+        dst: Module::new(),
+        values: HashMap::new(),
+        alignment: HashMap::new(),
+        views: HashMap::new(),
+        diags: Vec::new(),
+    };
+    for &top in &src.blocks[src.body].ops {
+        match &src.ops[top].kind {
+            OpKind::CudaTile(CudaTileOp::Module { .. }) => {
+                if let Some(block) = src.entry_block(top, 0) {
+                    for &item in &src.blocks[block].ops {
+                        cx.top_level(item);
+                    }
+                }
+            }
+            _ => cx.unsupported(top, "at the top level of a cuda_tile program"),
+        }
+    }
+    if cx.diags.is_empty() {
+        Ok(cx.dst)
+    } else {
+        Err(Diagnostics(cx.diags))
+    }
+}
+
+impl Converter<'_> {
+    fn unsupported(&mut self, op: OpId, context: &str) {
+        let name = self.src.ops[op].kind.name();
+        self.diags.push(Diagnostic::error(
+            self.src.op_location(op),
+            format!("'{name}' {context} is not supported by tileir's lowering yet"),
+        ));
+    }
+
+    /// The nv_tileaa type of a cuda_tile value type.
+    fn lower_type(&mut self, ty: TypeId) -> TypeId {
+        match self.src.types.get(ty).clone() {
+            Type::Tile { shape, elem, .. } if shape.is_empty() => match elem {
+                TileElem::Num(n) => self.dst.types.scalar(n),
+                TileElem::Ptr(n) => self.dst.types.intern(Type::AaPtr { pointee: n, addr_space: 1 }),
+            },
+            Type::Token => self.dst.types.mem_token(),
+            _ => self.dst.types.import(&self.src.types, ty),
+        }
+    }
+
+    fn map(&mut self, op: OpId, v: ValueId) -> Option<ValueId> {
+        let mapped = self.values.get(&v).copied();
+        if mapped.is_none() {
+            let name = self.src.ops[op].kind.name();
+            self.diags.push(Diagnostic::error(
+                self.src.op_location(op),
+                format!("'{name}' uses a value whose definition could not be lowered"),
+            ));
+        }
+        mapped
+    }
+
+    fn top_level(&mut self, item: OpId) {
+        let src = self.src;
+        let OpKind::CudaTile(CudaTileOp::Entry { sym_name, function_type }) = &src.ops[item].kind else {
+            self.unsupported(item, "inside cuda_tile.module");
+            return;
+        };
+        let Type::Function { inputs, .. } = src.types.get(*function_type).clone() else { return };
+        let lowered_inputs: Vec<TypeId> = inputs.iter().map(|&t| self.lower_type(t)).collect();
+        let fty = self.dst.types.intern(Type::Function { inputs: lowered_inputs.clone(), results: vec![] });
+        let loc = self.dst.locs.import(&src.locs, src.ops[item].loc);
+        let func = self.dst.create_op(
+            OpKind::TileAa(TileAaOp::Func { sym_name: sym_name.clone(), function_type: fty, kernel: true, num_warps: None }),
+            vec![],
+            &[],
+            loc,
+        );
+        let body = self.dst.body;
+        self.dst.append_op(body, func);
+        let region = self.dst.ops[func].regions[0];
+        let block = self.dst.add_block(region, &lowered_inputs);
+        let Some(src_block) = src.entry_block(item, 0) else { return };
+        for (i, &arg) in src.blocks[src_block].args.iter().enumerate() {
+            let new_arg = self.dst.blocks[block].args[i];
+            if let Some(name) = &src.values[arg].name {
+                self.dst.set_name(new_arg, name);
+            }
+            self.values.insert(arg, new_arg);
+        }
+        for &op in &src.blocks[src_block].ops {
+            self.body_op(op, block);
+        }
+    }
+
+    fn body_op(&mut self, op: OpId, block: tileir_ir::BlockId) {
+        let src = self.src;
+        let data = src.ops[op].clone();
+        let OpKind::CudaTile(kind) = &data.kind else {
+            self.unsupported(op, "inside a cuda_tile entry");
+            return;
+        };
+        let loc = self.dst.locs.import(&src.locs, data.loc);
+        let result_types: Vec<TypeId> = data.results.iter().map(|&r| self.lower_type(src.value_type(r))).collect();
+        let mut operands = Vec::new();
+        for &v in &data.operands {
+            match self.values.get(&v) {
+                Some(&nv) => operands.push(nv),
+                None if self.views.contains_key(&v) => {}
+                None => {
+                    self.map(op, v);
+                    return;
+                }
+            }
+        }
+        let emit = |cx: &mut Self, kind: TileAaOp, operands: Vec<ValueId>, tys: &[TypeId]| -> OpId {
+            let mut b = Builder::at_end(&mut cx.dst, block);
+            b.op(OpKind::TileAa(kind), operands, tys, loc)
+        };
+        let new_op = match kind {
+            CudaTileOp::Module { .. } | CudaTileOp::Entry { .. } => {
+                self.unsupported(op, "nested in an entry");
+                return;
+            }
+            CudaTileOp::Return => emit(self, TileAaOp::Return, vec![], &[]),
+            CudaTileOp::MakeToken => emit(self, TileAaOp::CreateMemToken, vec![], &result_types),
+            CudaTileOp::GetTileBlockId | CudaTileOp::GetNumTileBlocks => {
+                let i32t = self.dst.types.scalar(tileir_ir::NumType::I32);
+                for (dim, &r) in data.results.iter().enumerate() {
+                    let k = if matches!(kind, CudaTileOp::GetTileBlockId) {
+                        TileAaOp::GetProgramId { dim: dim as u8 }
+                    } else {
+                        TileAaOp::GetNumPrograms { dim: dim as u8 }
+                    };
+                    let o = emit(self, k, vec![], &[i32t]);
+                    let nv = self.dst.result(o, 0);
+                    self.name_like(r, nv);
+                    self.values.insert(r, nv);
+                }
+                return;
+            }
+            CudaTileOp::Assume { predicate } => {
+                // Facts are folded into the ops that use them; the value itself passes through.
+                let v = operands[0];
+                if let AssumePredicate::DivBy(n) = predicate {
+                    if matches!(self.dst.types.get(self.dst.value_type(v)), Type::AaPtr { .. }) {
+                        let known = self.alignment.get(&v).copied().unwrap_or(0);
+                        let a = (*n).min(1 << 16) as u32;
+                        self.alignment.insert(v, known.max(a));
+                    }
+                }
+                self.values.insert(data.results[0], v);
+                return;
+            }
+            CudaTileOp::MakeTensorView { num_dyn_shape, num_dyn_strides } => {
+                let Type::TensorView(tv) = src.types.get(src.value_type(data.results[0])).clone() else { return };
+                let memref_ty = self.dst.types.intern(Type::MemRef {
+                    elem: tv.elem,
+                    shape: tv.shape.clone(),
+                    strides: tv.strides.clone(),
+                    addr_space: 1,
+                });
+                let base_alignment = self.alignment.get(&operands[0]).copied().unwrap_or(0);
+                emit(
+                    self,
+                    TileAaOp::MakeMemref { num_dyn_sizes: *num_dyn_shape, num_dyn_strides: *num_dyn_strides, base_alignment },
+                    operands,
+                    &[memref_ty],
+                )
+            }
+            CudaTileOp::MakePartitionView => {
+                let Type::PartitionView(pv) = src.types.get(src.value_type(data.results[0])).clone() else { return };
+                let identity = pv.dim_map.iter().enumerate().all(|(i, &d)| d == i as i64);
+                if !identity {
+                    self.unsupported(op, "with a non-identity dim_map");
+                    return;
+                }
+                self.views.insert(data.results[0], ViewInfo { memref: operands[0], padding: pv.padding });
+                return;
+            }
+            CudaTileOp::LoadViewTko(a) | CudaTileOp::StoreViewTko(a) => {
+                let is_load = matches!(kind, CudaTileOp::LoadViewTko(_));
+                let view_operand = data.operands[if is_load { 0 } else { 1 }];
+                let Some(view) = self.views.get(&view_operand).cloned() else {
+                    self.unsupported(op, "on a view not made by make_partition_view");
+                    return;
+                };
+                let ViewAccess { ordering, scope, num_indices, has_token } = a.clone();
+                let access = TiledAccess { ordering, scope, padding: if is_load { view.padding } else { None }, num_indices, has_token };
+                // operands (views skipped): load: indices…, token? ; store: tile, indices…, token?
+                let mut new_operands = vec![view.memref];
+                new_operands.extend(operands);
+                let kind = if is_load { TileAaOp::TiledLoad(access) } else { TileAaOp::TiledStore(access) };
+                let mut tys = result_types.clone();
+                if !is_load {
+                    // token result only
+                    tys = vec![self.dst.types.mem_token()];
+                } else {
+                    tys[1] = self.dst.types.mem_token();
+                }
+                emit(self, kind, new_operands, &tys)
+            }
+            CudaTileOp::AddF(f) => emit(self, TileAaOp::AddF(*f), operands, &result_types),
+            CudaTileOp::SubF(f) => emit(self, TileAaOp::SubF(*f), operands, &result_types),
+            CudaTileOp::MulF(f) => emit(self, TileAaOp::MulF(*f), operands, &result_types),
+        };
+        for (i, &r) in data.results.iter().enumerate() {
+            let nv = self.dst.result(new_op, i);
+            self.name_like(r, nv);
+            self.values.insert(r, nv);
+        }
+    }
+
+    fn name_like(&mut self, old: ValueId, new: ValueId) {
+        if let Some(name) = &self.src.values[old].name {
+            self.dst.set_name(new, name);
+        }
+    }
+}

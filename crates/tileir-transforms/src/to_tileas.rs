@@ -1,0 +1,306 @@
+//! `convert-tileaa-to-tileas`: nv_tileaa → nv_tileas.
+//!
+//! Every tile of rank ≥ 1 gets a blocked register layout chosen from its shape, its
+//! element size and the kernel's warp count (the same inputs always give the same
+//! layout, so element-wise ops on equal types stay layout-consistent). Tiled loads and
+//! stores become nv_tileas ops whose `vector_width` is the widest per-thread access the
+//! layout, the unit stride and the base alignment facts make safe.
+
+use std::collections::HashMap;
+use tileir_ir::{
+    Diagnostic, Diagnostics, Dim, Layout, Module, OpId, OpKind, TileAaOp, TileAsOp, TileElem, Type, TypeId, ValueId,
+};
+use tileir_pass::{pass_options, Pass};
+
+/// Registered name.
+pub const NAME: &str = "convert-tileaa-to-tileas";
+
+/// Widest per-thread global access, in bytes.
+const MAX_VECTOR_BYTES: u32 = 16;
+
+pass_options! {
+    /// Options of `convert-tileaa-to-tileas`.
+    pub struct ToTileAsOptions {
+        /// Warps per CTA (1, 2, 4, 8 or 16); 0 picks from the largest tile (at most 4).
+        num_warps("num-warps"): u32 = 0,
+    }
+}
+
+/// The pass.
+pub struct ConvertTileAaToTileAs {
+    /// Its options.
+    pub options: ToTileAsOptions,
+}
+
+impl Pass for ConvertTileAaToTileAs {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+    fn options_text(&self) -> String {
+        self.options.to_text()
+    }
+    fn run(&self, module: &mut Module) -> Result<(), Diagnostics> {
+        let w = self.options.num_warps;
+        if w != 0 && (!w.is_power_of_two() || w > 16) {
+            return Err(Diagnostics::one(Diagnostic::error(
+                tileir_ir::Location::Unknown,
+                format!("{NAME}: num-warps must be 0 (auto) or a power of two up to 16, got {w}"),
+            )));
+        }
+        convert(module, w)
+    }
+}
+
+/// The blocked layout tileir gives a tile of `shape` with `elem_bytes`-byte elements
+/// when the CTA has `num_warps` warps: the fastest (last) dimension gets up to 16 bytes
+/// per thread, then threads and warps fill dimensions from fastest to slowest; threads
+/// left over replicate along the slowest dimension (their extra elements are masked).
+pub fn blocked_layout(shape: &[i64], elem_bytes: u32, num_warps: u32) -> Layout {
+    let rank = shape.len();
+    let order: Vec<u32> = (0..rank as u32).rev().collect();
+    let mut spt = vec![1u32; rank];
+    let mut tpw = vec![1u32; rank];
+    let mut wpc = vec![1u32; rank];
+    let fastest = rank - 1;
+    let per_vector = (MAX_VECTOR_BYTES / elem_bytes.max(1)).max(1);
+    spt[fastest] = per_vector.min(shape[fastest] as u32).max(1);
+    let mut threads_left = 32u32;
+    for &d in &order {
+        let d = d as usize;
+        let room = (shape[d] as u32 / spt[d]).max(1);
+        let t = threads_left.min(room);
+        tpw[d] = t;
+        threads_left /= t;
+    }
+    tpw[0] *= threads_left;
+    let mut warps_left = num_warps;
+    for &d in &order {
+        let d = d as usize;
+        let room = (shape[d] as u32 / (spt[d] * tpw[d])).max(1);
+        let w = warps_left.min(room);
+        wpc[d] = w;
+        warps_left /= w;
+    }
+    wpc[0] *= warps_left;
+    Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, order }
+}
+
+/// Warp count for a kernel whose largest tile has `max_elements` elements.
+fn auto_num_warps(max_elements: i64, elem_bytes: u32) -> u32 {
+    let per_thread = (MAX_VECTOR_BYTES / elem_bytes.max(1)).max(1) as i64;
+    let mut w = 4;
+    while w > 1 && 32 * w as i64 * per_thread > max_elements {
+        w /= 2;
+    }
+    w
+}
+
+fn convert(module: &mut Module, requested_warps: u32) -> Result<(), Diagnostics> {
+    let src = std::mem::take(module);
+    let mut dst = Module::new();
+    let mut diags = Vec::new();
+    for &top in &src.blocks[src.body].ops {
+        let OpKind::TileAa(TileAaOp::Func { sym_name, function_type, kernel, .. }) = &src.ops[top].kind else {
+            diags.push(Diagnostic::error(
+                src.op_location(top),
+                format!("'{}' at the top level: expected nv_tileaa.func", src.ops[top].kind.name()),
+            ));
+            continue;
+        };
+        // Warp count: requested, or from the largest tile in the function.
+        let num_warps = if requested_warps != 0 {
+            requested_warps
+        } else {
+            let mut biggest = (1i64, 4u32);
+            for op in src.walk() {
+                for &r in &src.ops[op].results {
+                    if let Type::Tile { shape, elem: TileElem::Num(n), .. } = src.types.get(src.value_type(r)) {
+                        let count: i64 = shape.iter().product();
+                        if count > biggest.0 {
+                            biggest = (count, n.storage_bytes());
+                        }
+                    }
+                }
+            }
+            auto_num_warps(biggest.0, biggest.1)
+        };
+        let mut cx = FuncConverter { src: &src, dst: &mut dst, values: HashMap::new(), num_warps };
+        let fty = cx.ty(*function_type);
+        let loc = cx.dst.locs.import(&src.locs, src.ops[top].loc);
+        let func = cx.dst.create_op(
+            OpKind::TileAa(TileAaOp::Func { sym_name: sym_name.clone(), function_type: fty, kernel: *kernel, num_warps: Some(num_warps) }),
+            vec![],
+            &[],
+            loc,
+        );
+        let body = cx.dst.body;
+        cx.dst.append_op(body, func);
+        let Some(src_block) = src.entry_block(top, 0) else { continue };
+        let arg_types: Vec<TypeId> = src.blocks[src_block].args.iter().map(|&a| src.value_type(a)).collect();
+        let arg_types: Vec<TypeId> = arg_types.iter().map(|&t| cx.ty(t)).collect();
+        let region = cx.dst.ops[func].regions[0];
+        let block = cx.dst.add_block(region, &arg_types);
+        for (i, &a) in src.blocks[src_block].args.iter().enumerate() {
+            let na = cx.dst.blocks[block].args[i];
+            cx.copy_name(a, na);
+            cx.values.insert(a, na);
+        }
+        for &op in &src.blocks[src_block].ops {
+            if let Err(d) = cx.op(op, block) {
+                diags.push(d);
+            }
+        }
+    }
+    if diags.is_empty() {
+        *module = dst;
+        Ok(())
+    } else {
+        Err(Diagnostics(diags))
+    }
+}
+
+struct FuncConverter<'a> {
+    src: &'a Module,
+    dst: &'a mut Module,
+    values: HashMap<ValueId, ValueId>,
+    num_warps: u32,
+}
+
+impl FuncConverter<'_> {
+    fn ty(&mut self, t: TypeId) -> TypeId {
+        match self.src.types.get(t).clone() {
+            Type::Tile { shape, elem, layout: None } if !shape.is_empty() => {
+                let bytes = match elem {
+                    TileElem::Num(n) => n.storage_bytes(),
+                    TileElem::Ptr(_) => 8,
+                };
+                let layout = blocked_layout(&shape, bytes, self.num_warps);
+                self.dst.types.intern(Type::Tile { shape, elem, layout: Some(layout) })
+            }
+            Type::Function { inputs, results } => {
+                let inputs = inputs.iter().map(|&i| self.ty(i)).collect();
+                let results = results.iter().map(|&r| self.ty(r)).collect();
+                self.dst.types.intern(Type::Function { inputs, results })
+            }
+            _ => self.dst.types.import(&self.src.types, t),
+        }
+    }
+
+    fn copy_name(&mut self, old: ValueId, new: ValueId) {
+        if let Some(n) = &self.src.values[old].name {
+            self.dst.set_name(new, n);
+        }
+    }
+
+    /// Vector width for a tiled access of `tile` through `memref` (defined by make_memref).
+    fn vector_width(&self, memref: ValueId, tile: TypeId) -> u32 {
+        let src = self.src;
+        let Type::MemRef { elem, strides, .. } = src.types.get(src.value_type(memref)) else { return 1 };
+        let Some(Layout::Blocked { size_per_thread, .. }) = (match self.dst.types.get(tile) {
+            Type::Tile { layout, .. } => layout.clone(),
+            _ => None,
+        }) else {
+            return 1;
+        };
+        let rank = strides.len();
+        if rank == 0 || strides[rank - 1] != Dim::Static(1) {
+            return 1;
+        }
+        let alignment = match src.values[memref].def {
+            tileir_ir::ValueDef::OpResult { op, .. } => match &src.ops[op].kind {
+                OpKind::TileAa(TileAaOp::MakeMemref { base_alignment, .. }) => *base_alignment,
+                _ => 0,
+            },
+            _ => 0,
+        };
+        let bytes = elem.storage_bytes();
+        let mut w = size_per_thread[rank - 1].min((MAX_VECTOR_BYTES / bytes).max(1));
+        // Each row start must stay aligned too: outer strides must be static multiples of w.
+        while w > 1 {
+            let rows_aligned = strides[..rank - 1].iter().all(|s| matches!(s, Dim::Static(v) if v % w as i64 == 0));
+            if rows_aligned && alignment >= w * bytes {
+                break;
+            }
+            w /= 2;
+        }
+        w.max(1)
+    }
+
+    fn op(&mut self, op: OpId, block: tileir_ir::BlockId) -> Result<(), Diagnostic> {
+        let src = self.src;
+        let data = src.ops[op].clone();
+        let OpKind::TileAa(kind) = &data.kind else {
+            return Err(Diagnostic::error(src.op_location(op), format!("'{}' inside nv_tileaa.func cannot be lowered to nv_tileas", data.kind.name())));
+        };
+        let operands: Vec<ValueId> = data
+            .operands
+            .iter()
+            .map(|v| {
+                self.values.get(v).copied().ok_or_else(|| {
+                    Diagnostic::error(src.op_location(op), format!("'{}' uses a value that was not lowered", data.kind.name()))
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let result_types: Vec<TypeId> = data.results.iter().map(|&r| self.ty(src.value_type(r))).collect();
+        let new_kind = match kind {
+            TileAaOp::TiledLoad(access) => {
+                let vector_width = self.vector_width(data.operands[0], result_types[0]);
+                OpKind::TileAs(TileAsOp::TiledLoad { access: access.clone(), vector_width })
+            }
+            TileAaOp::TiledStore(access) => {
+                let value_ty = self.dst.value_type(operands[1]);
+                let vector_width = self.vector_width(data.operands[0], value_ty);
+                OpKind::TileAs(TileAsOp::TiledStore { access: access.clone(), vector_width })
+            }
+            TileAaOp::Func { .. } => {
+                return Err(Diagnostic::error(src.op_location(op), "nested nv_tileaa.func is not supported"));
+            }
+            TileAaOp::Return
+            | TileAaOp::CreateMemToken
+            | TileAaOp::GetProgramId { .. }
+            | TileAaOp::GetNumPrograms { .. }
+            | TileAaOp::MakeMemref { .. }
+            | TileAaOp::AddF(_)
+            | TileAaOp::SubF(_)
+            | TileAaOp::MulF(_) => OpKind::TileAa(kind.clone()),
+        };
+        let loc = self.dst.locs.import(&src.locs, data.loc);
+        let new_op = self.dst.create_op(new_kind, operands, &result_types, loc);
+        self.dst.append_op(block, new_op);
+        for (i, &r) in data.results.iter().enumerate() {
+            let nr = self.dst.result(new_op, i);
+            self.copy_name(r, nr);
+            self.values.insert(r, nr);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vector_add_layout_uses_16_byte_vectors() {
+        let Layout::Blocked { size_per_thread, threads_per_warp, warps_per_cta, order } = blocked_layout(&[1024], 4, 4);
+        assert_eq!((size_per_thread, threads_per_warp, warps_per_cta, order), (vec![4], vec![32], vec![4], vec![0]));
+    }
+
+    #[test]
+    fn small_tiles_replicate_threads() {
+        let Layout::Blocked { size_per_thread, threads_per_warp, .. } = blocked_layout(&[16], 4, 1);
+        assert_eq!(size_per_thread, vec![4]);
+        assert_eq!(threads_per_warp, vec![32]);
+        assert_eq!(auto_num_warps(16, 4), 1);
+        assert_eq!(auto_num_warps(1024, 4), 4);
+    }
+
+    #[test]
+    fn two_d_layout_fills_fastest_dimension_first() {
+        let Layout::Blocked { size_per_thread, threads_per_warp, warps_per_cta, order } = blocked_layout(&[64, 64], 2, 4);
+        assert_eq!(size_per_thread, vec![1, 8]);
+        assert_eq!(threads_per_warp, vec![4, 8]);
+        assert_eq!(warps_per_cta, vec![4, 1]);
+        assert_eq!(order, vec![1, 0]);
+    }
+}

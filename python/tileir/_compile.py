@@ -1,0 +1,239 @@
+"""Host side: ``@kernel``, ``compile`` and ``launch``."""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from . import _native, knobs
+from ._frontend import ArraySpec, ConstantSpec, ScalarSpec, Specialization, specialize, translate
+from .errors import LaunchError
+
+#: Hint names ``@kernel`` accepts (cuTile's).
+_HINTS = ("num_ctas", "occupancy", "opt_level", "num_worker_warps")
+
+#: LLVM cpu for each target tileir accepts; sm_90 means sm_90a (wgmma, setmaxnreg).
+_LLVM_CPU = {"sm_80": "sm_80", "sm_86": "sm_86", "sm_89": "sm_89", "sm_90": "sm_90a", "sm_90a": "sm_90a"}
+
+
+class Kernel:
+    """A tile kernel: a Python function plus compiler hints, with its own cache of
+    compiled specializations. Call it through :func:`launch`, never directly."""
+
+    def __init__(self, fn, hints: Dict[str, Any]):
+        for k in hints:
+            if k not in _HINTS:
+                raise TypeError(f"unknown kernel hint '{k}'; expected one of: {', '.join(_HINTS)}")
+        self.fn = fn
+        self.hints = dict(hints)
+        self._cache: Dict[Tuple, "CompiledKernel"] = {}
+        self._lock = threading.Lock()
+        functools.update_wrapper(self, fn)
+
+    @property
+    def name(self) -> str:
+        return self.fn.__name__
+
+    def replace_hints(self, **hints) -> "Kernel":
+        """A new kernel with some hints changed (and its own cache)."""
+        merged = dict(self.hints)
+        merged.update(hints)
+        return Kernel(self.fn, merged)
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"tile kernel '{self.name}' cannot be called directly; use tileir.launch(stream, grid, kernel, args)")
+
+    def __repr__(self) -> str:
+        return f"<tileir.Kernel {self.name}>"
+
+
+def kernel(fn=None, /, **hints):
+    """Marks a tile kernel: ``@tileir.kernel`` or ``@tileir.kernel(num_ctas=…, occupancy=…,
+    opt_level=…, num_worker_warps=…)``."""
+    if fn is None:
+        return lambda f: Kernel(f, hints)
+    return Kernel(fn, hints)
+
+
+@dataclass
+class CompiledKernel:
+    """One specialization of a kernel, compiled for one target."""
+
+    name: str
+    target: str
+    spec: Specialization
+    asm: Dict[str, str]
+    cubin: bytes
+    num_threads: int
+    params: List[str]
+    pipeline: str
+    ptxas_info: Any
+    warnings: List[str]
+    timings: Dict[str, float]
+    _modules: Dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def registers(self) -> int:
+        return self.ptxas_info.registers if self.ptxas_info else 0
+
+    @property
+    def shared_bytes(self) -> int:
+        return self.ptxas_info.shared_bytes if self.ptxas_info else 0
+
+    @property
+    def spills(self) -> bool:
+        return bool(self.ptxas_info and self.ptxas_info.spills)
+
+    def kernel_params(self, args: Sequence[Any]) -> List[Tuple[str, Any]]:
+        """The launch parameters for ``args`` (which must match the specialization)."""
+        from ._toolchain import cuda
+
+        out: List[Tuple[str, Any]] = []
+        for pname, pspec, arg in zip(self.spec.names, self.spec.params, args):
+            if isinstance(pspec, ConstantSpec):
+                if arg != pspec.value:
+                    raise LaunchError(f"Constant '{pname}' was compiled as {pspec.value!r}, got {arg!r}")
+                continue
+            if isinstance(pspec, ScalarSpec):
+                kind = {"i32": "i32", "i64": "i64", "f32": "f32", "f64": "f64", "i1": "i32"}[pspec.dtype.ir]
+                out.append((kind, arg))
+                continue
+            info = cuda.array_info(arg)
+            if not info.is_cuda_accessible:
+                raise LaunchError(f"argument '{pname}' lives on the host ({info.device_type_name}); "
+                                  "launch needs device arrays (torch/CuPy on CUDA, or tileir.cuda.to_device)")
+            out.append(("ptr", info.ptr))
+            for s in info.shape:
+                if s >= 2**31:
+                    raise LaunchError(f"argument '{pname}' has a dimension of {s}, more than int32 indexing allows")
+                out.append(("i32", s))
+            for s in info.strides_elems:
+                out.append(("i32", s))
+        return out
+
+
+_compile_lock = threading.Lock()
+
+
+def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipeline: Optional[str] = None,
+            opt_level: Optional[int] = None, ptxas: Optional[str] = None) -> CompiledKernel:
+    """Compiles ``kernel`` for example arguments ``args`` (in parameter order: arrays give
+    dtype and rank, Constant parameters their values) and returns the CompiledKernel.
+
+    ``pipeline`` overrides the pass pipeline (MLIR-style text); ``ptxas`` names the ptxas
+    executable (otherwise TILEIR_PTXAS, the nvidia-cuda-nvcc wheel, CUDA_HOME, PATH).
+    """
+    from ._toolchain import compile_to_ptx, run_ptxas, warn_advisories
+
+    if not isinstance(kernel, Kernel):
+        raise TypeError(f"compile() expects a @tileir.kernel, got {type(kernel).__name__}")
+    if target not in _LLVM_CPU:
+        raise ValueError(f"unsupported target '{target}'; expected one of: {', '.join(_LLVM_CPU)}")
+    level = opt_level if opt_level is not None else kernel.hints.get("opt_level", 3)
+    if not isinstance(level, int) or not 0 <= level <= 3:
+        raise ValueError(f"opt_level must be an int in [0, 3], got {level!r}")
+    t0 = time.perf_counter()
+    spec = specialize(kernel.fn, tuple(args))
+    key = (spec, target, pipeline or "", level, ptxas)
+    cached = kernel._cache.get(key)
+    if cached is not None:
+        return cached
+    module = translate(kernel.fn, spec)
+    t1 = time.perf_counter()
+    out = _native.compile(module, target=target, pipeline=pipeline or "")
+    t2 = time.perf_counter()
+    stages = dict(out["stages"])
+    ptx, _llvm_times = compile_to_ptx(stages["llvm"], cpu=_LLVM_CPU[target], features="+ptx86", opt_level=3 if level else 0)
+    t3 = time.perf_counter()
+    ptxas_target = "sm_90a" if target == "sm_90" else target
+    result = run_ptxas(ptx, arch=ptxas_target, opt_level=level, ptxas=ptxas or knobs.ptxas_override())
+    warn_advisories(result, stacklevel=2)
+    t4 = time.perf_counter()
+    abi = out["kernels"][0]
+    asm = {name: text for name, text in out["stages"]}
+    asm["ptx"] = ptx
+    compiled = CompiledKernel(
+        name=abi["name"], target=target, spec=spec, asm=asm, cubin=result.cubin, num_threads=abi["num_threads"],
+        params=list(abi["params"]), pipeline=out["canonical_pipeline"], ptxas_info=result.info.get(abi["name"]),
+        warnings=list(result.advisories) + list(result.warnings),
+        timings={"frontend": t1 - t0, "rust_passes": t2 - t1, "llvm": t3 - t2, "ptxas": t4 - t3, "total": t4 - t0},
+    )
+    dump = knobs.dump_dir()
+    if dump:
+        os.makedirs(dump, exist_ok=True)
+        for stage, text in asm.items():
+            with open(os.path.join(dump, f"{compiled.name}.{target}.{stage}"), "w") as f:
+                f.write(text)
+    with kernel._lock:
+        kernel._cache.setdefault(key, compiled)
+    return compiled
+
+
+def _device_target() -> str:
+    from ._toolchain import cuda
+
+    major, minor = cuda.compute_capability(0)
+    target = f"sm_{major}{minor}"
+    if target == "sm_90":
+        return "sm_90a"
+    if target not in _LLVM_CPU:
+        raise LaunchError(f"this GPU is {target}; tileir generates code for {', '.join(_LLVM_CPU)}")
+    return target
+
+
+def launch(stream: Any, grid: Sequence[int], kernel: Any, args: Sequence[Any]) -> None:
+    """Runs ``kernel`` over ``grid`` tile blocks on ``stream`` (cuTile's signature). Arrays
+    are device arrays (torch/CuPy via DLPack or ``__cuda_array_interface__``, or
+    ``tileir.cuda`` arrays). Compiles for the current GPU on first use (then cached)."""
+    from ._toolchain import cuda
+
+    if isinstance(grid, int):
+        grid = (grid,)
+    grid = tuple(int(g) for g in grid) + (1,) * (3 - len(tuple(grid)))
+    if len(grid) != 3 or any(g < 1 for g in grid):
+        raise LaunchError(f"grid must be 1 to 3 positive integers, got {grid!r}")
+    args = tuple(args)
+    if isinstance(kernel, Kernel):
+        compiled = compile(kernel, args, target=_device_target())
+    elif isinstance(kernel, CompiledKernel):
+        compiled = kernel
+        if not _matches_spec(compiled, args):
+            raise LaunchError(f"arguments do not match the specialization kernel '{compiled.name}' was compiled for")
+    else:
+        raise TypeError(f"launch() expects a tileir kernel, got {type(kernel).__name__}")
+    params = compiled.kernel_params(args)
+    ctx = cuda.get_context()
+    module = compiled._modules.get(ctx.handle)
+    if module is None:
+        module = cuda.load_module(compiled.cubin)
+        compiled._modules[ctx.handle] = module
+    function = module.get_function(compiled.name)
+    cuda.launch(function, grid, (compiled.num_threads, 1, 1), 0, stream, params)
+
+
+def _matches_spec(compiled: CompiledKernel, args: Sequence[Any]) -> bool:
+    """True if ``args`` have the specialization ``compiled`` was built for."""
+    from ._api import dtype_of
+    from ._frontend.specialize import array_facts
+
+    if len(args) != len(compiled.spec.params):
+        return False
+    for pspec, a in zip(compiled.spec.params, args):
+        if isinstance(pspec, ConstantSpec):
+            if a != pspec.value:
+                return False
+        elif isinstance(pspec, ArraySpec):
+            facts = array_facts(a)
+            if facts is None:
+                return False
+            actual = ArraySpec(dtype_of(facts.dtype), len(facts.shape), facts.ptr % 16 == 0,
+                               facts.strides[-1] == 1 or facts.shape[-1] == 1)
+            # An aligned array may run code compiled without the alignment fact, not the reverse.
+            if actual != pspec and not (actual == ArraySpec(pspec.dtype, pspec.ndim, True, pspec.unit_inner_stride)
+                                        and not pspec.aligned16):
+                return False
+    return True

@@ -1,0 +1,7 @@
+"""The Python front end: a kernel's AST, specialized on its arguments, becomes cuda_tile
+ops built directly in the native arena (no text round trip)."""
+
+from .specialize import ArraySpec, ScalarSpec, ConstantSpec, Specialization, specialize
+from .translate import translate
+
+__all__ = ["ArraySpec", "ScalarSpec", "ConstantSpec", "Specialization", "specialize", "translate"]

@@ -1,0 +1,125 @@
+"""Specialization: what of each argument a compiled kernel depends on.
+
+A kernel compiles once per distinct key: each array's dtype and rank, whether its base
+address is 16-byte aligned, and whether its innermost stride is 1 (cuTile's facts);
+each scalar's type; each ``Constant`` parameter's value.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Tuple, Union
+
+import numpy as np
+
+from .. import _api
+from ..errors import FrontendError
+
+
+@dataclass(frozen=True)
+class ArraySpec:
+    """An array parameter: passed as (pointer, shape[i] as i32…, stride[i] as i32…)."""
+
+    dtype: _api.DType
+    ndim: int
+    aligned16: bool
+    unit_inner_stride: bool
+
+
+@dataclass(frozen=True)
+class ScalarSpec:
+    """A runtime scalar parameter."""
+
+    dtype: _api.DType
+
+
+@dataclass(frozen=True)
+class ConstantSpec:
+    """A ``Constant[...]`` parameter: its value is baked into the kernel."""
+
+    value: Any
+
+
+ParamSpec = Union[ArraySpec, ScalarSpec, ConstantSpec]
+
+
+@dataclass(frozen=True)
+class Specialization:
+    """Per-parameter specs, in parameter order; hashable (the cache key)."""
+
+    names: Tuple[str, ...]
+    params: Tuple[ParamSpec, ...]
+
+
+def _is_constant_annotation(ann: Any) -> bool:
+    if ann is _api.Constant:
+        return True
+    origin = getattr(ann, "__origin__", None)
+    if origin is _api.Constant:
+        return True
+    return isinstance(ann, str) and (ann.startswith("ct.Constant") or ann.startswith("Constant"))
+
+
+@dataclass(frozen=True)
+class ArrayFacts:
+    """What the front end needs of an array argument."""
+
+    dtype: Any
+    shape: Tuple[int, ...]
+    strides: Tuple[int, ...]  # in elements
+    ptr: int
+
+
+def array_facts(obj: Any) -> ArrayFacts | None:
+    """Facts of a NumPy array or a device array (``__cuda_array_interface__`` / DLPack)."""
+    if isinstance(obj, np.ndarray):
+        itemsize = obj.dtype.itemsize
+        strides = tuple(s // itemsize for s in obj.strides)
+        return ArrayFacts(obj.dtype, tuple(obj.shape), strides, obj.ctypes.data)
+    if hasattr(obj, "__cuda_array_interface__") or hasattr(obj, "__dlpack__"):
+        from .._toolchain import cuda
+
+        info = cuda.array_info(obj)
+        return ArrayFacts(info.dtype, tuple(info.shape), tuple(info.strides_elems), info.ptr)
+    return None
+
+
+def specialize(fn: Any, args: tuple) -> Specialization:
+    """The specialization of kernel function ``fn`` for example arguments ``args``."""
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    where = f"kernel '{fn.__name__}'"
+    if len(args) != len(params):
+        raise FrontendError(
+            f"{where} takes {len(params)} argument(s) ({', '.join(p.name for p in params)}), got {len(args)}")
+    specs = []
+    for p, a in zip(params, args):
+        if _is_constant_annotation(p.annotation):
+            if not isinstance(a, (bool, int, float)):
+                raise FrontendError(f"{where}: Constant parameter '{p.name}' must be a bool, int or float, got {type(a).__name__}")
+            specs.append(ConstantSpec(a))
+            continue
+        if isinstance(a, bool):
+            specs.append(ScalarSpec(_api.bool_))
+            continue
+        if isinstance(a, int):
+            specs.append(ScalarSpec(_api.int32 if -2**31 <= a < 2**31 else _api.int64))
+            continue
+        if isinstance(a, float):
+            specs.append(ScalarSpec(_api.float32))
+            continue
+        facts = array_facts(a)
+        if facts is None:
+            raise FrontendError(
+                f"{where}: argument '{p.name}' of type {type(a).__name__} is not supported; "
+                "expected an array (NumPy, or a device array with __cuda_array_interface__ or __dlpack__), "
+                "an int, a float, or a Constant")
+        dtype = _api.dtype_of(facts.dtype)
+        if dtype is None:
+            raise FrontendError(f"{where}: argument '{p.name}' has unsupported dtype {facts.dtype}")
+        if len(facts.shape) == 0:
+            raise FrontendError(f"{where}: argument '{p.name}' is a 0-d array; pass a scalar instead")
+        specs.append(ArraySpec(dtype, len(facts.shape), facts.ptr % 16 == 0,
+                               facts.strides[-1] == 1 or facts.shape[-1] == 1))
+    return Specialization(tuple(p.name for p in params), tuple(specs))

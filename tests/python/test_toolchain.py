@@ -1,0 +1,831 @@
+"""Tests of tileir._toolchain: the LLVM worker, ptxas, and the CUDA driver bindings.
+
+Everything except the ``gpu`` tests runs on a machine without a GPU or driver. The
+CUDA plumbing is exercised against a small fake ``libcuda`` (host memory, C source
+below) when a C compiler is available.
+"""
+
+import ctypes
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+from tileir._toolchain import (LLVMWorker, PtxasResult, find_ptxas, parse_ptxas_log,
+                               ptxas_version, run_ptxas, warn_advisories)
+from tileir._toolchain import cuda
+from tileir._toolchain import llvm_worker as llvm_worker_mod
+from tileir._toolchain import ptxas as ptxas_mod
+from tileir.errors import (LaunchError, LLVMError, PtxasError, TileIRPerformanceWarning,
+                           ToolchainError)
+
+posix_only = pytest.mark.skipif(os.name != "posix", reason="uses POSIX shell scripts")
+
+# A kernel that stores each thread's index: p[tid.x] = tid.x
+STORE_TID_IR = """
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+
+define ptx_kernel void @k(ptr addrspace(1) %p) {
+entry:
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %idx = zext i32 %tid to i64
+  %slot = getelementptr inbounds i32, ptr addrspace(1) %p, i64 %idx
+  store i32 %tid, ptr addrspace(1) %slot, align 4
+  ret void
+}
+"""
+
+# Shared memory, a barrier and a float scalar parameter: out[t] = s * t read back reversed.
+SMEM_IR = """
+@tile = internal addrspace(3) global [128 x float] undef, align 4
+
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+declare void @llvm.nvvm.barrier0()
+
+define ptx_kernel void @reverse_scale(ptr addrspace(1) %out, float %s) {
+entry:
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %tf = uitofp i32 %t to float
+  %v = fmul float %tf, %s
+  %dst = getelementptr inbounds float, ptr addrspace(3) @tile, i32 %t
+  store float %v, ptr addrspace(3) %dst, align 4
+  call void @llvm.nvvm.barrier0()
+  %r = sub i32 127, %t
+  %src = getelementptr inbounds float, ptr addrspace(3) @tile, i32 %r
+  %w = load float, ptr addrspace(3) %src, align 4
+  %i = zext i32 %t to i64
+  %o = getelementptr inbounds float, ptr addrspace(1) %out, i64 %i
+  store float %w, ptr addrspace(1) %o, align 4
+  ret void
+}
+"""
+
+# setmaxnreg exists only on sm_90a: compiling it for sm_80 is an LLVM fatal error.
+# For sm_90a with only reqntid (no minctasm/maxnreg) ptxas ignores it with C7508.
+SETMAXNREG_IR = """
+declare void @llvm.nvvm.setmaxnreg.inc.sync.aligned.u32(i32 immarg)
+
+define ptx_kernel void @grow() "nvvm.reqntid"="256,1,1" {
+entry:
+  call void @llvm.nvvm.setmaxnreg.inc.sync.aligned.u32(i32 240)
+  ret void
+}
+"""
+
+UNDEFINED_VALUE_IR = """
+define void @f(i32 %a) {
+entry:
+  %x = add i32 %a, %nowhere
+  ret void
+}
+"""
+
+NOT_DOMINATING_IR = """
+define void @f() {
+entry:
+  br label %next
+next:
+  %x = add i32 %y, 1
+  %y = add i32 %x, 1
+  ret void
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def worker():
+    w = LLVMWorker(timeout=60)
+    yield w
+    w.close()
+
+
+@pytest.fixture(scope="module")
+def tid_ptx(worker):
+    return {cpu: worker.compile_to_ptx(STORE_TID_IR, cpu=cpu)[0] for cpu in ("sm_90a", "sm_80")}
+
+
+def _has_ptxas():
+    try:
+        find_ptxas()
+    except ToolchainError:
+        return False
+    return True
+
+
+needs_ptxas = pytest.mark.skipif(not _has_ptxas(), reason="ptxas not installed")
+
+
+# --------------------------------------------------------------------------------------
+# LLVM worker
+# --------------------------------------------------------------------------------------
+
+def test_worker_compiles_kernel(worker):
+    ptx, times = worker.compile_to_ptx(STORE_TID_IR, cpu="sm_90a")
+    assert ".entry k(" in ptx
+    assert ".target sm_90a" in ptx
+    assert "%tid.x" in ptx
+    for key in ("parse", "verify", "opt", "codegen", "roundtrip"):
+        assert times[key] >= 0.0
+    versions = worker.versions()
+    assert versions["llvm"].split(".")[0].isdigit()
+
+
+def test_worker_opt_levels_and_ptx_version(worker):
+    ptx0, _ = worker.compile_to_ptx(STORE_TID_IR, cpu="sm_80", features="+ptx80", opt_level=0)
+    assert ".version 8.0" in ptx0 and ".target sm_80" in ptx0 and ".entry k(" in ptx0
+
+
+def test_worker_is_deterministic(worker):
+    a, _ = worker.compile_to_ptx(SMEM_IR, cpu="sm_90a")
+    b, _ = worker.compile_to_ptx(SMEM_IR, cpu="sm_90a")
+    assert a == b
+    with LLVMWorker() as fresh:
+        c, _ = fresh.compile_to_ptx(SMEM_IR, cpu="sm_90a")
+    assert a == c
+
+
+def test_worker_parse_error_is_llvm_message(worker):
+    with pytest.raises(LLVMError) as info:
+        worker.compile_to_ptx(UNDEFINED_VALUE_IR, cpu="sm_90a")
+    assert "use of undefined value '%nowhere'" in str(info.value)
+    assert info.value.stage == "parse"
+
+
+def test_worker_verifier_error(worker):
+    with pytest.raises(LLVMError) as info:
+        worker.compile_to_ptx(NOT_DOMINATING_IR, cpu="sm_90a")
+    assert "does not dominate" in str(info.value)
+    assert info.value.stage == "verify"
+
+
+def test_worker_rejects_bad_cpu_names(worker):
+    with pytest.raises(LLVMError, match="invalid NVPTX cpu"):
+        worker.compile_to_ptx(STORE_TID_IR, cpu="hopper")
+    with pytest.raises(LLVMError, match="not a recognized processor"):
+        worker.compile_to_ptx(STORE_TID_IR, cpu="sm_999")
+
+
+def test_worker_survives_llvm_fatal_error(worker):
+    worker.compile_to_ptx(STORE_TID_IR, cpu="sm_90a")
+    pid_before = worker.pid
+    assert pid_before is not None
+    with pytest.raises(LLVMError) as info:
+        worker.compile_to_ptx(SETMAXNREG_IR, cpu="sm_80")
+    message = str(info.value)
+    assert "LLVM ERROR: Cannot select" in message
+    assert "setmaxnreg" in message
+    assert info.value.returncode not in (0, None)
+    assert info.value.stage == "crash"
+    assert worker.pid is None
+    # ...and the next compile works, in a new process.
+    ptx, times = worker.compile_to_ptx(STORE_TID_IR, cpu="sm_90a")
+    assert ".entry k(" in ptx
+    assert "startup" in times
+    assert worker.pid not in (None, pid_before)
+    # sm_90a has the instruction.
+    ptx, _ = worker.compile_to_ptx(SETMAXNREG_IR, cpu="sm_90a")
+    assert "setmaxnreg.inc.sync.aligned.u32" in ptx
+
+
+def test_worker_is_thread_safe(worker):
+    import threading
+    results, errors = [], []
+
+    def job():
+        try:
+            results.append(worker.compile_to_ptx(STORE_TID_IR, cpu="sm_90a")[0])
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=job) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(set(results)) == 1
+
+
+@posix_only
+def test_worker_timeout_kills_child(tmp_path):
+    hang = tmp_path / "hanging-python"
+    hang.write_text("#!/bin/sh\nexec sleep 60\n")
+    hang.chmod(0o755)
+    w = LLVMWorker(timeout=0.5, python=str(hang))
+    with pytest.raises(LLVMError, match="timed out after 0.5 s"):
+        w.compile_to_ptx(STORE_TID_IR, cpu="sm_90a")
+    assert w.pid is None
+    w.close()
+
+
+@posix_only
+def test_worker_reports_missing_llvmlite(tmp_path):
+    # A "python" that ignores the --path hint and runs without site-packages.
+    fake = tmp_path / "python-without-llvmlite"
+    fake.write_text('#!/bin/sh\nexec "%s" -I -S "$2"\n' % sys.executable)
+    fake.chmod(0o755)
+    w = LLVMWorker(timeout=30, python=str(fake))
+    with pytest.raises(ToolchainError) as info:
+        w.compile_to_ptx(STORE_TID_IR, cpu="sm_90a")
+    assert type(info.value) is ToolchainError
+    assert 'pip install "llvmlite>=0.50"' in str(info.value)
+    # The failure is remembered: no new process per call.
+    starts = w.starts
+    with pytest.raises(ToolchainError):
+        w.compile_to_ptx(STORE_TID_IR, cpu="sm_90a")
+    assert w.starts == starts
+    w.close()
+
+
+def test_worker_recycles_worn_out_child():
+    with LLVMWorker(max_requests=2) as w:
+        outputs = [w.compile_to_ptx(STORE_TID_IR, cpu="sm_90a")[0] for _ in range(3)]
+        assert len(set(outputs)) == 1
+        assert w.starts == 2 and w.recycled == 1
+        if sys.platform.startswith("linux"):
+            assert w._child.rss_mb > 0
+    with LLVMWorker(max_rss_mb=1.0, max_requests=None) as w:
+        w.compile_to_ptx(STORE_TID_IR, cpu="sm_90a")
+        w.compile_to_ptx(STORE_TID_IR, cpu="sm_90a")
+        assert w.starts == (2 if sys.platform.startswith("linux") else 1)
+
+
+def test_get_worker_is_a_singleton():
+    assert llvm_worker_mod.get_worker() is llvm_worker_mod.get_worker()
+
+
+# --------------------------------------------------------------------------------------
+# ptxas
+# --------------------------------------------------------------------------------------
+
+@needs_ptxas
+def test_find_ptxas_finds_the_wheel(monkeypatch):
+    monkeypatch.delenv("TILEIR_PTXAS", raising=False)
+    path = find_ptxas()
+    assert os.path.isfile(path) and os.access(path, os.X_OK)
+    if ptxas_mod._wheel_candidates() and any(os.path.exists(c) for c in ptxas_mod._wheel_candidates()):
+        assert os.sep + "nvidia" + os.sep in path
+    assert ptxas_version(path)[:2].rstrip(".").isdigit()
+
+
+@needs_ptxas
+def test_find_ptxas_env_override(monkeypatch, tmp_path):
+    real = find_ptxas()
+    monkeypatch.setenv("TILEIR_PTXAS", real)
+    assert find_ptxas() == os.path.abspath(real)
+    monkeypatch.setenv("TILEIR_PTXAS", str(tmp_path / "no-such-ptxas"))
+    with pytest.raises(ToolchainError, match="TILEIR_PTXAS.*no-such-ptxas"):
+        find_ptxas()
+
+
+def test_find_ptxas_explicit_missing(tmp_path):
+    missing = str(tmp_path / "bin" / "ptxas")
+    with pytest.raises(ToolchainError) as info:
+        find_ptxas(missing)
+    assert missing in str(info.value)
+
+
+def test_find_ptxas_nothing_installed(monkeypatch, tmp_path):
+    monkeypatch.delenv("TILEIR_PTXAS", raising=False)
+    monkeypatch.delenv("CUDA_HOME", raising=False)
+    monkeypatch.delenv("CUDA_PATH", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(ptxas_mod, "_wheel_candidates", lambda: [])
+    with pytest.raises(ToolchainError) as info:
+        find_ptxas()
+    assert "pip install nvidia-cuda-nvcc-cu12" in str(info.value)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+def test_run_ptxas_produces_cubin_and_info(tid_ptx, arch):
+    result = run_ptxas(tid_ptx[arch], arch=arch)
+    assert isinstance(result, PtxasResult)
+    assert result.cubin[:4] == b"\x7fELF"
+    info = result.info["k"]
+    assert info.is_entry and info.arch == arch
+    assert info.registers > 0
+    assert info.spill_stores_bytes == 0 and info.spill_loads_bytes == 0
+    assert result.advisories == []
+    assert "Used" in result.log
+
+
+@needs_ptxas
+def test_run_ptxas_smem_barrier_and_determinism(worker):
+    ptx, _ = worker.compile_to_ptx(SMEM_IR, cpu="sm_80")
+    first = run_ptxas(ptx, arch="sm_80")
+    info = first.info["reverse_scale"]
+    assert info.shared_bytes == 512
+    assert info.barriers == 1
+    assert info.constant_bytes > 0 and 0 in info.cmem
+    second = run_ptxas(ptx, arch="sm_80")
+    assert first.cubin == second.cubin
+
+
+SAMPLE_LOG = textwrap.dedent("""\
+    ptxas info    : (C7517) warpgroup.wait is injected in around line 42 by compiler to allow use of registers defined by GMMA in function 'gemm'
+    ptxas warning : Value of threads per SM for entry gemm is out of range. .minnctapersm will be ignored
+    ptxas info    : 16 bytes gmem, 8 bytes cmem[4]
+    ptxas info    : Compiling entry function 'gemm' for 'sm_90a'
+    ptxas info    : Function properties for gemm
+        0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+    ptxas info    : Used 168 registers, used 16 barriers, 2048 bytes smem
+    ptxas info    : Compile time = 74.900 ms
+    ptxas info    : Compiling entry function 'small' for 'sm_80'
+    ptxas info    : Function properties for small
+        8 bytes stack frame, 4 bytes spill stores, 12 bytes spill loads
+    ptxas info    : Used 26 registers, used 1 barriers, 1024 bytes smem, 380 bytes cmem[0], 24 bytes cmem[2]
+    ptxas info    : Compile time = 1.250 ms
+    ptxas info    : Function properties for helper
+        24 bytes stack frame, 20 bytes spill stores, 20 bytes spill loads
+    ptxas info    : Compiling entry function 'bare' for 'sm_75'
+    ptxas info    : Used 4 registers, 356 bytes cmem[0]
+    """)
+
+
+def test_ptxas_log_parser_fields():
+    info, advisories, warning_lines, gmem = parse_ptxas_log(SAMPLE_LOG)
+    assert set(info) == {"gemm", "small", "helper", "bare"}
+    gemm = info["gemm"]
+    assert (gemm.registers, gemm.barriers, gemm.shared_bytes, gemm.constant_bytes) == (168, 16, 2048, 0)
+    assert (gemm.stack_frame_bytes, gemm.spill_stores_bytes, gemm.spill_loads_bytes) == (0, 0, 0)
+    assert gemm.is_entry and gemm.arch == "sm_90a" and gemm.compile_time_ms == pytest.approx(74.9)
+    small = info["small"]
+    assert (small.registers, small.barriers, small.shared_bytes) == (26, 1, 1024)
+    assert small.constant_bytes == 380 and small.cmem == {0: 380, 2: 24}
+    assert (small.stack_frame_bytes, small.spill_stores_bytes, small.spill_loads_bytes) == (8, 4, 12)
+    assert small.spills
+    assert any("Used 26 registers" in line for line in small.raw)
+    helper = info["helper"]
+    assert not helper.is_entry and helper.registers == 0
+    assert (helper.stack_frame_bytes, helper.spill_stores_bytes, helper.spill_loads_bytes) == (24, 20, 20)
+    bare = info["bare"]
+    assert (bare.registers, bare.barriers, bare.constant_bytes, bare.arch) == (4, 0, 356, "sm_75")
+    assert len(advisories) == 1 and "(C7517)" in advisories[0]
+    assert len(warning_lines) == 1 and "minnctapersm" in warning_lines[0]
+    assert gmem == 16
+
+
+def test_warn_advisories_emits_performance_warnings():
+    line = ("ptxas info    : (C7508) Potential Performance Loss: 'setmaxnreg' ignored; unable "
+            "to determine register count at entry.")
+    info, advisories, _, _ = parse_ptxas_log(line + "\n")
+    assert advisories == [line]
+    result = PtxasResult(cubin=b"", info=info, advisories=advisories, log=line, arch="sm_90a")
+    with pytest.warns(TileIRPerformanceWarning, match=r"C7508.*setmaxnreg"):
+        assert warn_advisories(result, kernel="grow") == 1
+
+
+@needs_ptxas
+def test_run_ptxas_collects_real_advisory_without_warning(worker):
+    ptx, _ = worker.compile_to_ptx(SETMAXNREG_IR, cpu="sm_90a")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # run_ptxas itself must not warn
+        result = run_ptxas(ptx, arch="sm_90a")
+    assert any("(C7508)" in a for a in result.advisories)
+    with pytest.warns(TileIRPerformanceWarning, match="C7508"):
+        warn_advisories(result)
+
+
+@needs_ptxas
+def test_run_ptxas_bad_ptx():
+    bad = (".version 8.6\n.target sm_90a\n.address_size 64\n"
+           ".visible .entry k()\n{\n\tfrobnicate.b32 %r1;\n\tret;\n}\n")
+    with pytest.raises(PtxasError) as info:
+        run_ptxas(bad, arch="sm_90a")
+    assert "frobnicate" in str(info.value)
+    assert info.value.returncode != 0
+
+
+@posix_only
+def test_run_ptxas_crash_keeps_ptx(tmp_path):
+    crashing = tmp_path / "ptxas"
+    crashing.write_text("#!/bin/sh\nkill -SEGV $$\n")
+    crashing.chmod(0o755)
+    with pytest.raises(PtxasError) as info:
+        run_ptxas(".version 8.6\n", arch="sm_90a", ptxas=str(crashing))
+    err = info.value
+    assert "internal error in ptxas" in str(err)
+    assert err.ptx_path and os.path.isfile(err.ptx_path) and err.ptx_path in str(err)
+    shutil.rmtree(os.path.dirname(err.ptx_path))
+
+
+def test_run_ptxas_rejects_bad_arch():
+    with pytest.raises(PtxasError, match="invalid ptxas arch"):
+        run_ptxas("", arch="hopper")
+
+
+# --------------------------------------------------------------------------------------
+# CUDA driver bindings (no GPU needed)
+# --------------------------------------------------------------------------------------
+
+def test_cuda_import_needs_no_driver():
+    # In a fresh interpreter: importing the module must not load or initialise libcuda.
+    package_dir = os.path.dirname(os.path.dirname(os.path.abspath(cuda.__file__)))
+    code = textwrap.dedent("""
+        import sys, types
+        try:
+            import tileir
+        except ImportError:  # native extension not built: load the toolchain alone
+            stub = types.ModuleType("tileir")
+            stub.__path__ = [%r]
+            sys.modules["tileir"] = stub
+        import tileir._toolchain.cuda as c
+        print(c._lib is None, c.NO_DRIVER_MESSAGE)
+        """ % package_dir)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("True no CUDA driver found")
+
+
+def test_cuda_without_driver_raises_launch_error():
+    if cuda.is_available():
+        pytest.skip("a CUDA driver is present")
+    with pytest.raises(LaunchError, match="no CUDA driver found"):
+        cuda.libcuda()
+    with pytest.raises(LaunchError, match="no CUDA driver found"):
+        cuda.to_device(np.zeros(4, np.float32))
+
+
+class FakeCAI:
+    def __init__(self, cai):
+        self.__cuda_array_interface__ = cai
+
+
+def test_array_info_cuda_array_interface():
+    info = cuda.array_info(FakeCAI({"shape": (4, 8), "typestr": "<f2", "version": 3,
+                                    "data": (0x7F0000001000, False), "strides": (2, 8)}))
+    assert info.ptr == 0x7F0000001000
+    assert info.shape == (4, 8) and info.strides_elems == (1, 4)
+    assert info.dtype == np.float16 and info.dtype_name == "float16" and info.bits == 16
+    assert info.device_type == cuda.DL_CUDA and not info.readonly
+    assert not info.is_c_contiguous
+    c_order = cuda.array_info(FakeCAI({"shape": (2, 3, 5), "typestr": "<i4", "version": 2,
+                                       "data": (4096, True), "strides": None}))
+    assert c_order.strides_elems == (15, 5, 1) and c_order.is_c_contiguous
+    assert c_order.readonly and c_order.nbytes == 120
+    assert cuda.device_pointer(FakeCAI({"shape": (1,), "typestr": "<f4", "version": 3,
+                                        "data": (1234, False)})) == 1234
+    with pytest.raises(LaunchError, match="multiple of the element size"):
+        cuda.array_info(FakeCAI({"shape": (2,), "typestr": "<f4", "version": 3,
+                                 "data": (64, False), "strides": (6,)}))
+
+
+def test_array_info_dlpack_from_numpy():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    info = cuda.array_info(a)
+    assert info.source == "dlpack"
+    assert info.ptr == a.ctypes.data
+    assert info.shape == (2, 3) and info.strides_elems == (3, 1)
+    assert info.dtype == np.float32 and info.dtype_name == "float32"
+    assert info.device_type == cuda.DL_CPU and info.device_type_name == "CPU"
+    t = cuda.array_info(a.T)
+    assert t.shape == (3, 2) and t.strides_elems == (1, 3)
+    row = cuda.array_info(a[1:])
+    assert row.ptr == a.ctypes.data + 3 * 4 and row.shape == (1, 3)
+    ints = cuda.array_info(np.zeros((2, 2), dtype=np.uint8))
+    assert ints.dtype_name == "uint8" and ints.bits == 8
+
+
+class _DLPackOnly:
+    """Exposes only the DLPack protocol of a wrapped numpy array."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __dlpack__(self, **kwargs):
+        return self._array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
+def test_device_pointer_rejects_host_arrays():
+    with pytest.raises(LaunchError, match="host memory"):
+        cuda.device_pointer(np.zeros(3, np.float32))
+    with pytest.raises(LaunchError, match="CPU device"):
+        cuda.device_pointer(_DLPackOnly(np.zeros(3, np.float32)))
+    with pytest.raises(LaunchError, match="neither __cuda_array_interface__ nor __dlpack__"):
+        cuda.array_info([1.0, 2.0])
+
+
+def _capsule_of(managed, name):
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype = ctypes.py_object
+    new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    return new(ctypes.addressof(managed), name, None)
+
+
+class _CapsuleProducer:
+    def __init__(self, capsule):
+        self.capsule = capsule
+
+    def __dlpack__(self, **kwargs):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return (cuda.DL_CUDA, 0)
+
+
+def test_array_info_dlpack_bfloat16_versioned_capsule():
+    shape = (ctypes.c_int64 * 2)(4, 16)
+    strides = (ctypes.c_int64 * 2)(32, 1)
+    managed = cuda._DLManagedTensorVersioned()
+    managed.version.major, managed.version.minor = 1, 0
+    managed.flags = 1  # read-only
+    t = managed.dl_tensor
+    t.data = 0x10000
+    t.device.device_type, t.device.device_id = cuda.DL_CUDA, 1
+    t.ndim = 2
+    t.dtype.code, t.dtype.bits, t.dtype.lanes = 4, 16, 1
+    t.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
+    t.strides = ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64))
+    t.byte_offset = 64
+    capsule_name = ctypes.create_string_buffer(b"dltensor_versioned")
+    producer = _CapsuleProducer(_capsule_of(managed, capsule_name))
+    info = cuda.array_info(producer)
+    assert info.ptr == 0x10000 + 64
+    assert info.shape == (4, 16) and info.strides_elems == (32, 1)
+    assert info.dtype_name == "bfloat16" and info.bits == 16 and info.itemsize == 2
+    assert info.device_type == cuda.DL_CUDA and info.device_id == 1 and info.readonly
+    assert cuda.device_pointer(producer) == 0x10000 + 64
+    # legacy (unversioned) capsule, strides NULL = C order, fp8
+    legacy = cuda._DLManagedTensor()
+    lt = legacy.dl_tensor
+    lt.data, lt.ndim = 0x20000, 2
+    lt.device.device_type = cuda.DL_CUDA
+    lt.dtype.code, lt.dtype.bits, lt.dtype.lanes = 10, 8, 1
+    lt.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
+    legacy_name = ctypes.create_string_buffer(b"dltensor")
+    info = cuda.array_info(_CapsuleProducer(_capsule_of(legacy, legacy_name)))
+    assert info.strides_elems == (16, 1) and info.dtype_name == "float8_e4m3fn"
+    assert not info.readonly
+
+
+class _TorchLikeStream:
+    cuda_stream = 0xABC
+
+
+class _CupyLikeStream:
+    ptr = 0xDEF
+
+
+class _ProtocolStream:
+    def __cuda_stream__(self):
+        return (0, 0x123)
+
+
+def test_stream_handle_conversions():
+    assert cuda.stream_handle(None) == 0
+    assert cuda.stream_handle(0) == 0
+    assert cuda.stream_handle(77) == 77
+    assert cuda.stream_handle(np.int64(5)) == 5
+    assert cuda.stream_handle(_TorchLikeStream()) == 0xABC
+    assert cuda.stream_handle(_CupyLikeStream()) == 0xDEF
+    assert cuda.stream_handle(_ProtocolStream()) == 0x123
+    assert cuda.stream_handle(ctypes.c_void_p(0x55)) == 0x55
+    with pytest.raises(LaunchError):
+        cuda.stream_handle(True)
+    with pytest.raises(LaunchError, match="cannot use a str as a CUDA stream"):
+        cuda.stream_handle("default")
+    with pytest.raises(LaunchError):
+        cuda.stream_handle(-1)
+
+
+# --------------------------------------------------------------------------------------
+# CUDA plumbing against a fake libcuda (host memory; checks ctypes signatures and flows)
+# --------------------------------------------------------------------------------------
+
+FAKE_LIBCUDA_C = r"""
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+typedef int CUresult;
+static int primary_ctx, module_token, function_token;
+static void *current = 0, *ctx_stack[16];
+static int ctx_depth = 0;
+int allocs = 0, frees = 0, loads = 0, launches = 0, waits = 0;
+int attr_set = -1, attr_value = -1;
+unsigned dims[7];
+void *launch_stream = 0;
+static size_t psizes[16];
+static int nparams = 0;
+unsigned char pbuf[16][128];
+
+void fake_set_param_sizes(int n, const size_t *s) { nparams = n; memcpy(psizes, s, n * sizeof(size_t)); }
+CUresult cuInit(unsigned f) { return f == 0 ? 0 : 1; }
+CUresult cuDriverGetVersion(int *v) { *v = 12090; return 0; }
+CUresult cuGetErrorName(CUresult e, const char **s) {
+  switch (e) {
+  case 1: *s = "CUDA_ERROR_INVALID_VALUE"; return 0;
+  case 200: *s = "CUDA_ERROR_INVALID_IMAGE"; return 0;
+  case 201: *s = "CUDA_ERROR_INVALID_CONTEXT"; return 0;
+  case 500: *s = "CUDA_ERROR_NOT_FOUND"; return 0;
+  case 700: *s = "CUDA_ERROR_ILLEGAL_ADDRESS"; return 0;
+  default: *s = 0; return 1;
+  }
+}
+CUresult cuGetErrorString(CUresult e, const char **s) { *s = "fake driver error"; return 0; }
+CUresult cuDeviceGetCount(int *n) { *n = 1; return 0; }
+CUresult cuDeviceGet(int *d, int o) { if (o != 0) return 101; *d = o; return 0; }
+CUresult cuDeviceGetAttribute(int *v, int a, int d) { *v = a == 75 ? 9 : 0; return 0; }
+CUresult cuCtxGetCurrent(void **c) { *c = current; return 0; }
+CUresult cuCtxSetCurrent(void *c) { current = c; return 0; }
+CUresult cuCtxGetDevice(int *d) { if (!current) return 201; *d = 0; return 0; }
+CUresult cuCtxPushCurrent_v2(void *c) { ctx_stack[ctx_depth++] = current; current = c; return 0; }
+CUresult cuCtxPopCurrent_v2(void **c) { *c = current; current = ctx_stack[--ctx_depth]; return 0; }
+CUresult cuCtxSynchronize(void) { return current ? 0 : 201; }
+CUresult cuDevicePrimaryCtxRetain(void **c, int d) { *c = &primary_ctx; return 0; }
+CUresult cuModuleLoadData(void **m, const void *image) {
+  if (!current) return 201;
+  if (memcmp(image, "\x7f" "ELF", 4) != 0) return 200;
+  loads++; *m = &module_token; return 0;
+}
+CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
+  if (m != &module_token) return 1;
+  if (strcmp(name, "k") != 0) return 500;
+  *f = &function_token; return 0;
+}
+CUresult cuFuncGetAttribute(int *v, int a, void *f) { *v = a == 4 ? 8 : 0; return 0; }
+CUresult cuFuncSetAttribute(void *f, int a, int v) { attr_set = a; attr_value = v; return 0; }
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned smem, void *stream,
+                        void **params, void **extra) {
+  if (!current) return 201;
+  if (f != &function_token) return 1;
+  dims[0] = gx; dims[1] = gy; dims[2] = gz; dims[3] = bx; dims[4] = by; dims[5] = bz;
+  dims[6] = smem; launch_stream = stream;
+  for (int i = 0; i < nparams; i++) memcpy(pbuf[i], params[i], psizes[i]);
+  launches++; return 0;
+}
+CUresult cuMemAlloc_v2(uint64_t *p, size_t n) {
+  if (!current) return 201;
+  if (n == 0) return 1;
+  *p = (uint64_t)(uintptr_t)malloc(n); allocs++; return 0;
+}
+CUresult cuMemFree_v2(uint64_t p) { free((void *)(uintptr_t)p); frees++; return 0; }
+CUresult cuMemcpyHtoD_v2(uint64_t d, const void *s, size_t n) { memcpy((void *)(uintptr_t)d, s, n); return 0; }
+CUresult cuMemcpyDtoH_v2(void *d, uint64_t s, size_t n) { memcpy(d, (void *)(uintptr_t)s, n); return 0; }
+CUresult cuMemcpyDtoDAsync_v2(uint64_t d, uint64_t s, size_t n, void *st) {
+  memcpy((void *)(uintptr_t)d, (void *)(uintptr_t)s, n); return 0;
+}
+CUresult cuMemsetD8_v2(uint64_t d, unsigned char v, size_t n) { memset((void *)(uintptr_t)d, v, n); return 0; }
+CUresult cuStreamSynchronize(void *s) { return 0; }
+CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) { waits++; return 0; }
+CUresult cuEventCreate(void **e, unsigned f) { *e = malloc(8); return 0; }
+CUresult cuEventRecord(void *e, void *s) { return 0; }
+CUresult cuEventSynchronize(void *e) { return 0; }
+CUresult cuEventElapsedTime(float *ms, void *a, void *b) { *ms = 1.5f; return 0; }
+CUresult cuEventDestroy_v2(void *e) { free(e); return 0; }
+"""
+
+
+@pytest.fixture(scope="module")
+def fake_libcuda_path(tmp_path_factory):
+    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if compiler is None or not sys.platform.startswith("linux"):
+        pytest.skip("needs a C compiler on Linux to build the fake libcuda")
+    tmp = tmp_path_factory.mktemp("fakecuda")
+    src = tmp / "fake_libcuda.c"
+    src.write_text(FAKE_LIBCUDA_C)
+    lib_path = tmp / "libfakecuda.so"
+    proc = subprocess.run([compiler, "-shared", "-fPIC", "-O1", "-o", str(lib_path), str(src)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.skip("could not build the fake libcuda: " + proc.stderr[-500:])
+    return str(lib_path)
+
+
+@pytest.fixture
+def fake_driver(fake_libcuda_path):
+    cuda._reset_for_tests(fake_libcuda_path)
+    try:
+        yield ctypes.CDLL(fake_libcuda_path)
+    finally:
+        cuda._reset_for_tests(None)
+
+
+def _counter(lib, name):
+    return ctypes.c_int.in_dll(lib, name).value
+
+
+def test_fake_driver_device_array_roundtrip(fake_driver):
+    allocs0, frees0 = _counter(fake_driver, "allocs"), _counter(fake_driver, "frees")
+    host = np.arange(12, dtype=np.float32).reshape(3, 4)
+    dev = cuda.to_device(host)
+    assert dev.shape == (3, 4) and dev.dtype == np.float32 and dev.strides == (16, 4)
+    np.testing.assert_array_equal(dev.copy_to_host(), host)
+    cai = dev.__cuda_array_interface__
+    assert cai["version"] == 3 and cai["data"] == (dev.ptr, False) and cai["typestr"] == "<f4"
+    assert cuda.array_info(dev).ptr == dev.ptr
+    assert cuda.array_info(FakeCAI(cai)).shape == (3, 4)
+    other = cuda.zeros((3, 4), np.float32)
+    np.testing.assert_array_equal(other.copy_to_host(), 0)
+    cuda.memcpy_dtod(other, dev, dev.nbytes)
+    cuda.synchronize()
+    np.testing.assert_array_equal(other.copy_to_host(), host)
+    assert cuda.empty((0,), np.int32).ptr == 0
+    assert _counter(fake_driver, "allocs") - allocs0 == 2
+    del dev, other
+    import gc
+    gc.collect()
+    assert _counter(fake_driver, "frees") - frees0 == 2
+    assert cuda.compute_capability() == (9, 0)
+    assert cuda.driver_version() == 12090
+
+
+def test_fake_driver_load_and_launch(fake_driver):
+    loads0 = _counter(fake_driver, "loads")
+    cubin = b"\x7fELF" + bytes(60)
+    module = cuda.load_module(cubin)
+    assert cuda.load_module(cubin) is module
+    assert _counter(fake_driver, "loads") - loads0 == 1
+    fn = module.get_function("k")
+    assert module.get_function("k") is fn and fn.num_regs == 8
+    with pytest.raises(LaunchError, match="not in the loaded module"):
+        module.get_function("missing")
+    with pytest.raises(LaunchError, match="CUDA_ERROR_INVALID_IMAGE"):
+        cuda.load_module(b"not a cubin")
+
+    out = cuda.empty((32,), np.int32)
+    blob = bytes(range(128))
+    params = [("ptr", out), ("i32", -7), ("f32", 2.5), ("i64", 1 << 40), ("f64", 0.125),
+              ("bytes", blob), ("ptr", 0x1234)]
+    sizes = (ctypes.c_size_t * len(params))(8, 4, 4, 8, 8, 128, 8)
+    fake_driver.fake_set_param_sizes(len(params), sizes)
+    cuda.launch(fn, (4, 2), 128, shared_mem=100 * 1024, stream=_TorchLikeStream(), params=params)
+    dims = list((ctypes.c_uint * 7).in_dll(fake_driver, "dims"))
+    assert dims == [4, 2, 1, 128, 1, 1, 100 * 1024]
+    assert ctypes.c_void_p.in_dll(fake_driver, "launch_stream").value == 0xABC
+    assert ctypes.c_int.in_dll(fake_driver, "attr_set").value == 8   # max dynamic smem
+    assert ctypes.c_int.in_dll(fake_driver, "attr_value").value == 100 * 1024
+    pbuf = (ctypes.c_ubyte * 128 * 16).in_dll(fake_driver, "pbuf")
+    raw = [bytes(pbuf[i]) for i in range(len(params))]
+    assert int.from_bytes(raw[0][:8], "little") == out.ptr
+    assert int.from_bytes(raw[1][:4], "little", signed=True) == -7
+    assert np.frombuffer(raw[2][:4], np.float32)[0] == 2.5
+    assert int.from_bytes(raw[3][:8], "little") == 1 << 40
+    assert np.frombuffer(raw[4][:8], np.float64)[0] == 0.125
+    assert raw[5] == blob
+    assert int.from_bytes(raw[6][:8], "little") == 0x1234
+
+    with pytest.raises(LaunchError, match="host memory"):
+        cuda.launch(fn, 1, 1, params=[("ptr", np.zeros(4))])
+    with pytest.raises(LaunchError, match="out of range"):
+        cuda.launch(fn, 1, 1, params=[("i32", 1 << 31)])
+    with pytest.raises(LaunchError, match="unknown kind"):
+        cuda.launch(fn, 1, 1, params=[("half", 1)])
+    with pytest.raises(LaunchError, match="grid dimensions must be positive"):
+        cuda.launch(fn, (0, 1), 1)
+
+    start, end = cuda.Event(), cuda.Event()
+    start.record()
+    end.record(_CupyLikeStream())
+    assert start.elapsed_ms(end) == 1.5
+    cuda.check(0, "nothing")
+    with pytest.raises(LaunchError, match="CUDA_ERROR_ILLEGAL_ADDRESS.*restart the process"):
+        cuda.check(700, "cuLaunchKernel")
+
+
+def test_fake_driver_cai_v3_stream_ordering(fake_driver):
+    cai = {"shape": (4,), "typestr": "<f4", "version": 3, "data": (4096, False), "stream": 0x77}
+    before = ctypes.c_int.in_dll(fake_driver, "waits").value
+    cuda.array_info(FakeCAI(cai), stream=0x99)
+    assert ctypes.c_int.in_dll(fake_driver, "waits").value == before + 1
+    cuda.array_info(FakeCAI(cai), stream=0x77)   # same stream: nothing to order
+    assert ctypes.c_int.in_dll(fake_driver, "waits").value == before + 1
+
+
+# --------------------------------------------------------------------------------------
+# End to end on a real GPU
+# --------------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+@needs_ptxas
+def test_gpu_end_to_end(worker):
+    major, minor = cuda.compute_capability()
+    arch = "sm_%d%d" % (major, minor)
+    ptx, _ = worker.compile_to_ptx(STORE_TID_IR, cpu=arch)
+    result = run_ptxas(ptx, arch=arch)
+    fn = cuda.load_module(result.cubin).get_function("k")
+    out = cuda.zeros((128,), np.int32)
+    cuda.launch(fn, (1, 1, 1), (128, 1, 1), 0, None, [("ptr", out)])
+    cuda.synchronize()
+    np.testing.assert_array_equal(out.copy_to_host(), np.arange(128, dtype=np.int32))
+
+    ptx, _ = worker.compile_to_ptx(SMEM_IR, cpu=arch)
+    fn = cuda.load_module(run_ptxas(ptx, arch=arch).cubin).get_function("reverse_scale")
+    res = cuda.empty((128,), np.float32)
+    start, end = cuda.Event(), cuda.Event()
+    start.record()
+    cuda.launch(fn, 1, 128, params=[("ptr", res), ("f32", 0.5)])
+    end.record()
+    assert start.elapsed_ms(end) >= 0.0
+    expected = (127 - np.arange(128, dtype=np.float32)) * 0.5
+    np.testing.assert_array_equal(res.copy_to_host(), expected)
