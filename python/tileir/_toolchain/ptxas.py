@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence
 
 from ..errors import PtxasError, TileIRPerformanceWarning, ToolchainError
-from ._env import ptxas_override
+from ..knobs import ptxas_override
 
 __all__ = [
     "PtxasInfo",

@@ -1,0 +1,172 @@
+"""The foundation's vertical slice: Python kernel -> every stage -> cubin, without a GPU."""
+
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tileir as ct
+from tileir import errors
+
+from kernels import vector_add
+
+HERE = Path(__file__).parent
+
+
+def arrays(n=1000, dtype=np.float32):
+    return np.zeros(n, dtype), np.zeros(n, dtype), np.zeros(n, dtype)
+
+
+@pytest.mark.parametrize("target", ["sm_90a", "sm_80"])
+def test_ptx_is_accepted_by_ptxas(target):
+    k = ct.compile(vector_add, (*arrays(), 1024), target=target)
+    for stage in ("cuda_tile", "nv_tileaa", "nv_tileas", "llvm", "ptx"):
+        assert k.asm[stage].strip(), stage
+    assert k.cubin[:4] == b"\x7fELF"
+    assert f".target {target}" in k.asm["ptx"]
+    assert ".entry vector_add(" in k.asm["ptx"]
+    assert ".reqntid 128, 1, 1" in k.asm["ptx"]
+    assert k.num_threads == 128
+    assert k.ptxas_info is not None and 0 < k.registers <= 64, k.ptxas_info
+    assert not k.spills
+    assert set(k.timings) >= {"frontend", "rust_passes", "llvm", "ptxas"}
+
+
+def test_each_stage_is_in_its_dialect():
+    k = ct.compile(vector_add, (*arrays(), 256))
+    assert "load_view_tko weak" in k.asm["cuda_tile"] and "nv_tile" not in k.asm["cuda_tile"]
+    aa = k.asm["nv_tileaa"]
+    assert "nv_tileaa.tiled_load" in aa and "cuda_tile" not in aa and "nv_tileas" not in aa
+    ts = k.asm["nv_tileas"]
+    assert "nv_tileas.tiled_load" in ts and "#nv_tileas.blocked<" in ts
+
+
+def test_tail_elements_are_masked():
+    """Elements past the array's end are neither read nor written: every group of a thread
+    is either proven in bounds against the runtime size or goes through a masked access
+    whose mask compares each element's index with that size."""
+    k = ct.compile(vector_add, (*arrays(1000), 1024))
+    ts = k.asm["nv_tileas"]
+    assert re.search(r"nv_tileas.tiled_load weak %\w+\[%\w+\] token = %\w+ padding = zero", ts), ts
+    ll = k.asm["llvm"]
+    size = {}
+    for arr in "abc":
+        m = re.search(rf"(%z\d+) = zext i32 %{arr}_shape0 to i64", ll)
+        assert m, f"size of {arr} not read from its shape parameter"
+        size[arr] = m.group(1)
+    # Fast path: whole group below the size. Masked path: per-element compare with the size.
+    for arr in "abc":
+        assert re.search(rf"icmp ule i64 %end\d+, {size[arr]}\b", ll), arr
+        assert re.search(rf"icmp ult i64 %cj\d+, {size[arr]}\b", ll), arr
+    assert ll.count("@llvm.masked.load.v4f32.p1(") == 2 * 2 + 1  # 2 loads x 2 groups + declare
+    assert ll.count("@llvm.masked.store.v4f32.p1(") == 2 + 1
+    # No unguarded global access: every plain load/store sits in a block reached only when `full` holds.
+    blocks = re.split(r"\n(?=[\w.]+:\n)", ll)
+    for block in blocks:
+        if re.search(r"= load <4 x float>|store <4 x float>", block):
+            assert block.startswith("full."), block[:80]
+    # In the PTX, element loads outside the vector path are branch-guarded by a compare.
+    ptx = k.asm["ptx"]
+    assert "ld.global.v4" in ptx and "st.global.v4" in ptx
+    assert re.search(r"setp\.\w+\.u64\s+%p\d+, %rd\d+, %rd\d+;\s*\n\s*@%p\d+ bra", ptx)
+
+
+def test_unaligned_or_strided_arrays_do_not_use_vector_accesses():
+    base = np.zeros(1025, np.float32)
+    unaligned = base[1:]  # 4-byte offset: not 16-byte aligned
+    k = ct.compile(vector_add, (unaligned, unaligned, unaligned, 256))
+    assert "vector_width = 1" in k.asm["nv_tileas"] and "align 16" not in k.asm["llvm"]
+    strided = np.zeros(2048, np.float32)[::2]
+    k = ct.compile(vector_add, (strided, strided, strided, 256))
+    assert "strides=[?]" in k.asm["cuda_tile"] and "vector_width = 1" in k.asm["nv_tileas"]
+    assert k.cubin[:4] == b"\x7fELF"
+
+
+def test_cuda_tile_text_is_byte_identical_across_processes():
+    script = (
+        "import sys; sys.path.insert(0, %r)\n"
+        "import numpy as np, tileir as ct\n"
+        "from kernels import vector_add\n"
+        "z = np.zeros(100, np.float32)\n"
+        "k = ct.compile(vector_add, (z, z, z, 128))\n"
+        "sys.stdout.write('\\x00'.join(k.asm[s] for s in ('cuda_tile','nv_tileaa','nv_tileas','llvm','ptx')))\n"
+    ) % str(HERE)
+    outs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+            for _ in range(2)]
+    assert outs[0] == outs[1]
+    z = np.zeros(100, np.float32)
+    here = ct.compile(vector_add.replace_hints(), (z, z, z, 128))
+    assert outs[0].split("\x00")[0] == here.asm["cuda_tile"]
+
+
+def test_compiles_are_deterministic_across_threads():
+    z = np.zeros(100, np.float32)
+    results, errs = [], []
+
+    def work():
+        try:
+            k = ct.compile(vector_add.replace_hints(), (z, z, z, 64))
+            results.append((k.asm["llvm"], k.asm["ptx"], k.cubin))
+        except Exception as e:  # pragma: no cover - reported below
+            errs.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errs, errs
+    assert len(set(results)) == 1
+
+
+def test_specializations_are_cached():
+    z = np.zeros(64, np.float32)
+    kern = vector_add.replace_hints()
+    k1 = ct.compile(kern, (z, z, z, 64))
+    assert ct.compile(kern, (z, z, z, 64)) is k1
+    assert ct.compile(kern, (z, z, z, 128)) is not k1
+    h = np.zeros(64, np.float16)
+    assert "f16" in ct.compile(kern, (h, h, h, 64)).asm["cuda_tile"]
+
+
+def test_kernel_cannot_be_called_directly():
+    with pytest.raises(TypeError, match="use tileir.launch"):
+        vector_add(1, 2, 3, 4)
+    with pytest.raises(TypeError, match="unknown kernel hint 'num_warps'"):
+        vector_add.replace_hints(num_warps=8)
+
+
+def test_launch_without_a_driver_is_a_clear_error():
+    from tileir import cuda
+
+    if cuda.is_available():
+        pytest.skip("a CUDA driver is present")
+    z = np.zeros(16, np.float32)
+    with pytest.raises(errors.LaunchError, match="no CUDA driver found"):
+        ct.launch(None, (1,), vector_add, (z, z, z, 16))
+
+
+def test_bad_target_and_opt_level():
+    z = np.zeros(16, np.float32)
+    with pytest.raises(ValueError, match="unsupported target 'sm_75'"):
+        ct.compile(vector_add, (z, z, z, 16), target="sm_75")
+    with pytest.raises(ValueError, match="opt_level"):
+        ct.compile(vector_add, (z, z, z, 16), opt_level=7)
+
+
+@pytest.mark.gpu
+def test_vector_add_on_gpu_matches_numpy():
+    from tileir import cuda
+
+    n = (1 << 24) + 7
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal(n, dtype=np.float32)
+    b = rng.standard_normal(n, dtype=np.float32)
+    da, db, dc = cuda.to_device(a), cuda.to_device(b), cuda.empty((n,), np.float32)
+    ct.launch(None, (ct.cdiv(n, 1024),), vector_add, (da, db, dc, 1024))
+    cuda.synchronize()
+    np.testing.assert_array_equal(dc.copy_to_host(), a + b)
