@@ -170,3 +170,17 @@ def test_vector_add_on_gpu_matches_numpy():
     ct.launch(None, (ct.cdiv(n, 1024),), vector_add, (da, db, dc, 1024))
     cuda.synchronize()
     np.testing.assert_array_equal(dc.copy_to_host(), a + b)
+
+
+def test_names_captured_from_an_enclosing_function_resolve():
+    import tileir as tile_api
+
+    def make(tile_size):
+        @tile_api.kernel
+        def copy(a, b):
+            tile_api.store(b, index=(tile_api.bid(0),), tile=tile_api.load(a, index=(tile_api.bid(0),), shape=(tile_size,)))
+        return copy
+
+    z = np.zeros(256, np.float32)
+    k = ct.compile(make(128), (z, z))
+    assert "tile<128xf32>" in k.asm["cuda_tile"]

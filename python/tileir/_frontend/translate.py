@@ -203,6 +203,18 @@ class Translator:
             return
         raise self.error(target, "unsupported assignment target; assign to a name or a tuple of names")
 
+    def _closure(self) -> Dict[str, Any]:
+        """Variables the kernel captured from enclosing functions."""
+        names = self.fn.__code__.co_freevars
+        cells = self.fn.__closure__ or ()
+        out = {}
+        for name, cell in zip(names, cells):
+            try:
+                out[name] = cell.cell_contents
+            except ValueError:  # an empty cell: referenced before assignment
+                pass
+        return out
+
     # -- expressions -------------------------------------------------------------------
     def expr(self, node: ast.expr) -> Any:
         if isinstance(node, ast.Constant):
@@ -212,6 +224,9 @@ class Translator:
         if isinstance(node, ast.Name):
             if node.id in self.env:
                 return self.env[node.id]
+            closure = self._closure()
+            if node.id in closure:
+                return closure[node.id]
             g = self.fn.__globals__
             if node.id in g:
                 return g[node.id]
