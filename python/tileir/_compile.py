@@ -116,9 +116,6 @@ class CompiledKernel:
         return out
 
 
-_compile_lock = threading.Lock()
-
-
 def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipeline: Optional[str] = None,
             opt_level: Optional[int] = None, ptxas: Optional[str] = None) -> CompiledKernel:
     """Compiles ``kernel`` for example arguments ``args`` (in parameter order: arrays give

@@ -495,7 +495,9 @@ impl<'a> Printer<'a> {
         let token = if a.has_token { ops.get(2 + a.num_indices as usize).copied() } else { None };
         let value_name = value.map(|v| self.name(v)).unwrap_or_default();
         let body = self.tiled_access_text(a, memref, &indices, token);
-        let _ = write!(self.out, "{dialect}.tiled_store {value_name}, {body}");
+        // `weak %value, %memref[...]`: the ordering leads, as in cuda_tile's store_view_tko.
+        let (ordering, rest) = body.split_once(' ').unwrap_or((body.as_str(), ""));
+        let _ = write!(self.out, "{dialect}.tiled_store {ordering} {value_name}, {rest}");
         if let Some(w) = vector_width {
             let _ = write!(self.out, " vector_width = {w}");
         }

@@ -6,26 +6,21 @@ use tileir_ir::{
     ValueId, ViewAccess,
 };
 
-fn counts(cx: &mut Ctx<'_>, op: OpId, operands: usize, results: usize) -> bool {
-    let d = &cx.m.ops[op];
-    let mut ok = true;
-    if d.operands.len() != operands {
-        cx.op_error(op, format!("expects {operands} operand(s), got {}", d.operands.len()));
-        ok = false;
-    }
-    if d.results.len() != results {
-        cx.op_error(op, format!("expects {results} result(s), got {}", d.results.len()));
-        ok = false;
-    }
-    ok
-}
+use crate::counts;
 
 /// Rank-0 integer tile?
 fn scalar_int(cx: &Ctx<'_>, v: ValueId) -> bool {
     matches!(cx.m.types.get(cx.m.value_type(v)), Type::Tile { shape, elem: TileElem::Num(n), .. } if shape.is_empty() && n.is_int())
 }
 
-pub(crate) fn verify_memory_ordering(cx: &mut Ctx<'_>, op: OpId, ordering: MemoryOrdering, has_scope: bool, allowed: &[MemoryOrdering]) {
+/// Ordering/scope rules of a load (`weak`, `relaxed`, `acquire`) or store (`weak`,
+/// `relaxed`, `release`): weak takes no scope, the others require one.
+pub(crate) fn verify_access_ordering(cx: &mut Ctx<'_>, op: OpId, ordering: MemoryOrdering, has_scope: bool, is_load: bool) {
+    let allowed: &[MemoryOrdering] = if is_load {
+        &[MemoryOrdering::Weak, MemoryOrdering::Relaxed, MemoryOrdering::Acquire]
+    } else {
+        &[MemoryOrdering::Weak, MemoryOrdering::Relaxed, MemoryOrdering::Release]
+    };
     if !allowed.contains(&ordering) {
         let list: Vec<&str> = allowed.iter().map(|o| o.keyword()).collect();
         cx.op_error(op, format!("memory ordering '{ordering}' is not allowed here; expected one of: {}", list.join(", ")));
@@ -268,12 +263,7 @@ fn verify_view_access(cx: &mut Ctx<'_>, op: OpId, a: &ViewAccess, is_load: bool)
     if !counts(cx, op, expected, if is_load { 2 } else { 1 }) {
         return;
     }
-    let allowed: &[MemoryOrdering] = if is_load {
-        &[MemoryOrdering::Weak, MemoryOrdering::Relaxed, MemoryOrdering::Acquire]
-    } else {
-        &[MemoryOrdering::Weak, MemoryOrdering::Relaxed, MemoryOrdering::Release]
-    };
-    verify_memory_ordering(cx, op, a.ordering, a.scope.is_some(), allowed);
+    verify_access_ordering(cx, op, a.ordering, a.scope.is_some(), is_load);
     let view = d.operands[leading - 1];
     let Type::PartitionView(pv) = m.types.get(m.value_type(view)).clone() else {
         cx.op_error(op, format!("view operand must be a partition_view, got {}", cx.vty(view)));

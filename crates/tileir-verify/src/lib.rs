@@ -43,6 +43,19 @@ impl<'m> Ctx<'m> {
     }
 }
 
+/// Checks that `op` has `operands` operands and `results` results; reports each mismatch.
+pub(crate) fn counts(cx: &mut Ctx<'_>, op: OpId, operands: usize, results: usize) -> bool {
+    let d = &cx.m.ops[op];
+    let (got_operands, got_results) = (d.operands.len(), d.results.len());
+    if got_operands != operands {
+        cx.op_error(op, format!("expects {operands} operand(s), got {got_operands}"));
+    }
+    if got_results != results {
+        cx.op_error(op, format!("expects {results} result(s), got {got_results}"));
+    }
+    got_operands == operands && got_results == results
+}
+
 /// Verifies `module`; `Ok(())` or all the errors found.
 pub fn verify(module: &Module) -> Result<(), Diagnostics> {
     let mut cx = Ctx { m: module, diags: Vec::new() };

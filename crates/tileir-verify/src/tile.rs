@@ -1,18 +1,10 @@
 //! Per-op rules of nv_tileaa and nv_tileas.
 
-use crate::cuda_tile::{verify_float_arith, verify_memory_ordering};
+use crate::cuda_tile::{verify_access_ordering, verify_float_arith};
 use crate::Ctx;
 use tileir_ir::{Dim, Layout, MemoryOrdering, NumType, OpId, OpKind, TileAaOp, TileAsOp, TileElem, TiledAccess, Type};
 
-fn counts(cx: &mut Ctx<'_>, op: OpId, operands: usize, results: usize) -> bool {
-    let d = &cx.m.ops[op];
-    if d.operands.len() != operands || d.results.len() != results {
-        let (o, r) = (d.operands.len(), d.results.len());
-        cx.op_error(op, format!("expects {operands} operand(s) and {results} result(s), got {o} and {r}"));
-        return false;
-    }
-    true
-}
+use crate::counts;
 
 fn is_scalar_int(cx: &Ctx<'_>, v: tileir_ir::ValueId) -> bool {
     matches!(cx.m.types.get(cx.m.value_type(v)), Type::Scalar(n) if n.is_int())
@@ -112,12 +104,7 @@ fn verify_tiled(cx: &mut Ctx<'_>, op: OpId, a: &TiledAccess, is_load: bool, need
     if !counts(cx, op, expected, if is_load { 2 } else { 1 }) {
         return;
     }
-    let allowed: &[MemoryOrdering] = if is_load {
-        &[MemoryOrdering::Weak, MemoryOrdering::Relaxed, MemoryOrdering::Acquire]
-    } else {
-        &[MemoryOrdering::Weak, MemoryOrdering::Relaxed, MemoryOrdering::Release]
-    };
-    verify_memory_ordering(cx, op, a.ordering, a.scope.is_some(), allowed);
+    verify_access_ordering(cx, op, a.ordering, a.scope.is_some(), is_load);
     let memref = d.operands[0];
     let Type::MemRef { elem, shape, .. } = m.types.get(m.value_type(memref)).clone() else {
         cx.op_error(op, format!("operand #0 must be a memref, got {}", cx.vty(memref)));
