@@ -41,7 +41,7 @@ impl PyModuleBuilder {
     }
 }
 
-fn to_attr(py: Python<'_>, m: &mut Module, value: &Bound<'_, PyAny>) -> PyResult<Attr> {
+fn to_attr(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Attr> {
     if value.is_instance_of::<PyBool>() {
         return Ok(Attr::Bool(value.extract()?));
     }
@@ -55,7 +55,6 @@ fn to_attr(py: Python<'_>, m: &mut Module, value: &Bound<'_, PyAny>) -> PyResult
         let v: Vec<i64> = list.extract()?;
         return Ok(Attr::IntArray(v));
     }
-    let _ = m;
     Err(builder_error(py, format!("unsupported attribute value {}", value.repr()?)))
 }
 
@@ -139,7 +138,7 @@ impl PyModuleBuilder {
                 if v.is_none() {
                     continue;
                 }
-                named.push((k.extract::<String>()?, to_attr(py, m, &v)?));
+                named.push((k.extract::<String>()?, to_attr(py, &v)?));
             }
         }
         named.sort_by(|a, b| a.0.cmp(&b.0));
