@@ -2,7 +2,7 @@
 
 use crate::cuda_tile::{verify_access_ordering, verify_float_arith};
 use crate::Ctx;
-use tileir_ir::{Dim, Layout, MemoryOrdering, NumType, OpId, OpKind, TileAaOp, TileAsOp, TileElem, TiledAccess, Type};
+use tileir_ir::{Dim, Layout, NumType, OpId, OpKind, TileAaOp, TileAsOp, TileElem, TiledAccess, Type};
 
 use crate::counts;
 
