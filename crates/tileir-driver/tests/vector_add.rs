@@ -13,10 +13,10 @@ pub fn vector_add(tile: i64) -> Module {
     let fty = m.types.intern(Type::Function { inputs: inputs.clone(), results: vec![] });
     let body = m.body;
     let mut b = Builder::at_end(&mut m, body);
-    let module_op = b.op(OpKind::CudaTile(CudaTileOp::Module { sym_name: "kernels".into() }), vec![], &[], loc);
+    let module_op = b.op(OpKind::CudaTile(CudaTileOp::new(CtOp::Module).with("sym_name", Attr::Str("kernels".into()))), vec![], &[], loc);
     let region = m.ops[module_op].regions[0];
     let mblock = m.add_block(region, &[]);
-    let entry = m.create_op(OpKind::CudaTile(CudaTileOp::Entry { sym_name: "vadd".into(), function_type: fty }), vec![], &[], loc);
+    let entry = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::Entry).with("sym_name", Attr::Str("vadd".into())).with("function_type", Attr::Type(fty))), vec![], &[], loc);
     m.append_op(mblock, entry);
     let eregion = m.ops[entry].regions[0];
     let eb = m.add_block(eregion, &inputs);
@@ -29,22 +29,24 @@ pub fn vector_add(tile: i64) -> Module {
     let tile_ty = m.types.tile(&[tile], TileElem::Num(NumType::F32));
     let token = m.types.token();
     let mut b = Builder::at_end(&mut m, eb);
-    let tok = b.value(OpKind::CudaTile(CudaTileOp::MakeToken), vec![], token, loc);
-    let ids = b.op(OpKind::CudaTile(CudaTileOp::GetTileBlockId), vec![], &[i32t, i32t, i32t], loc);
+    let tok = b.value(OpKind::CudaTile(CudaTileOp::new(CtOp::MakeToken)), vec![], token, loc);
+    let ids = b.op(OpKind::CudaTile(CudaTileOp::new(CtOp::GetTileBlockId)), vec![], &[i32t, i32t, i32t], loc);
     let bid = b.module.result(ids, 0);
     let mut views = Vec::new();
     for k in 0..3 {
-        let p = b.value(OpKind::CudaTile(CudaTileOp::Assume { predicate: AssumePredicate::DivBy(16) }), vec![args[3 * k]], ptr, loc);
-        let t = b.value(OpKind::CudaTile(CudaTileOp::MakeTensorView { num_dyn_shape: 1, num_dyn_strides: 0 }), vec![p, args[3 * k + 1]], tv, loc);
-        views.push(b.value(OpKind::CudaTile(CudaTileOp::MakePartitionView), vec![t], pv_pad, loc));
+        let p = b.value(OpKind::CudaTile(CudaTileOp::new(CtOp::Assume).with("predicate", Attr::Assume(AssumePredicate::div_by(16)))), vec![args[3 * k]], ptr, loc);
+        let t = b.value(OpKind::CudaTile(CudaTileOp::new(CtOp::MakeTensorView).with_segments(&[1, 1, 0])), vec![p, args[3 * k + 1]], tv, loc);
+        views.push(b.value(OpKind::CudaTile(CudaTileOp::new(CtOp::MakePartitionView)), vec![t], pv_pad, loc));
     }
-    let access = ViewAccess { ordering: MemoryOrdering::Weak, scope: None, num_indices: 1, has_token: true };
-    let la = b.op(OpKind::CudaTile(CudaTileOp::LoadViewTko(access.clone())), vec![views[0], bid, tok], &[tile_ty, token], loc);
-    let lb = b.op(OpKind::CudaTile(CudaTileOp::LoadViewTko(access.clone())), vec![views[1], bid, tok], &[tile_ty, token], loc);
+    let weak = Attr::Enum(MemoryOrdering::MNEMONIC, "weak");
+    let load = CudaTileOp::new(CtOp::LoadViewTko).with("memory_ordering_semantics", weak.clone()).with_segments(&[1, 1, 1]);
+    let store = CudaTileOp::new(CtOp::StoreViewTko).with("memory_ordering_semantics", weak).with_segments(&[1, 1, 1, 1]);
+    let la = b.op(OpKind::CudaTile(load.clone()), vec![views[0], bid, tok], &[tile_ty, token], loc);
+    let lb = b.op(OpKind::CudaTile(load), vec![views[1], bid, tok], &[tile_ty, token], loc);
     let (ta, tb) = (b.module.result(la, 0), b.module.result(lb, 0));
-    let sum = b.value(OpKind::CudaTile(CudaTileOp::AddF(FloatArith::default())), vec![ta, tb], tile_ty, loc);
-    b.op(OpKind::CudaTile(CudaTileOp::StoreViewTko(access)), vec![sum, views[2], bid, tok], &[token], loc);
-    b.op(OpKind::CudaTile(CudaTileOp::Return), vec![], &[], loc);
+    let sum = b.value(OpKind::CudaTile(CudaTileOp::new(CtOp::AddF)), vec![ta, tb], tile_ty, loc);
+    b.op(OpKind::CudaTile(store), vec![sum, views[2], bid, tok], &[token], loc);
+    b.op(OpKind::CudaTile(CudaTileOp::new(CtOp::Return)), vec![], &[], loc);
     m
 }
 
@@ -106,7 +108,7 @@ fn invalid_tile_shape_is_a_located_verifier_error() {
     let mut m = vector_add(64);
     // Re-type one load result as a non-power-of-two tile.
     let bad = m.types.tile(&[48], TileElem::Num(NumType::F32));
-    let load = m.walk().into_iter().find(|&o| matches!(m.ops[o].kind, OpKind::CudaTile(CudaTileOp::LoadViewTko(_)))).unwrap();
+    let load = m.walk().into_iter().find(|&o| m.ops[o].kind.ct() == Some(CtOp::LoadViewTko)).unwrap();
     let r = m.ops[load].results[0];
     m.values[r].ty = bad;
     match compile(m, &CompileOptions::default()) {

@@ -5,6 +5,14 @@
 use crate::types::TypeId;
 use std::fmt;
 
+/// An enum spelled as keywords in text (`nearest_even`, `signed`).
+pub trait KeywordEnum: Copy + Sized {
+    /// Parses a keyword.
+    fn from_keyword(text: &str) -> Option<Self>;
+    /// The keyword.
+    fn keyword(self) -> &'static str;
+}
+
 /// Declares a keyword enum: variants, their text keywords, `ALL`, parse and print.
 macro_rules! keyword_enum {
     ($(#[$meta:meta])* $name:ident, $mnemonic:literal { $($variant:ident = $kw:literal),+ $(,)? }) => {
@@ -29,6 +37,10 @@ macro_rules! keyword_enum {
             pub fn expected() -> String {
                 Self::ALL.iter().map(|v| v.keyword()).collect::<Vec<_>>().join(", ")
             }
+        }
+        impl KeywordEnum for $name {
+            fn from_keyword(text: &str) -> Option<Self> { $name::from_keyword(text) }
+            fn keyword(self) -> &'static str { $name::keyword(self) }
         }
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.keyword()) }
@@ -82,9 +94,80 @@ keyword_enum!(
     NoWrap = "no_wrap",
 });
 
+keyword_enum!(
+    /// Predicate of `cmpi` / `cmpf`.
+    ComparisonPredicate, "comparison_predicate" {
+    Equal = "equal",
+    NotEqual = "not_equal",
+    LessThan = "less_than",
+    LessThanOrEqual = "less_than_or_equal",
+    GreaterThan = "greater_than",
+    GreaterThanOrEqual = "greater_than_or_equal",
+});
+
+keyword_enum!(
+    /// Whether `cmpf` is ordered (false on NaN) or unordered (true on NaN).
+    ComparisonOrdering, "comparison_ordering" {
+    Unordered = "unordered",
+    Ordered = "ordered",
+});
+
+keyword_enum!(
+    /// Operation of `atomic_rmw_tko` / `atomic_red_view_tko`.
+    AtomicRmwMode, "atomic_rmw_mode" {
+    And = "and",
+    Or = "or",
+    Xor = "xor",
+    Add = "add",
+    AddF = "addf",
+    Max = "max",
+    Min = "min",
+    UMax = "umax",
+    UMin = "umin",
+    Xchg = "xchg",
+});
+
+keyword_enum!(
+    /// Visibility of a `global`.
+    SymbolVisibility, "symbol_visibility" {
+    Public = "public",
+    Private = "private",
+});
+
+/// The values of a dense elements attribute (`constant`, `global`): raw bit patterns, one
+/// per element in row-major order (each zero-extended to 64 bits), or one for a splat.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DenseElements {
+    /// Element type.
+    pub elem: crate::types::NumType,
+    /// Shape of the value (the op's tile shape).
+    pub shape: Vec<i64>,
+    /// Bit patterns: exactly 1 for a splat, else the product of `shape`.
+    pub bits: Vec<u64>,
+}
+
+impl DenseElements {
+    /// True when every element is the same (stored once).
+    pub fn is_splat(&self) -> bool {
+        self.bits.len() == 1
+    }
+    /// Bits of element `i` (row-major), expanding a splat.
+    pub fn get(&self, i: usize) -> u64 {
+        if self.is_splat() {
+            self.bits[0]
+        } else {
+            self.bits[i]
+        }
+    }
+    /// Number of elements described (product of the shape).
+    pub fn num_elements(&self) -> usize {
+        self.shape.iter().map(|&d| d.max(0) as usize).product()
+    }
+}
+
 /// An attribute value before an op constructor gives it a type: what the generic form
 /// and the Python builder hand over.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Attr {
     /// Presence flag (`flush_to_zero`).
     Unit,
@@ -102,6 +185,19 @@ pub enum Attr {
     Type(TypeId),
     /// `@symbol`.
     Symbol(String),
+    /// A typed scalar (`0.0 : f32`, `1 : i32`) as a bit pattern of its element type
+    /// (reduce/scan identities, tagged Integer/Float attributes).
+    Scalar(crate::types::NumType, u64),
+    /// `[a, b, …]`.
+    Array(Vec<Attr>),
+    /// `{name = value, …}` (optimization hints, argument attributes).
+    Dict(Vec<(String, Attr)>),
+    /// Dense elements (`constant`, `global` values).
+    Dense(DenseElements),
+    /// An `assume` predicate.
+    Assume(crate::dialect::cuda_tile::AssumePredicate),
+    /// An attribute tileir does not model, kept as its source text (unregistered ops).
+    Opaque(String),
 }
 
 impl Attr {
@@ -124,12 +220,18 @@ impl Attr {
             Attr::IntArray(_) => "integer array",
             Attr::Type(_) => "type",
             Attr::Symbol(_) => "symbol",
+            Attr::Scalar(..) => "typed scalar",
+            Attr::Array(_) => "array",
+            Attr::Dict(_) => "dictionary",
+            Attr::Dense(_) => "dense elements",
+            Attr::Assume(_) => "assume predicate",
+            Attr::Opaque(_) => "opaque attribute",
         }
     }
 }
 
 /// Named attributes of one op, in a fixed (declaration) order.
-pub type NamedAttrs = Vec<(&'static str, Attr)>;
+pub type NamedAttrs = Vec<(std::borrow::Cow<'static, str>, Attr)>;
 
 /// Reads typed fields out of a bag of named attributes, reporting every mistake
 /// (unknown names, wrong kinds, bad keywords) with the op's name.

@@ -3,7 +3,7 @@
 //! A [`Module`] owns arenas of ops, values, blocks and regions addressed by small typed
 //! ids ([`OpId`], [`ValueId`], [`BlockId`], [`RegionId`]), plus interned types
 //! ([`TypeTable`]) and locations ([`LocTable`]). Ops form a closed set per dialect
-//! ([`dialect::cuda_tile::CudaTileOp`], [`dialect::tileaa::TileAaOp`],
+//! ([`dialect::cuda_tile::CudaTileOp`], described by [`dialect::cuda_tile::schema`], [`dialect::tileaa::TileAaOp`],
 //! [`dialect::tileas::TileAsOp`]) with typed attributes; [`print::print_module`] renders
 //! custom or generic MLIR syntax deterministically.
 //!
@@ -18,7 +18,8 @@
 //! let loc = m.locs.file_line_col("k.py", 3, 5);
 //! let body = m.body;
 //! let mut b = Builder::at_end(&mut m, body);
-//! b.op(OpKind::CudaTile(CudaTileOp::Module { sym_name: "kernels".into() }), vec![], &[], loc);
+//! let module = CudaTileOp::new(CtOp::Module).with("sym_name", Attr::Str("kernels".into()));
+//! b.op(OpKind::CudaTile(module), vec![], &[], loc);
 //! assert!(print_module(&m, PrintOptions::default()).starts_with("cuda_tile.module @kernels"));
 //! ```
 
@@ -35,14 +36,14 @@ pub mod parse_type;
 pub mod print;
 pub mod types;
 
-pub use attrs::{Attr, IntegerOverflow, MemoryOrdering, MemoryScope, RoundingMode, Signedness};
+pub use attrs::{Attr, AtomicRmwMode, ComparisonOrdering, ComparisonPredicate, DenseElements, KeywordEnum, SymbolVisibility, IntegerOverflow, MemoryOrdering, MemoryScope, RoundingMode, Signedness};
 pub use diag::{Diagnostic, Diagnostics, Severity};
-pub use dialect::cuda_tile::{AssumePredicate, CudaTileOp, ViewAccess};
+pub use dialect::cuda_tile::{AssumePredicate, CtOp, CudaTileOp};
 pub use dialect::tileaa::{TileAaOp, TiledAccess};
 pub use dialect::tileas::TileAsOp;
 pub use dialect::FloatArith;
 pub use location::{LocId, LocTable, Location};
 pub use module::{BlockId, Builder, Module, OpData, OpId, RegionId, ValueDef, ValueId};
-pub use op::{Dialect, OpKind};
+pub use op::{Dialect, OpKind, UnregisteredOp};
 pub use print::{print_module, PrintOptions};
 pub use types::{Dim, Layout, NumType, PaddingValue, PartitionViewType, TensorViewType, TileElem, Type, TypeId, TypeTable};

@@ -1,7 +1,7 @@
 //! [`OpKind`]: the closed union of every dialect's ops.
 
 use crate::attrs::{Attr, NamedAttrs};
-use crate::dialect::cuda_tile::CudaTileOp;
+use crate::dialect::cuda_tile::{CtOp, CudaTileOp};
 use crate::dialect::tileaa::TileAaOp;
 use crate::dialect::tileas::TileAsOp;
 
@@ -14,6 +14,8 @@ pub enum Dialect {
     TileAa,
     /// Operational tile IR.
     TileAs,
+    /// Ops of dialects tileir does not know (kept only under `-allow-unregistered-dialect`).
+    Unregistered,
 }
 
 impl Dialect {
@@ -23,6 +25,7 @@ impl Dialect {
             Dialect::CudaTile => "cuda_tile",
             Dialect::TileAa => "nv_tileaa",
             Dialect::TileAs => "nv_tileas",
+            Dialect::Unregistered => "",
         }
     }
 }
@@ -36,6 +39,19 @@ pub enum OpKind {
     TileAa(TileAaOp),
     /// An nv_tileas op.
     TileAs(TileAsOp),
+    /// An op of no known dialect, kept as written (`-allow-unregistered-dialect`).
+    Unregistered(UnregisteredOp),
+}
+
+/// An op tileir does not know, kept verbatim: name, attributes and region count.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct UnregisteredOp {
+    /// Full name as written (`"cond"`, `"test.use_type"`).
+    pub name: String,
+    /// Attributes as written.
+    pub attrs: Vec<(String, Attr)>,
+    /// Number of regions it owns.
+    pub num_regions: usize,
 }
 
 impl OpKind {
@@ -45,38 +61,58 @@ impl OpKind {
             OpKind::CudaTile(_) => Dialect::CudaTile,
             OpKind::TileAa(_) => Dialect::TileAa,
             OpKind::TileAs(_) => Dialect::TileAs,
+            OpKind::Unregistered(_) => Dialect::Unregistered,
         }
     }
 
-    /// Mnemonic without prefix.
-    pub fn mnemonic(&self) -> &'static str {
+    /// Mnemonic without prefix (the whole name for unregistered ops).
+    pub fn mnemonic(&self) -> &str {
         match self {
             OpKind::CudaTile(op) => op.mnemonic(),
             OpKind::TileAa(op) => op.mnemonic(),
             OpKind::TileAs(op) => op.mnemonic(),
+            OpKind::Unregistered(op) => &op.name,
         }
     }
 
     /// Full name (`cuda_tile.addf`).
     pub fn name(&self) -> String {
-        format!("{}.{}", self.dialect().prefix(), self.mnemonic())
+        match self {
+            OpKind::Unregistered(op) => op.name.clone(),
+            _ => format!("{}.{}", self.dialect().prefix(), self.mnemonic()),
+        }
+    }
+
+    /// The cuda_tile op, if this is one.
+    pub fn cuda_tile(&self) -> Option<&CudaTileOp> {
+        match self {
+            OpKind::CudaTile(op) => Some(op),
+            _ => None,
+        }
+    }
+
+    /// The cuda_tile opcode, if this is a cuda_tile op.
+    pub fn ct(&self) -> Option<CtOp> {
+        self.cuda_tile().map(|op| op.op)
     }
 
     /// Regions the op must own.
     pub fn num_regions(&self) -> usize {
         match self {
-            OpKind::CudaTile(op) => op.num_regions(),
+            OpKind::CudaTile(op) => op.schema().regions as usize,
             OpKind::TileAa(op) => op.num_regions(),
             OpKind::TileAs(_) => 0,
+            OpKind::Unregistered(op) => op.num_regions,
         }
     }
 
     /// True for terminators.
     pub fn is_terminator(&self) -> bool {
         match self {
-            OpKind::CudaTile(op) => op.is_terminator(),
+            OpKind::CudaTile(op) => op.schema().has(crate::dialect::cuda_tile::schema::traits::TERMINATOR),
             OpKind::TileAa(op) => op.is_terminator(),
             OpKind::TileAs(_) => false,
+            OpKind::Unregistered(_) => false,
         }
     }
 
@@ -86,6 +122,7 @@ impl OpKind {
             OpKind::CudaTile(op) => op.attributes(),
             OpKind::TileAa(op) => op.attributes(),
             OpKind::TileAs(op) => op.attributes(),
+            OpKind::Unregistered(op) => op.attrs.iter().map(|(n, a)| (n.clone().into(), a.clone())).collect(),
         }
     }
 
@@ -105,7 +142,7 @@ impl OpKind {
         built.ok_or_else(|| {
             let mut msg = format!("unknown op '{dialect}.{mnemonic}'");
             if dialect == "cuda_tile" {
-                if let Some(s) = suggest(mnemonic, CudaTileOp::MNEMONICS) {
+                if let Some(s) = suggest(mnemonic, CtOp::MNEMONICS) {
                     msg.push_str(&format!("; did you mean '{s}'?"));
                 }
             }

@@ -3,7 +3,8 @@
 //! names come from source names made unique per function, then from a counter.
 
 use crate::attrs::Attr;
-use crate::dialect::cuda_tile::CudaTileOp;
+use crate::dialect::cuda_tile::{CtOp, CudaTileOp};
+use crate::dialect::FloatArith;
 use crate::dialect::tileaa::{TileAaOp, TiledAccess, AXES};
 use crate::dialect::tileas::TileAsOp;
 use crate::module::{BlockId, Module, OpId, ValueId};
@@ -138,6 +139,7 @@ impl<'a> Printer<'a> {
                 OpKind::CudaTile(ct) => self.cuda_tile(op, ct, depth, in_cuda_tile),
                 OpKind::TileAa(aa) => self.tileaa(op, aa, depth),
                 OpKind::TileAs(ts) => self.tileas(op, ts),
+                OpKind::Unregistered(_) => self.generic(op, depth),
             }
         }
         self.loc_suffix(op);
@@ -220,6 +222,7 @@ impl<'a> Printer<'a> {
             }
             Attr::Type(t) => self.ty(*t, false),
             Attr::Symbol(s) => format!("@{s}"),
+            other => attr_value_text(other),
         };
         format!("{name} = {value}")
     }
@@ -228,8 +231,9 @@ impl<'a> Printer<'a> {
         let data = self.m.ops[op].clone();
         let prefix = if in_cuda_tile { "" } else { "cuda_tile." };
         let ops = &data.operands;
-        match ct {
-            CudaTileOp::Module { sym_name } => {
+        match ct.op {
+            CtOp::Module => {
+                let sym_name = ct.str("sym_name").unwrap_or_default();
                 let _ = writeln!(self.out, "cuda_tile.module @{sym_name} {{");
                 if let Some(block) = self.m.entry_block(op, 0) {
                     self.block_body(block, depth + 1, true);
@@ -237,7 +241,8 @@ impl<'a> Printer<'a> {
                 self.indent(depth);
                 self.out.push('}');
             }
-            CudaTileOp::Entry { sym_name, .. } => {
+            CtOp::Entry => {
+                let sym_name = ct.str("sym_name").unwrap_or_default();
                 let block = self.m.entry_block(op, 0);
                 let sig = self.signature(block, true);
                 let _ = writeln!(self.out, "{prefix}entry @{sym_name}({sig}) {{");
@@ -247,7 +252,7 @@ impl<'a> Printer<'a> {
                 self.indent(depth);
                 self.out.push('}');
             }
-            CudaTileOp::Return => {
+            CtOp::Return => {
                 let _ = write!(self.out, "{prefix}return");
                 if !ops.is_empty() {
                     let tys: Vec<String> = ops.iter().map(|&v| self.vty(v, true)).collect();
@@ -255,20 +260,22 @@ impl<'a> Printer<'a> {
                     let _ = write!(self.out, " {names} : {}", tys.join(", "));
                 }
             }
-            CudaTileOp::MakeToken => {
+            CtOp::MakeToken => {
                 self.results_prefix(op);
                 let _ = write!(self.out, "{prefix}make_token : {}", self.result_ty(&data.results, 0));
             }
-            CudaTileOp::GetTileBlockId | CudaTileOp::GetNumTileBlocks => {
+            CtOp::GetTileBlockId | CtOp::GetNumTileBlocks => {
                 self.results_prefix(op);
                 let _ = write!(self.out, "{prefix}{} : {}", ct.mnemonic(), self.result_ty(&data.results, 0));
             }
-            CudaTileOp::Assume { predicate } => {
+            CtOp::Assume if ct.predicate().is_some() => {
+                let predicate = ct.predicate().expect("checked");
                 self.results_prefix(op);
                 let v = self.operand_list(ops);
                 let _ = write!(self.out, "{prefix}assume {}, {v} : {}", predicate.text(), self.result_ty(&data.results, 0));
             }
-            CudaTileOp::MakeTensorView { num_dyn_shape, num_dyn_strides } => {
+            CtOp::MakeTensorView if ct.segments.len() == 3 => {
+                let (num_dyn_shape, num_dyn_strides) = (&ct.segments[1], &ct.segments[2]);
                 self.results_prefix(op);
                 let result_ty = data.results.first().map(|&r| self.m.value_type(r));
                 let (shape, strides) = match result_ty.map(|t| self.m.types.get(t)) {
@@ -288,12 +295,13 @@ impl<'a> Printer<'a> {
                 }
                 let _ = write!(self.out, "{}", self.result_ty(&data.results, 0));
             }
-            CudaTileOp::MakePartitionView => {
+            CtOp::MakePartitionView => {
                 self.results_prefix(op);
                 let v = self.operand_list(ops);
                 let _ = write!(self.out, "{prefix}make_partition_view {v} : {}", self.result_ty(&data.results, 0));
             }
-            CudaTileOp::LoadViewTko(a) => {
+            CtOp::LoadViewTko if ct.segments.len() == 3 => {
+                let a = ViewAccessText::of(ct, 1);
                 self.results_prefix(op);
                 let view = ops.first().copied();
                 let indices: Vec<ValueId> = ops.iter().skip(1).take(a.num_indices as usize).copied().collect();
@@ -314,7 +322,8 @@ impl<'a> Printer<'a> {
                 let outs: Vec<String> = data.results.iter().map(|&r| self.vty(r, true)).collect();
                 let _ = write!(self.out, " : {view_ty}{idx_tys} -> {}", outs.join(", "));
             }
-            CudaTileOp::StoreViewTko(a) => {
+            CtOp::StoreViewTko if ct.segments.len() == 4 => {
+                let a = ViewAccessText::of(ct, 2);
                 self.results_prefix(op);
                 let tile = ops.first().copied();
                 let view = ops.get(1).copied();
@@ -337,7 +346,8 @@ impl<'a> Printer<'a> {
                 let idx_tys = self.index_types(&indices);
                 let _ = write!(self.out, " : {tile_ty}, {view_ty}{idx_tys} -> {}", self.result_ty(&data.results, 0));
             }
-            CudaTileOp::AddF(f) | CudaTileOp::SubF(f) | CudaTileOp::MulF(f) => {
+            CtOp::AddF | CtOp::SubF | CtOp::MulF => {
+                let f = FloatArith::of(ct);
                 self.results_prefix(op);
                 let v = self.operand_list(ops);
                 let _ = write!(
@@ -348,6 +358,7 @@ impl<'a> Printer<'a> {
                     self.result_ty(&data.results, 0)
                 );
             }
+            _ => self.generic(op, depth),
         }
     }
 
@@ -514,5 +525,54 @@ impl<'a> Printer<'a> {
                 self.tiled_store("nv_tileas", op, access, Some(*vector_width))
             }
         }
+    }
+}
+
+/// Ordering, scope and operand layout of a view load/store, read from its attributes.
+struct ViewAccessText {
+    ordering: &'static str,
+    scope: Option<&'static str>,
+    num_indices: u32,
+    has_token: bool,
+}
+
+impl ViewAccessText {
+    fn of(ct: &CudaTileOp, index_group: usize) -> ViewAccessText {
+        ViewAccessText {
+            ordering: ct.keyword("memory_ordering_semantics").unwrap_or("weak"),
+            scope: ct.keyword("memory_scope"),
+            num_indices: ct.segments[index_group],
+            has_token: ct.segments[index_group + 1] > 0,
+        }
+    }
+}
+
+/// Generic text of attribute kinds that have no op-specific spelling (a basic rendering;
+/// scalars print their raw bits in hex).
+fn attr_value_text(attr: &Attr) -> String {
+    match attr {
+        Attr::Unit => "unit".into(),
+        Attr::Bool(b) => b.to_string(),
+        Attr::Int(i) => format!("{i} : i64"),
+        Attr::Str(s) => format!("\"{}\"", escape_string(s)),
+        Attr::Enum(mnemonic, kw) => format!("#cuda_tile.{mnemonic}<{kw}>"),
+        Attr::IntArray(v) => {
+            let items: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+            format!("array<i64: {}>", items.join(", "))
+        }
+        Attr::Type(t) => format!("{t}"),
+        Attr::Symbol(s) => format!("@{s}"),
+        Attr::Scalar(t, bits) => format!("{bits:#x} : {t}"),
+        Attr::Array(items) => format!("[{}]", items.iter().map(attr_value_text).collect::<Vec<_>>().join(", ")),
+        Attr::Dict(entries) => format!(
+            "{{{}}}",
+            entries.iter().map(|(k, v)| format!("{k} = {}", attr_value_text(v))).collect::<Vec<_>>().join(", ")
+        ),
+        Attr::Dense(d) => {
+            let items: Vec<String> = d.bits.iter().map(|b| format!("{b:#x}")).collect();
+            format!("dense<[{}]>", items.join(", "))
+        }
+        Attr::Assume(p) => format!("#cuda_tile.{}", p.text()),
+        Attr::Opaque(text) => text.clone(),
     }
 }

@@ -214,6 +214,36 @@ pub struct PartitionViewType {
     pub padding: Option<PaddingValue>,
 }
 
+/// `strided_view<tile=(…), traversal_strides=[…], [padding_value = X,] tensor_view<…>[, dim_map=[…]]>`
+/// (13.3): like a partition view, but tile origins advance by `traversal_strides`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StridedViewType {
+    /// Shape of one tile.
+    pub tile_shape: Vec<i64>,
+    /// Step between consecutive tile origins, per tensor dimension.
+    pub traversal_strides: Vec<i64>,
+    /// The viewed tensor view (an interned `TensorView` type).
+    pub tensor_view: TypeId,
+    /// Tile dimension `i` runs along tensor dimension `dim_map[i]` (identity when empty).
+    pub dim_map: Vec<i64>,
+    /// Value read for out-of-bounds elements.
+    pub padding: Option<PaddingValue>,
+}
+
+/// `gather_scatter_view<tile=(…), [padding_value = X,] tensor_view<…>, sparse_dim=N>` (13.3):
+/// rows along `sparse_dim` are chosen by a 1-D index tile.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GatherScatterViewType {
+    /// Shape of one tile.
+    pub tile_shape: Vec<i64>,
+    /// The viewed tensor view (an interned `TensorView` type).
+    pub tensor_view: TypeId,
+    /// The gathered dimension.
+    pub sparse_dim: i64,
+    /// Value read for out-of-bounds elements.
+    pub padding: Option<PaddingValue>,
+}
+
 /// A register layout of a tile across the threads of a CTA (nv_tileas).
 ///
 /// `Blocked`: dimension-wise, each thread owns `size_per_thread` contiguous elements,
@@ -263,8 +293,15 @@ pub enum Type {
     TensorView(TensorViewType),
     /// cuda_tile `partition_view`.
     PartitionView(PartitionViewType),
+    /// cuda_tile `strided_view` (13.3).
+    StridedView(StridedViewType),
+    /// cuda_tile `gather_scatter_view` (13.3).
+    GatherScatterView(GatherScatterViewType),
     /// cuda_tile `token`.
     Token,
+    /// A type tileir does not model (a builtin `tensor<4xf32>`, `index`, or `!other.type`),
+    /// kept verbatim so that verifiers can reject it by name.
+    Opaque(String),
     /// Builtin function type `(inputs) -> results`.
     Function {
         /// Parameter types.
@@ -354,6 +391,14 @@ impl TypeTable {
                 pv.tensor_view = self.import(other, pv.tensor_view);
                 Type::PartitionView(pv)
             }
+            Type::StridedView(mut sv) => {
+                sv.tensor_view = self.import(other, sv.tensor_view);
+                Type::StridedView(sv)
+            }
+            Type::GatherScatterView(mut gv) => {
+                gv.tensor_view = self.import(other, gv.tensor_view);
+                Type::GatherScatterView(gv)
+            }
             Type::Function { inputs, results } => Type::Function {
                 inputs: inputs.iter().map(|&t| self.import(other, t)).collect(),
                 results: results.iter().map(|&t| self.import(other, t)).collect(),
@@ -414,6 +459,37 @@ impl TypeTable {
                     }
                     out.push('>');
                 }
+                Type::StridedView(sv) => {
+                    let _ = write!(out, "{ct}strided_view<tile=(");
+                    write_joined(out, &sv.tile_shape, "x");
+                    out.push_str("), traversal_strides=[");
+                    write_joined(out, &sv.traversal_strides, ",");
+                    out.push(']');
+                    if let Some(p) = sv.padding {
+                        let _ = write!(out, ", padding_value = {}", p.keyword());
+                    }
+                    out.push_str(", ");
+                    self.write(out, sv.tensor_view, true);
+                    let identity = sv.dim_map.iter().enumerate().all(|(i, &d)| d == i as i64);
+                    if !sv.dim_map.is_empty() && !identity {
+                        out.push_str(", dim_map=[");
+                        write_joined(out, &sv.dim_map, ", ");
+                        out.push(']');
+                    }
+                    out.push('>');
+                }
+                Type::GatherScatterView(gv) => {
+                    let _ = write!(out, "{ct}gather_scatter_view<tile=(");
+                    write_joined(out, &gv.tile_shape, "x");
+                    out.push(')');
+                    if let Some(p) = gv.padding {
+                        let _ = write!(out, ", padding_value = {}", p.keyword());
+                    }
+                    out.push_str(", ");
+                    self.write(out, gv.tensor_view, true);
+                    let _ = write!(out, ", sparse_dim={}>", gv.sparse_dim);
+                }
+                Type::Opaque(text) => out.push_str(text),
                 Type::Token => {
                     let _ = write!(out, "{ct}token");
                 }

@@ -369,7 +369,7 @@ impl<'a> FuncWriter<'a> {
                 TileAsOp::TiledLoad { access, vector_width } => self.tiled(op, access, *vector_width, true),
                 TileAsOp::TiledStore { access, vector_width } => self.tiled(op, access, *vector_width, false),
             },
-            OpKind::CudaTile(_) => self.error(op, "cuda_tile ops must be lowered before LLVM emission".into()),
+            OpKind::CudaTile(_) | OpKind::Unregistered(_) => self.error(op, "cuda_tile ops must be lowered before LLVM emission".into()),
         }
     }
 

@@ -6,7 +6,7 @@ use crate::{guard, PyModuleIr};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList};
 use tileir_ir::entity::EntityId;
-use tileir_ir::{Attr, BlockId, CudaTileOp, LocId, Module, OpKind, Type, TypeId, ValueId};
+use tileir_ir::{Attr, BlockId, CtOp, CudaTileOp, LocId, Module, OpKind, Type, TypeId, ValueId};
 
 /// Builds a module op by op.
 #[pyclass(name = "ModuleBuilder", module = "tileir._native")]
@@ -90,7 +90,7 @@ impl PyModuleBuilder {
     fn begin_module(&mut self, py: Python<'_>, name: String, loc: u32) -> PyResult<()> {
         let block = self.current(py)?;
         let m = self.m(py)?;
-        let op = m.create_op(OpKind::CudaTile(CudaTileOp::Module { sym_name: name }), vec![], &[], LocId::new(loc as usize));
+        let op = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::Module).with("sym_name", Attr::Str(name))), vec![], &[], LocId::new(loc as usize));
         m.append_op(block, op);
         let region = m.ops[op].regions[0];
         let inner = m.add_block(region, &[]);
@@ -104,7 +104,7 @@ impl PyModuleBuilder {
         let block = self.current(py)?;
         let m = self.m(py)?;
         let fty = m.types.intern(Type::Function { inputs: tys.clone(), results: vec![] });
-        let op = m.create_op(OpKind::CudaTile(CudaTileOp::Entry { sym_name: name, function_type: fty }), vec![], &[], LocId::new(loc as usize));
+        let op = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::Entry).with("sym_name", Attr::Str(name)).with("function_type", Attr::Type(fty))), vec![], &[], LocId::new(loc as usize));
         m.append_op(block, op);
         let region = m.ops[op].regions[0];
         let inner = m.add_block(region, &tys);

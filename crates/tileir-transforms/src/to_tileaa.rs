@@ -2,8 +2,8 @@
 
 use std::collections::HashMap;
 use tileir_ir::{
-    AssumePredicate, Builder, CudaTileOp, Diagnostic, Diagnostics, Module, OpId, OpKind, PaddingValue, TileAaOp,
-    TileElem, TiledAccess, Type, TypeId, ValueId, ViewAccess,
+    AssumePredicate, Builder, CtOp, Diagnostic, Diagnostics, FloatArith, MemoryOrdering, Module, OpId, OpKind,
+    PaddingValue, TileAaOp, TileElem, TiledAccess, Type, TypeId, ValueId,
 };
 use tileir_pass::{pass_options, Pass};
 
@@ -63,7 +63,7 @@ fn convert(src: &Module) -> Result<Module, Diagnostics> {
     };
     for &top in &src.blocks[src.body].ops {
         match &src.ops[top].kind {
-            OpKind::CudaTile(CudaTileOp::Module { .. }) => {
+            OpKind::CudaTile(ct) if ct.op == CtOp::Module => {
                 if let Some(block) = src.entry_block(top, 0) {
                     for &item in &src.blocks[block].ops {
                         cx.top_level(item);
@@ -115,7 +115,10 @@ impl Converter<'_> {
 
     fn top_level(&mut self, item: OpId) {
         let src = self.src;
-        let OpKind::CudaTile(CudaTileOp::Entry { sym_name, function_type }) = &src.ops[item].kind else {
+        let Some((sym_name, function_type)) = src.ops[item].kind.cuda_tile().and_then(|ct| match (ct.op, ct.get("function_type")) {
+            (CtOp::Entry, Some(tileir_ir::Attr::Type(t))) => Some((ct.str("sym_name").unwrap_or_default(), t)),
+            _ => None,
+        }) else {
             self.unsupported(item, "inside cuda_tile.module");
             return;
         };
@@ -124,7 +127,7 @@ impl Converter<'_> {
         let fty = self.dst.types.intern(Type::Function { inputs: lowered_inputs.clone(), results: vec![] });
         let loc = self.dst.locs.import(&src.locs, src.ops[item].loc);
         let func = self.dst.create_op(
-            OpKind::TileAa(TileAaOp::Func { sym_name: sym_name.clone(), function_type: fty, kernel: true, num_warps: None }),
+            OpKind::TileAa(TileAaOp::Func { sym_name: sym_name.to_string(), function_type: fty, kernel: true, num_warps: None }),
             vec![],
             &[],
             loc,
@@ -170,17 +173,17 @@ impl Converter<'_> {
             let mut b = Builder::at_end(&mut cx.dst, block);
             b.op(OpKind::TileAa(kind), operands, tys, loc)
         };
-        let new_op = match kind {
-            CudaTileOp::Module { .. } | CudaTileOp::Entry { .. } => {
+        let new_op = match kind.op {
+            CtOp::Module | CtOp::Entry => {
                 self.unsupported(op, "nested in an entry");
                 return;
             }
-            CudaTileOp::Return => emit(self, TileAaOp::Return, vec![], &[]),
-            CudaTileOp::MakeToken => emit(self, TileAaOp::CreateMemToken, vec![], &result_types),
-            CudaTileOp::GetTileBlockId | CudaTileOp::GetNumTileBlocks => {
+            CtOp::Return => emit(self, TileAaOp::Return, vec![], &[]),
+            CtOp::MakeToken => emit(self, TileAaOp::CreateMemToken, vec![], &result_types),
+            CtOp::GetTileBlockId | CtOp::GetNumTileBlocks => {
                 let i32t = self.dst.types.scalar(tileir_ir::NumType::I32);
                 for (dim, &r) in data.results.iter().enumerate() {
-                    let k = if matches!(kind, CudaTileOp::GetTileBlockId) {
+                    let k = if kind.op == CtOp::GetTileBlockId {
                         TileAaOp::GetProgramId { dim: dim as u8 }
                     } else {
                         TileAaOp::GetNumPrograms { dim: dim as u8 }
@@ -192,10 +195,10 @@ impl Converter<'_> {
                 }
                 return;
             }
-            CudaTileOp::Assume { predicate } => {
+            CtOp::Assume => {
                 // Facts are folded into the ops that use them; the value itself passes through.
                 let v = operands[0];
-                if let AssumePredicate::DivBy(n) = predicate {
+                if let Some(AssumePredicate::DivBy { divisor: n, every_along: None }) = kind.predicate() {
                     if matches!(self.dst.types.get(self.dst.value_type(v)), Type::AaPtr { .. }) {
                         let known = self.alignment.get(&v).copied().unwrap_or(0);
                         let a = (*n).min(1 << 16) as u32;
@@ -205,7 +208,8 @@ impl Converter<'_> {
                 self.values.insert(data.results[0], v);
                 return;
             }
-            CudaTileOp::MakeTensorView { num_dyn_shape, num_dyn_strides } => {
+            CtOp::MakeTensorView => {
+                let (num_dyn_shape, num_dyn_strides) = (&kind.segments[1], &kind.segments[2]);
                 let Type::TensorView(tv) = src.types.get(src.value_type(data.results[0])).clone() else { return };
                 let memref_ty = self.dst.types.intern(Type::MemRef {
                     elem: tv.elem,
@@ -221,7 +225,7 @@ impl Converter<'_> {
                     &[memref_ty],
                 )
             }
-            CudaTileOp::MakePartitionView => {
+            CtOp::MakePartitionView => {
                 let Type::PartitionView(pv) = src.types.get(src.value_type(data.results[0])).clone() else { return };
                 let identity = pv.dim_map.iter().enumerate().all(|(i, &d)| d == i as i64);
                 if !identity {
@@ -231,14 +235,17 @@ impl Converter<'_> {
                 self.views.insert(data.results[0], ViewInfo { memref: operands[0], padding: pv.padding });
                 return;
             }
-            CudaTileOp::LoadViewTko(a) | CudaTileOp::StoreViewTko(a) => {
-                let is_load = matches!(kind, CudaTileOp::LoadViewTko(_));
+            CtOp::LoadViewTko | CtOp::StoreViewTko => {
+                let is_load = kind.op == CtOp::LoadViewTko;
                 let view_operand = data.operands[if is_load { 0 } else { 1 }];
                 let Some(view) = self.views.get(&view_operand).cloned() else {
                     self.unsupported(op, "on a view not made by make_partition_view");
                     return;
                 };
-                let ViewAccess { ordering, scope, num_indices, has_token } = a.clone();
+                let leading = if is_load { 1 } else { 2 };
+                let ordering = kind.enum_attr("memory_ordering_semantics").unwrap_or(MemoryOrdering::Weak);
+                let scope = kind.enum_attr("memory_scope");
+                let (num_indices, has_token) = (kind.segments[leading], kind.segments[leading + 1] > 0);
                 let access = TiledAccess { ordering, scope, padding: if is_load { view.padding } else { None }, num_indices, has_token };
                 // operands (views skipped): load: indices…, token? ; store: tile, indices…, token?
                 let mut new_operands = vec![view.memref];
@@ -253,9 +260,13 @@ impl Converter<'_> {
                 }
                 emit(self, kind, new_operands, &tys)
             }
-            CudaTileOp::AddF(f) => emit(self, TileAaOp::AddF(*f), operands, &result_types),
-            CudaTileOp::SubF(f) => emit(self, TileAaOp::SubF(*f), operands, &result_types),
-            CudaTileOp::MulF(f) => emit(self, TileAaOp::MulF(*f), operands, &result_types),
+            CtOp::AddF => emit(self, TileAaOp::AddF(FloatArith::of(kind)), operands, &result_types),
+            CtOp::SubF => emit(self, TileAaOp::SubF(FloatArith::of(kind)), operands, &result_types),
+            CtOp::MulF => emit(self, TileAaOp::MulF(FloatArith::of(kind)), operands, &result_types),
+            _ => {
+                self.unsupported(op, "in a kernel");
+                return;
+            }
         };
         for (i, &r) in data.results.iter().enumerate() {
             let nv = self.dst.result(new_op, i);

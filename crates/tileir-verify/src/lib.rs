@@ -17,7 +17,13 @@
 
 #![forbid(unsafe_code)]
 
+mod arith;
+mod control;
 mod cuda_tile;
+mod memory;
+mod module_ops;
+mod ods;
+mod shape;
 mod tile;
 mod types;
 
@@ -70,6 +76,8 @@ pub fn verify(module: &Module) -> Result<(), Diagnostics> {
                 OpKind::CudaTile(k) => cuda_tile::verify_op(&mut cx, op, k),
                 OpKind::TileAa(k) => tile::verify_aa_op(&mut cx, op, k),
                 OpKind::TileAs(k) => tile::verify_as_op(&mut cx, op, k),
+                // The parser admits these only under -allow-unregistered-dialect.
+                OpKind::Unregistered(_) => {}
             }
         }
         check_function_dialects(&mut cx);
@@ -124,7 +132,7 @@ fn check_structure(cx: &mut Ctx<'_>) {
                         stack.push(inner);
                         let needs_return = matches!(
                             data.kind,
-                            OpKind::CudaTile(tileir_ir::CudaTileOp::Entry { .. })
+                            OpKind::CudaTile(tileir_ir::CudaTileOp { op: tileir_ir::CtOp::Entry, .. })
                                 | OpKind::TileAa(tileir_ir::TileAaOp::Func { .. })
                         );
                         if needs_return {
@@ -176,7 +184,7 @@ fn check_function_dialects(cx: &mut Ctx<'_>) {
     for op in m.walk() {
         let is_func = matches!(
             m.ops[op].kind,
-            OpKind::CudaTile(tileir_ir::CudaTileOp::Entry { .. }) | OpKind::TileAa(tileir_ir::TileAaOp::Func { .. })
+            OpKind::CudaTile(tileir_ir::CudaTileOp { op: tileir_ir::CtOp::Entry, .. }) | OpKind::TileAa(tileir_ir::TileAaOp::Func { .. })
         );
         if !is_func {
             continue;

@@ -9,12 +9,12 @@ fn entry_module(body: impl FnOnce(&mut Module, BlockId, ValueId, LocId)) -> Modu
     let loc = m.locs.file_line_col("t.py", 7, 3);
     let f32t = m.types.scalar_tile(NumType::F32);
     let fty = m.types.intern(Type::Function { inputs: vec![f32t], results: vec![] });
-    let module_op = m.create_op(OpKind::CudaTile(CudaTileOp::Module { sym_name: "kernels".into() }), vec![], &[], loc);
+    let module_op = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::Module).with("sym_name", Attr::Str("kernels".into()))), vec![], &[], loc);
     let body_block = m.body;
     m.append_op(body_block, module_op);
     let region = m.ops[module_op].regions[0];
     let mb = m.add_block(region, &[]);
-    let entry = m.create_op(OpKind::CudaTile(CudaTileOp::Entry { sym_name: "k".into(), function_type: fty }), vec![], &[], loc);
+    let entry = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::Entry).with("sym_name", Attr::Str("k".into())).with("function_type", Attr::Type(fty))), vec![], &[], loc);
     m.append_op(mb, entry);
     let er = m.ops[entry].regions[0];
     let eb = m.add_block(er, &[f32t]);
@@ -24,7 +24,7 @@ fn entry_module(body: impl FnOnce(&mut Module, BlockId, ValueId, LocId)) -> Modu
 }
 
 fn ret(m: &mut Module, b: BlockId, loc: LocId) {
-    let op = m.create_op(OpKind::CudaTile(CudaTileOp::Return), vec![], &[], loc);
+    let op = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::Return)), vec![], &[], loc);
     m.append_op(b, op);
 }
 
@@ -36,7 +36,7 @@ fn messages(m: &Module) -> Vec<String> {
 fn a_valid_module_verifies() {
     let m = entry_module(|m, b, x, loc| {
         let t = m.value_type(x);
-        let op = m.create_op(OpKind::CudaTile(CudaTileOp::AddF(FloatArith::default())), vec![x, x], &[t], loc);
+        let op = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::AddF)), vec![x, x], &[t], loc);
         m.append_op(b, op);
         ret(m, b, loc);
     });
@@ -47,9 +47,9 @@ fn a_valid_module_verifies() {
 fn use_before_definition_is_a_dominance_error() {
     let m = entry_module(|m, b, x, loc| {
         let t = m.value_type(x);
-        let first = m.create_op(OpKind::CudaTile(CudaTileOp::AddF(FloatArith::default())), vec![x, x], &[t], loc);
+        let first = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::AddF)), vec![x, x], &[t], loc);
         let later = m.result(first, 0);
-        let user = m.create_op(OpKind::CudaTile(CudaTileOp::AddF(FloatArith::default())), vec![later, x], &[t], loc);
+        let user = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::AddF)), vec![later, x], &[t], loc);
         m.append_op(b, user);
         m.append_op(b, first);
         ret(m, b, loc);
@@ -65,12 +65,12 @@ fn every_error_of_a_module_is_reported() {
     let m = entry_module(|m, b, x, loc| {
         let i32t = m.types.scalar_tile(NumType::I32);
         let f32t = m.value_type(x);
-        let bad_add = m.create_op(OpKind::CudaTile(CudaTileOp::AddF(FloatArith::default())), vec![x, x], &[i32t], loc);
+        let bad_add = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::AddF)), vec![x, x], &[i32t], loc);
         m.append_op(b, bad_add);
-        let ftz = FloatArith { flush_to_zero: false, rounding: RoundingMode::Approx };
-        let bad_rounding = m.create_op(OpKind::CudaTile(CudaTileOp::MulF(ftz)), vec![x, x], &[f32t], loc);
+        let approx = CudaTileOp::new(CtOp::MulF).with("rounding_mode", Attr::Enum(RoundingMode::MNEMONIC, "approx"));
+        let bad_rounding = m.create_op(OpKind::CudaTile(approx), vec![x, x], &[f32t], loc);
         m.append_op(b, bad_rounding);
-        let bad_token = m.create_op(OpKind::CudaTile(CudaTileOp::MakeToken), vec![], &[f32t], loc);
+        let bad_token = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::MakeToken)), vec![], &[f32t], loc);
         m.append_op(b, bad_token);
         ret(m, b, loc);
     });
@@ -86,7 +86,7 @@ fn invalid_tile_types_are_rejected() {
     for (shape, needle) in [(vec![3i64], "tile dimension 3 is not a positive power of two"), (vec![1 << 13, 1 << 12], "more than the maximum 16777216")] {
         let m = entry_module(|m, b, x, loc| {
             let bad = m.types.tile(&shape, TileElem::Num(NumType::F32));
-            let op = m.create_op(OpKind::CudaTile(CudaTileOp::AddF(FloatArith::default())), vec![x, x], &[bad], loc);
+            let op = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::AddF)), vec![x, x], &[bad], loc);
             m.append_op(b, op);
             ret(m, b, loc);
         });
@@ -100,7 +100,7 @@ fn terminator_must_be_last_and_body_must_end_with_return() {
     let m = entry_module(|m, b, x, loc| {
         ret(m, b, loc);
         let t = m.value_type(x);
-        let op = m.create_op(OpKind::CudaTile(CudaTileOp::AddF(FloatArith::default())), vec![x, x], &[t], loc);
+        let op = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::AddF)), vec![x, x], &[t], loc);
         m.append_op(b, op);
     });
     let msgs = messages(&m);
@@ -135,18 +135,23 @@ fn memory_ordering_and_scope_must_pair() {
             let tile = m.types.tile(&[16], TileElem::Num(NumType::F32));
             let token = m.types.token();
             // A pointer and an index come from the entry's (re-typed) argument list.
-            let fake_ptr = m.create_op(OpKind::CudaTile(CudaTileOp::GetTileBlockId), vec![], &[i32t, i32t, i32t], loc);
+            let fake_ptr = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::GetTileBlockId)), vec![], &[i32t, i32t, i32t], loc);
             m.append_op(b, fake_ptr);
             let idx = m.result(fake_ptr, 0);
-            let base = m.create_op(OpKind::CudaTile(CudaTileOp::Assume { predicate: AssumePredicate::DivBy(16) }), vec![idx], &[i32t], loc);
+            let base = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::Assume).with("predicate", Attr::Assume(AssumePredicate::div_by(16)))), vec![idx], &[i32t], loc);
             m.append_op(b, base);
             let _ = ptr;
-            let view_src = m.create_op(OpKind::CudaTile(CudaTileOp::MakeTensorView { num_dyn_shape: 0, num_dyn_strides: 0 }), vec![m.result(base, 0)], &[tv], loc);
+            let view_src = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::MakeTensorView).with_segments(&[1, 0, 0])), vec![m.result(base, 0)], &[tv], loc);
             m.append_op(b, view_src);
-            let view = m.create_op(OpKind::CudaTile(CudaTileOp::MakePartitionView), vec![m.result(view_src, 0)], &[pv], loc);
+            let view = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::MakePartitionView)), vec![m.result(view_src, 0)], &[pv], loc);
             m.append_op(b, view);
-            let access = ViewAccess { ordering, scope, num_indices: 1, has_token: false };
-            let load = m.create_op(OpKind::CudaTile(CudaTileOp::LoadViewTko(access)), vec![m.result(view, 0), idx], &[tile, token], loc);
+            let mut access = CudaTileOp::new(CtOp::LoadViewTko)
+                .with("memory_ordering_semantics", Attr::Enum(MemoryOrdering::MNEMONIC, ordering.keyword()))
+                .with_segments(&[1, 1, 0]);
+            if let Some(scope) = scope {
+                access.set("memory_scope", Attr::Enum(MemoryScope::MNEMONIC, scope.keyword()));
+            }
+            let load = m.create_op(OpKind::CudaTile(access), vec![m.result(view, 0), idx], &[tile, token], loc);
             m.append_op(b, load);
             ret(m, b, loc);
         });

@@ -4,6 +4,7 @@
 //! so adding an op without teaching them is a compile error.
 
 pub mod cuda_tile;
+
 pub mod tileaa;
 pub mod tileas;
 
@@ -25,6 +26,14 @@ impl Default for FloatArith {
 }
 
 impl FloatArith {
+    /// Reads rounding and flush-to-zero from a cuda_tile op's attributes.
+    pub fn of(op: &cuda_tile::CudaTileOp) -> FloatArith {
+        FloatArith {
+            rounding: op.enum_attr("rounding_mode").unwrap_or(RoundingMode::NearestEven),
+            flush_to_zero: op.flag("flush_to_zero"),
+        }
+    }
+
     pub(crate) fn read(r: &mut AttrReader<'_>) -> FloatArith {
         FloatArith {
             rounding: r
@@ -33,11 +42,11 @@ impl FloatArith {
             flush_to_zero: r.flag("flush_to_zero"),
         }
     }
-    pub(crate) fn attrs(&self, out: &mut Vec<(&'static str, Attr)>) {
+    pub(crate) fn attrs(&self, out: &mut crate::attrs::NamedAttrs) {
         if self.flush_to_zero {
-            out.push(("flush_to_zero", Attr::Unit));
+            out.push(("flush_to_zero".into(), Attr::Unit));
         }
-        out.push(("rounding_mode", Attr::Enum(RoundingMode::MNEMONIC, self.rounding.keyword())));
+        out.push(("rounding_mode".into(), Attr::Enum(RoundingMode::MNEMONIC, self.rounding.keyword())));
     }
     /// Custom-syntax modifiers (`rounding<zero> flush_to_zero`), empty for the defaults.
     pub fn custom_suffix(&self) -> String {

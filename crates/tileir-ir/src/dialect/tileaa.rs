@@ -39,16 +39,16 @@ impl TiledAccess {
         TiledAccess { ordering, scope, padding, num_indices: seg[leading] as u32, has_token: seg[leading + 1] > 0 }
     }
     pub(crate) fn attrs(&self, out: &mut NamedAttrs, leading: usize) {
-        out.push(("mem_semantic", Attr::Enum(MemoryOrdering::MNEMONIC, self.ordering.keyword())));
+        out.push(("mem_semantic".into(), Attr::Enum(MemoryOrdering::MNEMONIC, self.ordering.keyword())));
         if let Some(s) = self.scope {
-            out.push(("mem_scope", Attr::Enum(MemoryScope::MNEMONIC, s.keyword())));
+            out.push(("mem_scope".into(), Attr::Enum(MemoryScope::MNEMONIC, s.keyword())));
         }
         let mut seg = vec![1; leading];
         seg.push(self.num_indices as i64);
         seg.push(self.has_token as i64);
-        out.push(("operandSegmentSizes", Attr::IntArray(seg)));
+        out.push(("operandSegmentSizes".into(), Attr::IntArray(seg)));
         if let Some(p) = self.padding {
-            out.push(("padding_value", Attr::Enum("padding_value", p.keyword())));
+            out.push(("padding_value".into(), Attr::Enum("padding_value", p.keyword())));
         }
     }
 }
@@ -141,25 +141,25 @@ impl TileAaOp {
         let mut out = NamedAttrs::new();
         match self {
             TileAaOp::Func { sym_name, function_type, kernel, num_warps } => {
-                out.push(("function_type", Attr::Type(*function_type)));
+                out.push(("function_type".into(), Attr::Type(*function_type)));
                 if *kernel {
-                    out.push(("kernel", Attr::Unit));
+                    out.push(("kernel".into(), Attr::Unit));
                 }
                 if let Some(w) = num_warps {
-                    out.push(("num_warps", Attr::Int(*w as i64)));
+                    out.push(("num_warps".into(), Attr::Int(*w as i64)));
                 }
-                out.push(("sym_name", Attr::Str(sym_name.clone())));
+                out.push(("sym_name".into(), Attr::Str(sym_name.clone())));
             }
             TileAaOp::Return | TileAaOp::CreateMemToken => {}
             TileAaOp::GetProgramId { dim } | TileAaOp::GetNumPrograms { dim } => {
-                out.push(("dim", Attr::Int(*dim as i64)))
+                out.push(("dim".into(), Attr::Int(*dim as i64)))
             }
             TileAaOp::MakeMemref { num_dyn_sizes, num_dyn_strides, base_alignment } => {
                 if *base_alignment > 0 {
-                    out.push(("alignment", Attr::Int(*base_alignment as i64)));
+                    out.push(("alignment".into(), Attr::Int(*base_alignment as i64)));
                 }
                 out.push((
-                    "operandSegmentSizes",
+                    "operandSegmentSizes".into(),
                     Attr::IntArray(vec![1, *num_dyn_sizes as i64, *num_dyn_strides as i64]),
                 ));
             }

@@ -42,11 +42,11 @@ impl TileAsOp {
         match self {
             TileAsOp::TiledLoad { access, vector_width } => {
                 access.attrs(&mut out, 1);
-                out.push(("vector_width", Attr::Int(*vector_width as i64)));
+                out.push(("vector_width".into(), Attr::Int(*vector_width as i64)));
             }
             TileAsOp::TiledStore { access, vector_width } => {
                 access.attrs(&mut out, 2);
-                out.push(("vector_width", Attr::Int(*vector_width as i64)));
+                out.push(("vector_width".into(), Attr::Int(*vector_width as i64)));
             }
         }
         out
