@@ -6,6 +6,7 @@ classes up by name, so errors raised from Rust and from Python share one hierarc
     TileIRError
     ├── FrontendError          unsupported Python construct or bad types in a kernel; has .location
     ├── CompilationError       diagnostics from the Rust core; .diagnostics is a tuple of Diagnostic
+    │   ├── ParseError         IR text that does not parse
     │   ├── VerificationError  IR that breaks a dialect rule
     │   └── PipelineError      unknown pass/option or bad option value (also a ValueError)
     ├── ToolchainError         LLVM or ptxas missing or failing
@@ -25,6 +26,7 @@ __all__ = [
     "TileIRError",
     "FrontendError",
     "CompilationError",
+    "ParseError",
     "VerificationError",
     "PipelineError",
     "ToolchainError",
@@ -92,6 +94,10 @@ class CompilationError(TileIRError):
     def __init__(self, message: str, diagnostics: Tuple[Diagnostic, ...] = ()):
         self.diagnostics = tuple(diagnostics)
         super().__init__(message)
+
+
+class ParseError(CompilationError):
+    """IR text that does not parse (custom or generic MLIR syntax)."""
 
 
 class VerificationError(CompilationError):

@@ -120,8 +120,7 @@ def test_malformed_ir_from_the_builder_is_diagnosed():
         m.verify()
     (d,) = e.value.diagnostics
     assert (d.file, d.line, d.column, d.severity) == ("k.py", 3, 9, "error")
-    assert "'cuda_tile.addf' op requires all operands and the result to have the same type, " \
-           "got tile<f32>, tile<f32> -> tile<4xf32>" == d.message
+    assert "'cuda_tile.addf' op failed to verify that all of {lhs, rhs, result} have same type" == d.message
     assert str(d).startswith("k.py:3:9: error: ")
 
 

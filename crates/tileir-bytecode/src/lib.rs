@@ -1,1 +1,121 @@
-//! tileir-bytecode
+//! tileir-bytecode: NVIDIA's CUDA Tile IR bytecode (`.tileirbc`), read and written.
+//!
+//! [`read`] turns a file into a [`tileir_ir::Module`] holding one `cuda_tile.module @kernels`
+//! (the format does not store the module name); [`write`] encodes a module for a target
+//! [`Version`] (13.1, 13.2, 13.3 or 13.4) and refuses, naming the op, attribute or type,
+//! whatever that version cannot express.
+//!
+//! The op codec is driven by the op schema of `tileir_ir::dialect::cuda_tile::schema`
+//! (opcodes, operand/result groups, attributes and the version each appeared in) using
+//! the layout rules of NVIDIA's TableGen-generated codec; see [`layout`](crate) notes in
+//! the source. Reading is defensive: every error names the byte offset and what was
+//! expected, counts are bounded by the bytes that remain, nesting is bounded, and no
+//! input makes the reader panic.
+//!
+//! Debug information: tileir's locations cannot yet express debug scopes, so the writer
+//! stores every location as "unknown" (as NVIDIA's writer does for plain file
+//! locations), and the reader turns `di_loc` records into plain `file:line:col`
+//! locations (call sites into their callee's location), dropping the scopes.
+//!
+//! ```
+//! use tileir_ir::*;
+//! use tileir_bytecode::{read, write, Version};
+//! let mut m = Module::new();
+//! let loc = m.locs.unknown();
+//! let fty = m.types.intern(Type::Function { inputs: vec![], results: vec![] });
+//! let module = CudaTileOp::new(CtOp::Module).with("sym_name", Attr::Str("kernels".into()));
+//! let mop = m.create_op(OpKind::CudaTile(module), vec![], &[], loc);
+//! let body = m.body;
+//! m.append_op(body, mop);
+//! let mblock = m.add_block(m.ops[mop].regions[0], &[]);
+//! let entry = CudaTileOp::new(CtOp::Entry).with("sym_name", Attr::Str("k".into())).with("function_type", Attr::Type(fty));
+//! let eop = m.create_op(OpKind::CudaTile(entry), vec![], &[], loc);
+//! m.append_op(mblock, eop);
+//! let eblock = m.add_block(m.ops[eop].regions[0], &[]);
+//! let ret = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::Return)), vec![], &[], loc);
+//! m.append_op(eblock, ret);
+//! let bytes = write(&m, Version::V13_3).unwrap();
+//! let back = read(&bytes).unwrap();
+//! assert_eq!(print_module(&back, PrintOptions::default()), print_module(&m, PrintOptions::default()));
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod format;
+mod layout;
+mod read;
+mod wire;
+mod write;
+
+use std::fmt;
+pub use tileir_ir::dialect::cuda_tile::schema::Version;
+use tileir_ir::Module;
+
+/// Versions this crate reads and writes, oldest first.
+pub const SUPPORTED_VERSIONS: [Version; 4] = [Version::V13_1, Version::V13_2, Version::V13_3, Version::V13_4];
+
+/// The version NVIDIA's writer targets by default (and ours when asked for "current").
+pub const DEFAULT_VERSION: Version = Version::V13_3;
+
+/// A read or write failure: a message, and for read errors the byte offset in the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BytecodeError {
+    /// Absolute byte offset of the problem in the input (reader errors).
+    pub offset: Option<usize>,
+    /// What went wrong, naming what was expected.
+    pub message: String,
+}
+
+impl BytecodeError {
+    /// An error without a position (writer errors).
+    pub fn new(message: impl Into<String>) -> BytecodeError {
+        BytecodeError { offset: None, message: message.into() }
+    }
+    /// An error at byte `offset`.
+    pub fn at(offset: usize, message: impl Into<String>) -> BytecodeError {
+        BytecodeError { offset: Some(offset), message: message.into() }
+    }
+}
+
+impl fmt::Display for BytecodeError {
+    /// `byte 12: error: ...` for reader errors, `error: ...` otherwise.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.offset {
+            Some(o) => write!(f, "byte {o}: error: {}", self.message),
+            None => write!(f, "error: {}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for BytecodeError {}
+
+fn is_supported_write_version(v: Version) -> bool {
+    SUPPORTED_VERSIONS.contains(&v)
+}
+
+/// Parses a version string (`13.3`, `13.1.0`) into a supported [`Version`], with
+/// NVIDIA's message for anything else.
+pub fn parse_version(text: &str) -> Result<Version, BytecodeError> {
+    let parts: Vec<&str> = text.trim().split('.').collect();
+    let parsed = match parts.as_slice() {
+        [a, b] | [a, b, _] => a.parse::<u8>().ok().zip(b.parse::<u8>().ok()),
+        _ => None,
+    };
+    match parsed {
+        Some((major, minor)) if is_supported_write_version(Version { major, minor }) => Ok(Version { major, minor }),
+        _ => Err(BytecodeError::new(format!(
+            "Invalid argument '{text}': the supported versions are [13.1, 13.4]"
+        ))),
+    }
+}
+
+/// Reads a bytecode file into a module holding one `cuda_tile.module @kernels`.
+pub fn read(data: &[u8]) -> Result<Module, BytecodeError> {
+    read::read(data)
+}
+
+/// Writes `module` (whose top level must be one `cuda_tile.module` holding only
+/// `entry` and `global` ops) as bytecode of `version`.
+pub fn write(module: &Module, version: Version) -> Result<Vec<u8>, BytecodeError> {
+    write::write(module, version)
+}

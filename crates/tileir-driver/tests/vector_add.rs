@@ -115,7 +115,7 @@ fn invalid_tile_shape_is_a_located_verifier_error() {
         Err(CompileError::Verification(d)) => {
             let text = d.to_string();
             assert!(text.starts_with("vadd.py:1:1: error: 'cuda_tile.load_view_tko' op result #0 has invalid type tile<48xf32>"), "{text}");
-            assert!(text.contains("does not match the view's tile type tile<64xf32>"), "{text}");
+            assert!(text.contains("expected tile type to be '!cuda_tile.tile<64xf32>' (based on view type)"), "{text}");
         }
         other => panic!("expected verification errors, got {other:?}"),
     }

@@ -172,6 +172,47 @@ impl Module {
         }
     }
 
+    /// Inserts the detached `op` immediately before `anchor` in `anchor`'s block.
+    pub fn insert_op_before(&mut self, anchor: OpId, op: OpId) {
+        let block = self.ops[anchor].parent.expect("anchor op is attached to a block");
+        let pos = self.blocks[block].ops.iter().position(|&o| o == anchor).expect("anchor is listed in its block");
+        self.ops[op].parent = Some(block);
+        self.blocks[block].ops.insert(pos, op);
+    }
+
+    /// Replaces every use of `old` by `new` in the reachable ops; returns how many.
+    pub fn replace_all_uses(&mut self, old: ValueId, new: ValueId) -> usize {
+        let mut count = 0;
+        for op in self.walk() {
+            for operand in &mut self.ops[op].operands {
+                if *operand == old {
+                    *operand = new;
+                    count += 1;
+                }
+            }
+        }
+        count
+    }
+
+    /// Number of uses of each value among the reachable ops.
+    pub fn use_counts(&self) -> std::collections::HashMap<ValueId, usize> {
+        let mut counts = std::collections::HashMap::new();
+        for op in self.walk() {
+            for &v in &self.ops[op].operands {
+                *counts.entry(v).or_insert(0) += 1;
+            }
+        }
+        counts
+    }
+
+    /// The op defining `value`, if it is an op result.
+    pub fn defining_op(&self, value: ValueId) -> Option<OpId> {
+        match self.values[value].def {
+            ValueDef::OpResult { op, .. } => Some(op),
+            ValueDef::BlockArg { .. } => None,
+        }
+    }
+
     /// Appends a new block with arguments of `arg_types` to `region`.
     pub fn add_block(&mut self, region: RegionId, arg_types: &[TypeId]) -> BlockId {
         let block = self.blocks.push(BlockData { args: Vec::new(), ops: Vec::new(), parent: Some(region) });

@@ -38,7 +38,7 @@ pub struct Pipeline {
 }
 
 fn is_name_char(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'-' || c == b'_' || c == b'.'
+    c.is_ascii_alphanumeric() || c == b'-' || c == b'_' || c == b'.' || c == b'$'
 }
 
 impl Pipeline {
@@ -69,6 +69,48 @@ impl Pipeline {
             let name = text[start..pos].to_string();
             let mut options = Vec::new();
             skip_ws(&mut pos);
+            // `anchor(inner)`: MLIR's nested pipelines (`builtin.module(cuda_tile.module(
+            // cuda_tile.entry(loop-split)))`). tileir's passes each walk the whole module
+            // and act on the ops they apply to, so nesting is flattened into the inner passes.
+            if pos < s.len() && s[pos] == b'(' {
+                let inner_start = pos + 1;
+                let mut depth = 0usize;
+                let mut end = None;
+                for (i, &c) in s.iter().enumerate().skip(pos) {
+                    match c {
+                        b'(' => depth += 1,
+                        b')' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = Some(i);
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                let Some(end) = end else {
+                    return Err(PipelineError { offset: pos, message: format!("unbalanced '(' after op anchor '{name}'") });
+                };
+                let inner = Pipeline::parse(&text[inner_start..end]).map_err(|e| PipelineError {
+                    offset: inner_start + e.offset,
+                    message: e.message,
+                })?;
+                elements.extend(inner.elements.into_iter().map(|mut el| {
+                    el.offset += inner_start;
+                    el
+                }));
+                pos = end + 1;
+                skip_ws(&mut pos);
+                if pos == s.len() {
+                    break;
+                }
+                if s[pos] != b',' {
+                    return Err(PipelineError { offset: pos, message: format!("expected ',' or end of pipeline, found '{}'", s[pos] as char) });
+                }
+                pos += 1;
+                continue;
+            }
             if pos < s.len() && s[pos] == b'{' {
                 pos += 1;
                 loop {
@@ -140,6 +182,16 @@ impl fmt::Display for Pipeline {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nested_anchors_flatten_into_their_passes() {
+        let p = Pipeline::parse("builtin.module(cuda_tile.module(cuda_tile.entry(loop-split{split-threshold=2})), canonicalize)").unwrap();
+        let names: Vec<&str> = p.elements.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["loop-split", "canonicalize"]);
+        assert_eq!(p.elements[0].options, vec![("split-threshold".to_string(), "2".to_string())]);
+        let err = Pipeline::parse("builtin.module(cse").unwrap_err();
+        assert!(err.message.contains("unbalanced"), "{err}");
+    }
 
     #[test]
     fn parses_and_round_trips() {

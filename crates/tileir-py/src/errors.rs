@@ -82,6 +82,12 @@ pub fn verification_error(py: Python<'_>, headline: &str, d: &Diagnostics) -> Py
     make_error(py, "VerificationError", format!("{headline}:\n{d}"), &d.0)
 }
 
+/// A parse failure as `ParseError`.
+pub fn parse_error(py: Python<'_>, diags: &[tileir_ir::Diagnostic]) -> PyErr {
+    let text: Vec<String> = diags.iter().map(|d| d.to_string()).collect();
+    make_error(py, "ParseError", format!("the input does not parse:\n{}", text.join("\n")), diags)
+}
+
 /// Maps a driver error to its Python class.
 pub fn to_py_error(py: Python<'_>, e: CompileError) -> PyErr {
     match e {

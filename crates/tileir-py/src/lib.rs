@@ -39,8 +39,8 @@ impl PyModuleIr {
 
     /// Raises `VerificationError` listing every problem, or returns None.
     fn verify(&self, py: Python<'_>) -> PyResult<()> {
-        let m = self.inner.clone();
-        let result = guard(py, || reproducer_of(&self.inner, "verify"), || Ok(py.detach(move || tileir_verify::verify(&m))))?;
+        let m = &self.inner;
+        let result = guard(py, || reproducer_of(m, "verify"), || Ok(py.detach(|| tileir_verify::verify(m))))?;
         result.map_err(|d| errors::verification_error(py, "the module does not verify", &d))
     }
 }
@@ -113,6 +113,37 @@ fn pass_registry<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     Ok(out)
 }
 
+/// Parses cuda_tile IR text (custom or generic form) into a module; raises `ParseError`
+/// with every located diagnostic.
+#[pyfunction]
+#[pyo3(signature = (text, file_name = "<string>".to_string(), allow_unregistered = false))]
+fn parse(py: Python<'_>, text: String, file_name: String, allow_unregistered: bool) -> PyResult<PyModuleIr> {
+    let reproducer = format!("// tileir reproducer: parse\n{text}");
+    let options = tileir_syntax::ParseOptions { file_name, allow_unregistered };
+    let result = guard(py, || reproducer.clone(), || Ok(py.detach(move || tileir_syntax::parse_module(&text, &options))))?;
+    match result {
+        Ok(inner) => Ok(PyModuleIr { inner }),
+        Err(diags) => Err(errors::parse_error(py, &diags)),
+    }
+}
+
+/// Runs a command-line tool (`tileir-opt`, `tileir-translate`) on the process's standard
+/// streams; returns its exit code.
+#[pyfunction]
+fn tool_main(py: Python<'_>, tool: String, args: Vec<String>) -> PyResult<i32> {
+    let reproducer = format!("// tileir reproducer: {tool} {}", args.join(" "));
+    guard(py, || reproducer.clone(), || {
+        Ok(py.detach(move || {
+            let (mut stdin, mut stdout, mut stderr) = (std::io::stdin().lock(), std::io::stdout().lock(), std::io::stderr().lock());
+            let mut io = tileir_tools::Io { stdin: &mut stdin, stdout: &mut stdout, stderr: &mut stderr };
+            let code = tileir_tools::tool_main(&tool, &args, &mut io);
+            use std::io::Write;
+            let _ = io.stdout.flush();
+            code
+        }))
+    })
+}
+
 /// Panics inside the guarded region, to test internal-error reporting.
 #[pyfunction]
 fn _debug_force_panic(py: Python<'_>, message: String) -> PyResult<()> {
@@ -130,6 +161,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(default_pipeline, m)?)?;
     m.add_function(wrap_pyfunction!(pass_registry, m)?)?;
     m.add_function(wrap_pyfunction!(_debug_force_panic, m)?)?;
+    m.add_function(wrap_pyfunction!(parse, m)?)?;
+    m.add_function(wrap_pyfunction!(tool_main, m)?)?;
     m.add("TARGETS", tileir_driver::TARGETS.to_vec())?;
     Ok(())
 }

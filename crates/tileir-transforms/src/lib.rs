@@ -8,10 +8,13 @@
 //!   the kernel's warp count, gives every tile a register layout, and turns tiled memory
 //!   ops into layout-aware nv_tileas ops with the widest safe vector width.
 //!
+//! - `fuse-fma` ([`fuse_fma`]): `addf`/`subf` of a single-use `mulf` → `fma`.
+//!
 //! Every pass keeps each op's location on the ops it creates.
 
 #![forbid(unsafe_code)]
 
+pub mod fuse_fma;
 pub mod to_tileaa;
 pub mod to_tileas;
 
@@ -21,6 +24,12 @@ use tileir_pass::{PassInfo, Registry};
 pub fn registry() -> Registry {
     Registry {
         passes: vec![
+            PassInfo {
+                name: fuse_fma::NAME,
+                summary: "Fuse addf/subf of a single-use mulf into fma (not value-preserving: one rounding)",
+                options: fuse_fma::FuseFmaOptions::describe,
+                create: |opts| Ok(Box::new(fuse_fma::FuseFma { options: fuse_fma::FuseFmaOptions::parse(opts)? })),
+            },
             PassInfo {
                 name: to_tileaa::NAME,
                 summary: "Lower cuda_tile to nv_tileaa (memrefs, tokens, program ids)",

@@ -3,17 +3,23 @@
 //!
 //! Checks, in order (a failing phase stops later phases, which rely on it):
 //! 1. **Handles and structure**: every id in range; every op has the regions its kind
-//!    requires, each with one block; terminators last and only last; `return` closes
-//!    entry/func bodies.
+//!    requires, each with one block (the `else` region of `cuda_tile.if` may have none);
+//!    terminators last and only last; blocks of region-holding ops end with a terminator
+//!    (the parser materializes implicit terminators, so a missing one is an error here).
 //! 2. **SSA dominance**: each operand is defined earlier in its block or in an enclosing
 //!    block, or is an argument of one of those blocks.
 //! 3. **Types**: tile shapes are powers of two with at most 2^24 elements, and so on.
-//! 4. **Per-op rules** of cuda_tile ([`cuda_tile`]), nv_tileaa and nv_tileas ([`tile`]):
-//!    operand/result counts and types, attribute combinations.
-//! 5. **Cross-op rules**: functions do not mix cuda_tile with nv_tileaa/nv_tileas ops,
-//!    and once a function holds nv_tileas ops every tile value in it carries a layout.
+//! 4. **Per-op rules** of cuda_tile ([`cuda_tile`]), nv_tileaa and nv_tileas ([`tile`]),
+//!    in MLIR's order: an op's own rules, then the ops nested in its regions, then the
+//!    op's rules about its regions (`for`/`loop` iteration values, symbol tables, debug
+//!    scopes of function bodies).
+//! 5. **Cross-op rules**: symbol uses (`get_global` names a `global`); functions do not
+//!    mix cuda_tile with nv_tileaa/nv_tileas ops, and once a function holds nv_tileas
+//!    ops every tile value in it carries a layout.
 //!
-//! Not yet checked: ops outside the subset tileir implements (they cannot be built).
+//! Every error of a module is reported (MLIR stops at the first failing op; we do not,
+//! so one run shows all problems). Within one op, later rules that depend on an earlier
+//! failed rule are skipped, as MLIR's verifiers return at their first error.
 
 #![forbid(unsafe_code)]
 
@@ -28,24 +34,109 @@ mod tile;
 mod types;
 
 use std::collections::HashSet;
-use tileir_ir::{BlockId, Diagnostic, Diagnostics, Dialect, Module, OpId, OpKind, ValueId};
+use tileir_ir::{
+    BlockId, CtOp, Diagnostic, Diagnostics, Dialect, Location, Module, OpId, OpKind, Severity,
+    Type, TypeId, ValueId,
+};
+
+/// Options of one verification run (the dialect flags of `cuda-tile-opt`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct VerifyOptions {
+    /// `-Wunsupported-hints`: validate the parameters of `optimization_hints` and warn about
+    /// unknown architectures, unknown parameters and bad values. Off by default, when any
+    /// parameter is silently accepted (only the dictionary shape is checked).
+    pub warn_unsupported_hints: bool,
+    /// `-Werr-hints`: when a hint warning was emitted for an op, also fail that op with
+    /// "Optimization hints verification failed". Has no effect without
+    /// [`VerifyOptions::warn_unsupported_hints`].
+    pub hints_are_errors: bool,
+}
 
 /// Collects diagnostics for one module.
 pub(crate) struct Ctx<'m> {
     pub m: &'m Module,
     pub diags: Vec<Diagnostic>,
+    pub options: VerifyOptions,
 }
 
 impl<'m> Ctx<'m> {
-    /// Reports an error at `op`, prefixed MLIR-style with the op's name.
+    /// Reports an error at `op`, prefixed MLIR-style with the op's name (`emitOpError`).
     pub fn op_error(&mut self, op: OpId, message: impl AsRef<str>) {
         let name = self.m.ops[op].kind.name();
         let loc = self.m.op_location(op);
-        self.diags.push(Diagnostic::error(loc, format!("'{name}' op {}", message.as_ref())));
+        self.diags.push(Diagnostic::error(
+            loc,
+            format!("'{name}' op {}", message.as_ref()),
+        ));
+    }
+    /// Reports an error at `op` without the op-name prefix (MLIR's plain `emitError`).
+    pub fn error(&mut self, op: OpId, message: impl Into<String>) {
+        let loc = self.m.op_location(op);
+        self.diags.push(Diagnostic::error(loc, message));
+    }
+    /// Reports an op error with a note at another location.
+    pub fn op_error_with_note(
+        &mut self,
+        op: OpId,
+        message: impl AsRef<str>,
+        note_loc: Location,
+        note: &str,
+    ) {
+        self.op_error(op, message);
+        if let Some(last) = self.diags.pop() {
+            self.diags.push(last.with_note(note_loc, note));
+        }
+    }
+    /// Reports a warning at `op` (no prefix, like MLIR's `emitWarning(loc)`).
+    pub fn warning(&mut self, op: OpId, message: impl Into<String>) {
+        let loc = self.m.op_location(op);
+        self.diags.push(Diagnostic::warning(loc, message));
     }
     /// The type text of a value (short form).
     pub fn vty(&self, v: ValueId) -> String {
         self.m.types.display(self.m.value_type(v), true)
+    }
+    /// A type as MLIR diagnostics print it: quoted, dialect types with the `!cuda_tile.`
+    /// prefix on the outermost type only (`'!cuda_tile.tile<4xptr<f32>>'`).
+    pub fn ty(&self, t: TypeId) -> String {
+        format!("'{}'", mlir_type(self.m, t))
+    }
+    /// [`Ctx::ty`] of a value's type.
+    pub fn vt(&self, v: ValueId) -> String {
+        self.ty(self.m.value_type(v))
+    }
+    /// A list of types as MLIR prints a `TypeRange`: each quoted, comma separated.
+    pub fn tys(&self, ts: &[TypeId]) -> String {
+        ts.iter()
+            .map(|&t| self.ty(t))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+    /// The type of a value.
+    pub fn type_of(&self, v: ValueId) -> &'m Type {
+        let m: &'m Module = self.m;
+        m.types.get(m.value_type(v))
+    }
+}
+
+/// MLIR's unquoted spelling of a type in diagnostics ([`types::mlir_type`], extended to
+/// function types, whose parts each take the prefix).
+pub(crate) fn mlir_type(m: &Module, t: TypeId) -> String {
+    match m.types.try_get(t) {
+        Some(Type::Function { inputs, results }) => {
+            let list = |ts: &[TypeId]| {
+                ts.iter()
+                    .map(|&x| mlir_type(m, x))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            if results.len() == 1 {
+                format!("({}) -> {}", list(inputs), list(results))
+            } else {
+                format!("({}) -> ({})", list(inputs), list(results))
+            }
+        }
+        _ => types::mlir_type(m, t),
     }
 }
 
@@ -54,38 +145,104 @@ pub(crate) fn counts(cx: &mut Ctx<'_>, op: OpId, operands: usize, results: usize
     let d = &cx.m.ops[op];
     let (got_operands, got_results) = (d.operands.len(), d.results.len());
     if got_operands != operands {
-        cx.op_error(op, format!("expects {operands} operand(s), got {got_operands}"));
+        cx.op_error(
+            op,
+            format!("expects {operands} operand(s), got {got_operands}"),
+        );
     }
     if got_results != results {
-        cx.op_error(op, format!("expects {results} result(s), got {got_results}"));
+        cx.op_error(
+            op,
+            format!("expects {results} result(s), got {got_results}"),
+        );
     }
     got_operands == operands && got_results == results
 }
 
-/// Verifies `module`; `Ok(())` or all the errors found.
+/// Verifies `module` with default options; `Ok(())` or all the diagnostics found (at
+/// least one of them an error).
 pub fn verify(module: &Module) -> Result<(), Diagnostics> {
-    let mut cx = Ctx { m: module, diags: Vec::new() };
+    verify_with(module, &VerifyOptions::default()).map(|_| ())
+}
+
+/// Verifies `module` under `options`. `Ok` carries the warnings (hint warnings under
+/// [`VerifyOptions::warn_unsupported_hints`]); `Err` carries every diagnostic, warnings
+/// included, in emission order, when at least one is an error.
+pub fn verify_with(
+    module: &Module,
+    options: &VerifyOptions,
+) -> Result<Vec<Diagnostic>, Diagnostics> {
+    let mut cx = Ctx {
+        m: module,
+        diags: Vec::new(),
+        options: *options,
+    };
+    let has_errors = |cx: &Ctx<'_>| cx.diags.iter().any(|d| d.severity == Severity::Error);
     check_structure(&mut cx);
-    if cx.diags.is_empty() {
+    if !has_errors(&cx) {
         check_dominance(&mut cx);
     }
-    if cx.diags.is_empty() {
+    if !has_errors(&cx) {
         types::check_value_types(&mut cx);
-        for op in module.walk() {
-            match &module.ops[op].kind {
-                OpKind::CudaTile(k) => cuda_tile::verify_op(&mut cx, op, k),
-                OpKind::TileAa(k) => tile::verify_aa_op(&mut cx, op, k),
-                OpKind::TileAs(k) => tile::verify_as_op(&mut cx, op, k),
-                // The parser admits these only under -allow-unregistered-dialect.
-                OpKind::Unregistered(_) => {}
-            }
-        }
+        verify_ops_in_block(&mut cx, module.body);
+        module_ops::verify_symbol_uses(&mut cx);
         check_function_dialects(&mut cx);
     }
-    if cx.diags.is_empty() {
-        Ok(())
-    } else {
+    if has_errors(&cx) {
         Err(Diagnostics(cx.diags))
+    } else {
+        Ok(cx.diags)
+    }
+}
+
+/// Per-op rules in MLIR's order: an op's own rules, its nested ops, then its region rules.
+fn verify_ops_in_block(cx: &mut Ctx<'_>, block: BlockId) {
+    let m = cx.m;
+    for &op in &m.blocks[block].ops {
+        match &m.ops[op].kind {
+            OpKind::CudaTile(k) => cuda_tile::verify_op(cx, op, k),
+            OpKind::TileAa(k) => tile::verify_aa_op(cx, op, k),
+            OpKind::TileAs(k) => tile::verify_as_op(cx, op, k),
+            // The parser admits these only under -allow-unregistered-dialect.
+            OpKind::Unregistered(_) => {}
+        }
+        for &region in &m.ops[op].regions {
+            for &inner in &m.regions[region].blocks {
+                verify_ops_in_block(cx, inner);
+            }
+        }
+        if let OpKind::CudaTile(k) = &m.ops[op].kind {
+            match k.op {
+                CtOp::For | CtOp::Loop => control::verify_regions(cx, op, k),
+                CtOp::Module | CtOp::Entry | CtOp::TestingFunc => {
+                    module_ops::verify_regions(cx, op, k)
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Terminators a cuda_tile region-holding op's blocks may end with (for messages).
+fn expected_terminators(op: CtOp) -> &'static str {
+    match op {
+        CtOp::Entry | CtOp::TestingFunc => "'cuda_tile.return'",
+        CtOp::If => {
+            "'cuda_tile.yield', 'cuda_tile.break', 'cuda_tile.continue' or 'cuda_tile.return'"
+        }
+        CtOp::For => "'cuda_tile.continue'",
+        CtOp::Loop => "'cuda_tile.continue' or 'cuda_tile.break'",
+        _ => "'cuda_tile.yield'",
+    }
+}
+
+/// ODS names of the regions, for "region #i ('name')" messages.
+fn region_name(op: CtOp, index: usize) -> &'static str {
+    match (op, index) {
+        (CtOp::If, 0) => "thenRegion",
+        (CtOp::If, _) => "elseRegion",
+        (CtOp::For | CtOp::Loop, _) => "region",
+        _ => "body",
     }
 }
 
@@ -95,13 +252,27 @@ fn check_structure(cx: &mut Ctx<'_>) {
     let mut stack = vec![m.body];
     while let Some(block) = stack.pop() {
         if !m.blocks.contains(block) || !seen_blocks.insert(block) {
-            cx.diags.push(Diagnostic::error(tileir_ir::Location::Unknown, format!("invalid or shared block {block}")));
+            cx.diags.push(Diagnostic::error(
+                Location::Unknown,
+                format!("invalid or shared block {block}"),
+            ));
             continue;
+        }
+        for &v in &m.blocks[block].args {
+            if !m.values.contains(v) {
+                cx.diags.push(Diagnostic::error(
+                    Location::Unknown,
+                    format!("block {block} has invalid argument {v}"),
+                ));
+            }
         }
         let ops = &m.blocks[block].ops;
         for (pos, &op) in ops.iter().enumerate() {
             let Some(data) = m.ops.get(op) else {
-                cx.diags.push(Diagnostic::error(tileir_ir::Location::Unknown, format!("block {block} names invalid op {op}")));
+                cx.diags.push(Diagnostic::error(
+                    Location::Unknown,
+                    format!("block {block} names invalid op {op}"),
+                ));
                 continue;
             };
             if data.parent != Some(block) {
@@ -118,35 +289,104 @@ fn check_structure(cx: &mut Ctx<'_>) {
             }
             let wanted = data.kind.num_regions();
             if data.regions.len() != wanted {
-                cx.op_error(op, format!("requires {wanted} region(s), has {}", data.regions.len()));
+                cx.op_error(
+                    op,
+                    format!("requires {wanted} region(s), has {}", data.regions.len()),
+                );
                 continue;
             }
-            for &region in &data.regions {
-                match m.regions.get(region) {
-                    None => cx.op_error(op, format!("owns invalid region {region}")),
-                    Some(r) if r.blocks.len() != 1 => {
-                        cx.op_error(op, format!("region must have exactly one block, has {}", r.blocks.len()))
+            for (index, &region) in data.regions.iter().enumerate() {
+                let Some(r) = m.regions.get(region) else {
+                    cx.op_error(op, format!("owns invalid region {region}"));
+                    continue;
+                };
+                if r.blocks.iter().any(|&b| !m.blocks.contains(b)) {
+                    cx.op_error(op, format!("region #{index} holds an invalid block"));
+                    continue;
+                }
+                match &data.kind {
+                    // MLIR keeps unregistered ops' regions as written.
+                    OpKind::Unregistered(_) => {}
+                    OpKind::CudaTile(k) => {
+                        // `if`'s else region is `MaxSizedRegion<1>`: it may be empty.
+                        let optional = k.op == CtOp::If && index == 1;
+                        if r.blocks.len() > 1 || (r.blocks.is_empty() && !optional) {
+                            let constraint = if optional {
+                                "region with at most 1 blocks"
+                            } else {
+                                "region with 1 blocks"
+                            };
+                            cx.op_error(
+                                op,
+                                format!("region #{index} ('{}') failed to verify constraint: {constraint}", region_name(k.op, index)),
+                            );
+                            continue;
+                        }
+                        if let Some(&inner) = r.blocks.first() {
+                            check_block_terminator(cx, op, k.op, index, inner);
+                        }
                     }
-                    Some(r) => {
+                    OpKind::TileAa(_) | OpKind::TileAs(_) => {
+                        if r.blocks.len() != 1 {
+                            cx.op_error(
+                                op,
+                                format!(
+                                    "region must have exactly one block, has {}",
+                                    r.blocks.len()
+                                ),
+                            );
+                            continue;
+                        }
                         let inner = r.blocks[0];
-                        stack.push(inner);
-                        let needs_return = matches!(
-                            data.kind,
-                            OpKind::CudaTile(tileir_ir::CudaTileOp { op: tileir_ir::CtOp::Entry, .. })
-                                | OpKind::TileAa(tileir_ir::TileAaOp::Func { .. })
-                        );
-                        if needs_return {
-                            let ends_with_return = m.blocks.get(inner).and_then(|b| b.ops.last()).is_some_and(|&last| {
+                        let needs_return =
+                            matches!(data.kind, OpKind::TileAa(tileir_ir::TileAaOp::Func { .. }));
+                        let ends_with_terminator =
+                            m.blocks[inner].ops.last().is_some_and(|&last| {
                                 m.ops.get(last).is_some_and(|d| d.kind.is_terminator())
                             });
-                            if !ends_with_return {
-                                cx.op_error(op, "body must end with a return");
-                            }
+                        if needs_return && !ends_with_terminator {
+                            cx.op_error(op, "body must end with a return");
                         }
                     }
                 }
+                stack.extend(r.blocks.iter().rev().copied());
             }
         }
+    }
+}
+
+/// The block of region `index` of a cuda_tile op must end with a terminator, except the
+/// module body (a graph region without one).
+fn check_block_terminator(cx: &mut Ctx<'_>, op: OpId, kind: CtOp, index: usize, block: BlockId) {
+    let m = cx.m;
+    if kind == CtOp::Module {
+        return;
+    }
+    let last = m.blocks[block]
+        .ops
+        .last()
+        .and_then(|&o| m.ops.get(o).map(|d| (o, d)));
+    match last {
+        Some((_, d)) if d.kind.is_terminator() => {}
+        // Entries say it the way the existing tooling expects ("body must end with a return").
+        _ if kind == CtOp::Entry || kind == CtOp::TestingFunc => cx.op_error(
+            op,
+            format!(
+                "body must end with a return (the parser adds an implicit one), found {}",
+                last.map(|(_, d)| format!("'{}'", d.kind.name()))
+                    .unwrap_or_else(|| "an empty block".into())
+            ),
+        ),
+        _ => cx.op_error(
+            op,
+            format!(
+                "region #{index} ('{}') must end with a terminator ({}), found {}",
+                region_name(kind, index),
+                expected_terminators(kind),
+                last.map(|(_, d)| format!("'{}'", d.kind.name()))
+                    .unwrap_or_else(|| "an empty block".into())
+            ),
+        ),
     }
 }
 
@@ -157,8 +397,8 @@ fn check_dominance(cx: &mut Ctx<'_>) {
 
     fn walk_block(cx: &mut Ctx<'_>, block: BlockId, visible: &mut Vec<HashSet<ValueId>>) {
         let m = cx.m;
-        let mut scope: HashSet<ValueId> = m.blocks[block].args.iter().copied().collect();
-        visible.push(std::mem::take(&mut scope));
+        let scope: HashSet<ValueId> = m.blocks[block].args.iter().copied().collect();
+        visible.push(scope);
         for &op in &m.blocks[block].ops {
             let data = &m.ops[op];
             for (i, &v) in data.operands.iter().enumerate() {
@@ -182,27 +422,45 @@ fn check_dominance(cx: &mut Ctx<'_>) {
 fn check_function_dialects(cx: &mut Ctx<'_>) {
     let m = cx.m;
     for op in m.walk() {
-        let is_func = matches!(
-            m.ops[op].kind,
-            OpKind::CudaTile(tileir_ir::CudaTileOp { op: tileir_ir::CtOp::Entry, .. }) | OpKind::TileAa(tileir_ir::TileAaOp::Func { .. })
-        );
+        let is_func = matches!(m.ops[op].kind.ct(), Some(CtOp::Entry | CtOp::TestingFunc))
+            || matches!(
+                m.ops[op].kind,
+                OpKind::TileAa(tileir_ir::TileAaOp::Func { .. })
+            );
         if !is_func {
             continue;
         }
-        let Some(block) = m.entry_block(op, 0) else { continue };
+        let Some(block) = m.entry_block(op, 0) else {
+            continue;
+        };
         let body: Vec<OpId> = m.blocks[block].ops.clone();
         let dialects: HashSet<Dialect> = body.iter().map(|&o| m.ops[o].kind.dialect()).collect();
         let func_dialect = m.ops[op].kind.dialect();
-        if func_dialect == Dialect::CudaTile && dialects.iter().any(|&d| d != Dialect::CudaTile) {
-            cx.op_error(op, "body mixes cuda_tile with nv_tileaa/nv_tileas operations");
+        if func_dialect == Dialect::CudaTile
+            && dialects
+                .iter()
+                .any(|&d| d == Dialect::TileAa || d == Dialect::TileAs)
+        {
+            cx.op_error(
+                op,
+                "body mixes cuda_tile with nv_tileaa/nv_tileas operations",
+            );
         }
         if func_dialect == Dialect::TileAa && dialects.contains(&Dialect::CudaTile) {
-            cx.op_error(op, "body still holds cuda_tile operations (an nv_tileaa function must hold none)");
+            cx.op_error(
+                op,
+                "body still holds cuda_tile operations (an nv_tileaa function must hold none)",
+            );
         }
         if dialects.contains(&Dialect::TileAs) {
             for &o in &body {
                 for &v in &m.ops[o].results {
-                    if let tileir_ir::Type::Tile { layout: None, shape, .. } = m.types.get(m.value_type(v)) {
+                    if let Type::Tile {
+                        layout: None,
+                        shape,
+                        ..
+                    } = m.types.get(m.value_type(v))
+                    {
                         if !shape.is_empty() {
                             cx.op_error(o, format!("result has tile type {} without a layout, but the function is in nv_tileas form", cx.vty(v)));
                         }

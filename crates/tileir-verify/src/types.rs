@@ -1,34 +1,268 @@
-//! Type rules that hold wherever a type appears.
+//! Type rules that hold wherever a type appears (results, block arguments, function
+//! signatures), plus small helpers the op rules share for reading and printing types.
+//!
+//! Messages follow NVIDIA's type verifiers (`Types.cpp`) where the conformance suite
+//! quotes them: "all dimensions must be powers of two, got 3, 5, 9", "tile would exceed
+//! the maximum of 16777216 elements", the partition-view dim_map messages, and so on.
 
 use crate::Ctx;
-use tileir_ir::{Dim, TileElem, Type, ValueDef};
+use tileir_ir::types::GatherScatterViewType;
+use tileir_ir::{
+    Attr, CtOp, Dim, Module, NumType, OpKind, PaddingValue, TensorViewType, TileElem, Type, TypeId,
+    ValueDef, ValueId,
+};
 
 /// Largest number of elements a tile may have.
 pub const MAX_TILE_ELEMENTS: i64 = 1 << 24;
 
+/// ODS's description of the element types a `ptr`, a `tensor_view` or a `tile` may hold
+/// (every number type, in the order NVIDIA's `AnyTypeOf` lists them; no i4).
+const NUMBER_TYPES: &str =
+    "f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 or i32 or i64";
+
+/// The shape and element of a tile value, if it is a tile.
+pub(crate) fn tile_of(m: &Module, v: ValueId) -> Option<(&[i64], TileElem)> {
+    match m.types.try_get(m.value_type(v))? {
+        Type::Tile { shape, elem, .. } => Some((shape.as_slice(), *elem)),
+        _ => None,
+    }
+}
+
+/// The numeric element type of a tile value (None for pointer tiles and non-tiles).
+pub(crate) fn num_elem(m: &Module, v: ValueId) -> Option<NumType> {
+    match tile_of(m, v)? {
+        (_, TileElem::Num(n)) => Some(n),
+        _ => None,
+    }
+}
+
+/// The shape of a tile value (empty for non-tiles, which ODS has rejected before).
+pub(crate) fn shape_of(m: &Module, v: ValueId) -> &[i64] {
+    tile_of(m, v).map(|(s, _)| s).unwrap_or(&[])
+}
+
+/// A type as MLIR prints it in diagnostics (unquoted): dialect types with their
+/// `!cuda_tile.` prefix and their parameters in short form (`!cuda_tile.tile<4xptr<f32>>`).
+/// (Function types are spelled by `crate::mlir_type`, which builds on this one.)
+pub(crate) fn mlir_type(m: &Module, ty: TypeId) -> String {
+    match m.types.try_get(ty) {
+        Some(
+            Type::Tile { .. }
+            | Type::TensorView(_)
+            | Type::PartitionView(_)
+            | Type::StridedView(_)
+            | Type::GatherScatterView(_)
+            | Type::Token,
+        ) => format!("!cuda_tile.{}", m.types.display(ty, true)),
+        _ => m.types.display(ty, false),
+    }
+}
+
+/// [`mlir_type`] of a value's type.
+pub(crate) fn mlir_value_type(m: &Module, v: ValueId) -> String {
+    mlir_type(m, m.value_type(v))
+}
+
+/// A shape as MLIR streams an `ArrayRef<int64_t>`: `4, 16`.
+pub(crate) fn shape_text(shape: &[i64]) -> String {
+    shape
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The element-type text of a tile element (`f32`, `!cuda_tile.ptr<f32>`).
+pub(crate) fn elem_text(elem: TileElem) -> String {
+    match elem {
+        TileElem::Num(n) => n.keyword().to_string(),
+        TileElem::Ptr(n) => format!("!cuda_tile.ptr<{n}>"),
+    }
+}
+
+/// Why a tile of `shape` x `elem` is invalid, if it is.
+pub(crate) fn tile_problem(shape: &[i64], elem: TileElem) -> Option<String> {
+    if shape.iter().any(|&d| d <= 0) {
+        return Some(format!(
+            "all dimensions must be positive constants, got {}",
+            shape_text(shape)
+        ));
+    }
+    if shape.iter().any(|&d| (d & (d - 1)) != 0) {
+        return Some(format!(
+            "all dimensions must be powers of two, got {}",
+            shape_text(shape)
+        ));
+    }
+    // Checked multiplication: a product past i64 is certainly past the limit.
+    let total = shape.iter().try_fold(1i64, |acc, &d| acc.checked_mul(d));
+    if total.is_none_or(|t| t > MAX_TILE_ELEMENTS) {
+        return Some(format!(
+            "tile would exceed the maximum of {MAX_TILE_ELEMENTS} elements"
+        ));
+    }
+    match elem {
+        TileElem::Num(NumType::F4E2M1FN) if total.unwrap_or(0) % 2 != 0 => {
+            Some("F4E2M1FN tiles must have an even number of elements".into())
+        }
+        TileElem::Ptr(NumType::I4) => {
+            Some(format!("failed to verify 'pointeeType': {NUMBER_TYPES}"))
+        }
+        _ => None,
+    }
+}
+
+fn tensor_view_problem(tv: &TensorViewType) -> Option<String> {
+    if tv.elem == NumType::I4 {
+        return Some(format!("failed to verify 'elementType': {NUMBER_TYPES}"));
+    }
+    if tv.shape.len() != tv.strides.len() {
+        return Some(format!(
+            "expected shape and stride to be of same rank but got shape of rank {} and stride of rank {}",
+            tv.shape.len(),
+            tv.strides.len()
+        ));
+    }
+    if tv
+        .shape
+        .iter()
+        .any(|d| matches!(d, Dim::Static(v) if *v <= 0))
+    {
+        let dims: Vec<String> = tv.shape.iter().map(|d| d.to_string()).collect();
+        return Some(format!(
+            "dimensions must have strictly positive constant sizes but got [{}]",
+            dims.join(", ")
+        ));
+    }
+    if let Some(Dim::Static(s)) = tv
+        .strides
+        .iter()
+        .find(|d| matches!(d, Dim::Static(v) if *v <= 0))
+    {
+        return Some(format!("expected strictly positive integer, got {s}"));
+    }
+    None
+}
+
+/// Rules shared by partition, strided and gather/scatter views: the tile shape against
+/// the tensor_view, the dim_map, the padding value, and the view's own tile type.
+fn view_problem(
+    cx: &Ctx<'_>,
+    tile_shape: &[i64],
+    tensor_view: TypeId,
+    dim_map: &[i64],
+    padding: Option<PaddingValue>,
+) -> Option<String> {
+    let Some(Type::TensorView(tv)) = cx.m.types.try_get(tensor_view) else {
+        return Some("the viewed type must be a tensor_view".into());
+    };
+    if let Some(problem) = tensor_view_problem(tv) {
+        return Some(problem);
+    }
+    let rank = tv.shape.len();
+    if tile_shape.is_empty() {
+        return Some("0-dimension tile shape is not supported".into());
+    }
+    if tile_shape.len() != rank {
+        return Some(format!(
+            "expected tensor_view rank and tile rank to match, got tensor_view of rank {rank} and tiles of rank {}",
+            tile_shape.len()
+        ));
+    }
+    for (i, &d) in tile_shape.iter().enumerate() {
+        if d <= 0 || d > i64::from(i32::MAX) {
+            return Some(format!(
+                "tile dimension {i} exceeds i32 limitations (got {d}, expected strictly positive and less than or equal to {})",
+                i32::MAX
+            ));
+        }
+    }
+    if tile_shape.iter().any(|&d| (d & (d - 1)) != 0) {
+        return Some(format!(
+            "tile shape dimensions must have power of two length but got [{}]",
+            shape_text(tile_shape)
+        ));
+    }
+    if !dim_map.is_empty() {
+        if dim_map.len() != rank {
+            return Some(format!(
+                "expected dim_map to map exactly all {rank} dimensions of the tile, got {} mappings",
+                dim_map.len()
+            ));
+        }
+        let mut mapped_from: Vec<Option<usize>> = vec![None; rank];
+        for (tile_dim, &target) in dim_map.iter().enumerate() {
+            if target < 0 {
+                return Some(format!(
+                    "target dimension must not be negative, got {target}"
+                ));
+            }
+            if target as usize >= rank {
+                return Some(format!(
+                    "target dimension is outside of tensor view dimensions, expected strictly less than {rank}, got {target}"
+                ));
+            }
+            if let Some(first) = mapped_from[target as usize] {
+                return Some(format!(
+                    "target dimension {target} mapped at least twice (for tile dimensions {first} and {tile_dim})"
+                ));
+            }
+            mapped_from[target as usize] = Some(tile_dim);
+        }
+    }
+    if let Some(p) = padding {
+        if p != PaddingValue::Zero && !tv.elem.is_float() {
+            return Some(format!(
+                "padding_value '{}' requires a floating-point element type, but the tensor_view holds '{}'",
+                p.keyword(),
+                tv.elem
+            ));
+        }
+    }
+    tile_problem(tile_shape, TileElem::Num(tv.elem)).map(|p| format!("invalid view tile type: {p}"))
+}
+
+fn gather_scatter_problem(cx: &Ctx<'_>, gv: &GatherScatterViewType) -> Option<String> {
+    if let Some(p) = view_problem(cx, &gv.tile_shape, gv.tensor_view, &[], gv.padding) {
+        return Some(p);
+    }
+    let rank = gv.tile_shape.len() as i64;
+    if gv.sparse_dim < 0 || gv.sparse_dim >= rank {
+        return Some(format!(
+            "sparse_dim must be in [0, {rank}) (the tensor_view rank), got {}",
+            gv.sparse_dim
+        ));
+    }
+    None
+}
+
 /// Why `ty` is not a valid type, if it is not.
 pub(crate) fn type_problem(cx: &Ctx<'_>, ty: &Type) -> Option<String> {
     match ty {
-        Type::Tile { shape, elem, layout } => {
-            let mut total: i64 = 1;
-            for &d in shape {
-                if d <= 0 || (d & (d - 1)) != 0 {
-                    return Some(format!("tile dimension {d} is not a positive power of two"));
-                }
-                total = total.saturating_mul(d);
+        Type::Tile {
+            shape,
+            elem,
+            layout,
+        } => {
+            if let Some(p) = tile_problem(shape, *elem) {
+                return Some(p);
             }
-            if total > MAX_TILE_ELEMENTS {
-                return Some(format!("tile has {total} elements, more than the maximum {MAX_TILE_ELEMENTS} (2^24)"));
-            }
-            if let TileElem::Num(tileir_ir::NumType::F4E2M1FN) = elem {
-                if total % 2 != 0 {
-                    return Some("a tile of f4E2M1FN needs an even number of elements".into());
-                }
-            }
-            if let Some(tileir_ir::Layout::Blocked { size_per_thread, threads_per_warp, warps_per_cta, order }) = layout {
+            if let Some(tileir_ir::Layout::Blocked {
+                size_per_thread,
+                threads_per_warp,
+                warps_per_cta,
+                order,
+            }) = layout
+            {
                 let rank = shape.len();
-                if size_per_thread.len() != rank || threads_per_warp.len() != rank || warps_per_cta.len() != rank || order.len() != rank {
-                    return Some(format!("blocked layout has entries of the wrong rank for a rank-{rank} tile"));
+                if size_per_thread.len() != rank
+                    || threads_per_warp.len() != rank
+                    || warps_per_cta.len() != rank
+                    || order.len() != rank
+                {
+                    return Some(format!(
+                        "blocked layout has entries of the wrong rank for a rank-{rank} tile"
+                    ));
                 }
                 if threads_per_warp.iter().product::<u32>() != 32 {
                     return Some("blocked layout threads_per_warp must multiply to 32".into());
@@ -36,35 +270,60 @@ pub(crate) fn type_problem(cx: &Ctx<'_>, ty: &Type) -> Option<String> {
             }
             None
         }
-        Type::TensorView(tv) => {
-            if tv.shape.len() != tv.strides.len() {
+        Type::TensorView(tv) => tensor_view_problem(tv),
+        Type::PartitionView(pv) => {
+            view_problem(cx, &pv.tile_shape, pv.tensor_view, &pv.dim_map, pv.padding)
+        }
+        Type::StridedView(sv) => {
+            if let Some(p) =
+                view_problem(cx, &sv.tile_shape, sv.tensor_view, &sv.dim_map, sv.padding)
+            {
+                return Some(p);
+            }
+            let rank = sv.tile_shape.len();
+            if sv.traversal_strides.len() != rank {
                 return Some(format!(
-                    "tensor_view has {} sizes but {} strides",
-                    tv.shape.len(),
-                    tv.strides.len()
+                    "expected traversal_strides to have {rank} entries (one per tensor_view dimension), got {}",
+                    sv.traversal_strides.len()
                 ));
             }
-            if tv.shape.iter().chain(tv.strides.iter()).any(|d| matches!(d, Dim::Static(v) if *v <= 0)) {
-                return Some("tensor_view sizes and strides must be positive".into());
+            if let Some((i, s)) = sv
+                .traversal_strides
+                .iter()
+                .enumerate()
+                .find(|(_, &s)| s <= 0)
+            {
+                return Some(format!(
+                    "traversal stride {i} must be strictly positive, got {s}"
+                ));
             }
             None
         }
-        Type::PartitionView(pv) => match cx.m.types.try_get(pv.tensor_view) {
-            Some(Type::TensorView(_)) => None,
-            _ => Some("partition_view must wrap a tensor_view".into()),
-        },
+        Type::GatherScatterView(gv) => gather_scatter_problem(cx, gv),
+        Type::Function { inputs, results } => {
+            inputs
+                .iter()
+                .chain(results.iter())
+                .find_map(|&t| match cx.m.types.try_get(t) {
+                    Some(inner) => type_problem(cx, inner),
+                    None => Some(format!("refers to invalid type {t}")),
+                })
+        }
         _ => None,
     }
 }
 
-/// Checks the type of every reachable value.
+/// Checks the type of every reachable value, and the signature of every function-like op.
 pub(crate) fn check_value_types(cx: &mut Ctx<'_>) {
     let m = cx.m;
     for op in m.walk() {
         let data = &m.ops[op];
         for (i, &v) in data.results.iter().enumerate() {
             if let Some(problem) = type_problem(cx, m.types.get(m.value_type(v))) {
-                cx.op_error(op, format!("result #{i} has invalid type {}: {problem}", cx.vty(v)));
+                cx.op_error(
+                    op,
+                    format!("result #{i} has invalid type {}: {problem}", cx.vty(v)),
+                );
             }
         }
         for &region in &data.regions {
@@ -75,7 +334,35 @@ pub(crate) fn check_value_types(cx: &mut Ctx<'_>) {
                             ValueDef::BlockArg { index, .. } => index,
                             ValueDef::OpResult { index, .. } => index,
                         };
-                        cx.op_error(op, format!("argument #{index} has invalid type {}: {problem}", cx.vty(arg)));
+                        cx.op_error(
+                            op,
+                            format!(
+                                "argument #{index} has invalid type {}: {problem}",
+                                cx.vty(arg)
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        // Function results are not values anywhere, so the signature is checked on its own.
+        if let OpKind::CudaTile(k) = &data.kind {
+            if matches!(k.op, CtOp::Entry | CtOp::TestingFunc) {
+                if let Some(Attr::Type(fty)) = k.get("function_type") {
+                    if let Some(Type::Function { results, .. }) = m.types.try_get(*fty) {
+                        for (i, &t) in results.iter().enumerate() {
+                            if let Some(problem) =
+                                m.types.try_get(t).and_then(|ty| type_problem(cx, ty))
+                            {
+                                cx.op_error(
+                                    op,
+                                    format!(
+                                        "function result #{i} has invalid type {}: {problem}",
+                                        m.types.display(t, true)
+                                    ),
+                                );
+                            }
+                        }
                     }
                 }
             }

@@ -76,14 +76,14 @@ fn every_error_of_a_module_is_reported() {
     });
     let msgs = messages(&m);
     assert_eq!(msgs.len(), 3, "{msgs:#?}");
-    assert!(msgs[0].contains("same type, got tile<f32>, tile<f32> -> tile<i32>"));
-    assert!(msgs[1].contains("rounding mode 'approx' is not allowed"));
-    assert!(msgs[2].contains("result must be a token, got tile<f32>"));
+    assert!(msgs[0].contains("result #0 must be tile of f16 or bf16 or f32 or f64 values, but got '!cuda_tile.tile<i32>'"));
+    assert!(msgs[1].contains("invalid rounding error specified, expect one of [nearest_even, zero, negative_inf, positive_inf]"));
+    assert!(msgs[2].contains("result #0 must be cuda tile token type, but got '!cuda_tile.tile<f32>'"));
 }
 
 #[test]
 fn invalid_tile_types_are_rejected() {
-    for (shape, needle) in [(vec![3i64], "tile dimension 3 is not a positive power of two"), (vec![1 << 13, 1 << 12], "more than the maximum 16777216")] {
+    for (shape, needle) in [(vec![3i64], "all dimensions must be powers of two, got 3"), (vec![1 << 13, 1 << 12], "tile would exceed the maximum of 16777216 elements")] {
         let m = entry_module(|m, b, x, loc| {
             let bad = m.types.tile(&shape, TileElem::Num(NumType::F32));
             let op = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::AddF)), vec![x, x], &[bad], loc);
@@ -123,9 +123,9 @@ fn cuda_tile_entries_may_not_hold_lower_dialect_ops() {
 #[test]
 fn memory_ordering_and_scope_must_pair() {
     for (ordering, scope, needle) in [
-        (MemoryOrdering::Weak, Some(MemoryScope::Device), "weak memory ordering must not carry a scope"),
-        (MemoryOrdering::Relaxed, None, "memory ordering 'relaxed' requires a memory scope"),
-        (MemoryOrdering::Release, Some(MemoryScope::Device), "memory ordering 'release' is not allowed here"),
+        (MemoryOrdering::Weak, Some(MemoryScope::Device), "weak load must not have memory scope"),
+        (MemoryOrdering::Relaxed, None, "memory scope is required for relaxed load"),
+        (MemoryOrdering::Release, Some(MemoryScope::Device), "expect one of: weak, relaxed, or acquire, but got: release"),
     ] {
         let m = entry_module(|m, b, _x, loc| {
             let ptr = m.types.tile(&[], TileElem::Ptr(NumType::F32));
@@ -158,6 +158,6 @@ fn memory_ordering_and_scope_must_pair() {
         let msgs = messages(&m);
         assert!(msgs.iter().any(|s| s.contains(needle)), "{needle}: {msgs:#?}");
         // The fake base (an i32, not a pointer) is reported too: errors accumulate.
-        assert!(msgs.iter().any(|s| s.contains("base must be a scalar pointer tile, got tile<i32>")), "{msgs:#?}");
+        assert!(msgs.iter().any(|s| s.contains("'cuda_tile.make_tensor_view' op operand #0")), "{msgs:#?}");
     }
 }

@@ -1,0 +1,1 @@
+no RUN lines here: fixtures under Inputs/ are not tests

@@ -1,0 +1,2 @@
+// REQUIRES: nvidia-gpu
+// RUN: false

@@ -1,0 +1,2 @@
+// UNSUPPORTED: fake-tool && !nvidia-gpu
+// RUN: false
