@@ -35,7 +35,10 @@ pub(crate) enum FlagField {
 /// True when the record carries a result count (some group is Variadic; Optional does
 /// not count).
 pub(crate) fn has_result_count(s: &OpSchema) -> bool {
-    s.operands.iter().chain(s.results.iter()).any(|g| g.arity == Arity::Variadic)
+    s.operands
+        .iter()
+        .chain(s.results.iter())
+        .any(|g| g.arity == Arity::Variadic)
 }
 
 /// The flag bits present in `version`, in bit order.
@@ -58,7 +61,11 @@ pub(crate) fn flag_fields(s: &OpSchema, version: Version) -> Vec<FlagField> {
         fields.push((V13_4, 0, usize::MAX, FlagField::Saturating));
     }
     fields.sort_by_key(|f| (f.0, f.1, f.2));
-    fields.into_iter().filter(|f| f.0 <= version).map(|f| f.3).collect()
+    fields
+        .into_iter()
+        .filter(|f| f.0 <= version)
+        .map(|f| f.3)
+        .collect()
 }
 
 /// Whether the op carries the 13.4 `inbounds` array after its schema attributes.
@@ -69,12 +76,18 @@ pub(crate) fn has_inbounds(op: CtOp, version: Version) -> bool {
 /// Ops that are file-level records (function table, global section, the file itself)
 /// and never appear as instructions.
 pub(crate) fn is_structural(op: CtOp) -> bool {
-    matches!(op, CtOp::Entry | CtOp::Global | CtOp::Module | CtOp::TestingFunc)
+    matches!(
+        op,
+        CtOp::Entry | CtOp::Global | CtOp::Module | CtOp::TestingFunc
+    )
 }
 
 /// The op with bytecode opcode `opcode`.
 pub(crate) fn op_for_opcode(opcode: u64) -> Option<CtOp> {
-    CtOp::ALL.iter().copied().find(|op| u64::from(op.schema().opcode) == opcode)
+    CtOp::ALL
+        .iter()
+        .copied()
+        .find(|op| u64::from(op.schema().opcode) == opcode)
 }
 
 #[cfg(test)]
@@ -88,15 +101,27 @@ mod tests {
         let load = CtOp::LoadPtrTko.schema();
         assert_eq!(
             flag_fields(load, v3),
-            vec![FlagField::Attr(1), FlagField::Attr(2), FlagField::Operand(1), FlagField::Operand(2), FlagField::Operand(3)]
+            vec![
+                FlagField::Attr(1),
+                FlagField::Attr(2),
+                FlagField::Operand(1),
+                FlagField::Operand(2),
+                FlagField::Operand(3)
+            ]
         );
         assert!(flag_fields(CtOp::For.schema(), Version::V13_1).is_empty());
         assert_eq!(flag_fields(CtOp::For.schema(), Version::V13_2).len(), 1);
         assert!(flag_fields(CtOp::MmaF.schema(), Version::V13_2).is_empty());
         assert!(flag_fields(CtOp::PrintTko.schema(), Version::V13_1).is_empty());
-        assert_eq!(flag_fields(CtOp::PrintTko.schema(), Version::V13_2), vec![FlagField::Operand(1)]);
+        assert_eq!(
+            flag_fields(CtOp::PrintTko.schema(), Version::V13_2),
+            vec![FlagField::Operand(1)]
+        );
         assert!(flag_fields(CtOp::FToI.schema(), v3).is_empty());
-        assert_eq!(flag_fields(CtOp::FToI.schema(), V13_4), vec![FlagField::Saturating]);
+        assert_eq!(
+            flag_fields(CtOp::FToI.schema(), V13_4),
+            vec![FlagField::Saturating]
+        );
         // Result counts: any variadic group.
         for (op, want) in [
             (CtOp::Return, true),

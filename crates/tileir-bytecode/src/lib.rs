@@ -52,7 +52,12 @@ pub use tileir_ir::dialect::cuda_tile::schema::Version;
 use tileir_ir::Module;
 
 /// Versions this crate reads and writes, oldest first.
-pub const SUPPORTED_VERSIONS: [Version; 4] = [Version::V13_1, Version::V13_2, Version::V13_3, Version::V13_4];
+pub const SUPPORTED_VERSIONS: [Version; 4] = [
+    Version::V13_1,
+    Version::V13_2,
+    Version::V13_3,
+    Version::V13_4,
+];
 
 /// The version NVIDIA's writer targets by default (and ours when asked for "current").
 pub const DEFAULT_VERSION: Version = Version::V13_3;
@@ -69,11 +74,17 @@ pub struct BytecodeError {
 impl BytecodeError {
     /// An error without a position (writer errors).
     pub fn new(message: impl Into<String>) -> BytecodeError {
-        BytecodeError { offset: None, message: message.into() }
+        BytecodeError {
+            offset: None,
+            message: message.into(),
+        }
     }
     /// An error at byte `offset`.
     pub fn at(offset: usize, message: impl Into<String>) -> BytecodeError {
-        BytecodeError { offset: Some(offset), message: message.into() }
+        BytecodeError {
+            offset: Some(offset),
+            message: message.into(),
+        }
     }
 }
 
@@ -102,7 +113,9 @@ pub fn parse_version(text: &str) -> Result<Version, BytecodeError> {
         _ => None,
     };
     match parsed {
-        Some((major, minor)) if is_supported_write_version(Version { major, minor }) => Ok(Version { major, minor }),
+        Some((major, minor)) if is_supported_write_version(Version { major, minor }) => {
+            Ok(Version { major, minor })
+        }
         _ => Err(BytecodeError::new(format!(
             "Invalid argument '{text}': the supported versions are [13.1, 13.4]"
         ))),

@@ -7,12 +7,14 @@ use crate::format::{self, attr_tag, debug_tag, func_flag, section, type_tag};
 use crate::layout::{self, FlagField};
 use crate::wire::Cursor;
 use crate::BytecodeError;
-use tileir_ir::dialect::cuda_tile::schema::{traits, Arity, AttrKind, Presence, TypeConstraint, Version};
+use tileir_ir::dialect::cuda_tile::schema::{
+    traits, Arity, AttrKind, Presence, TypeConstraint, Version,
+};
 use tileir_ir::dialect::cuda_tile::AssumePredicate;
 use tileir_ir::types::{GatherScatterViewType, StridedViewType};
 use tileir_ir::{
-    Attr, BlockId, CtOp, CudaTileOp, DenseElements, Dim, LocId, Location, Module, NumType, OpId, OpKind,
-    PaddingValue, PartitionViewType, TensorViewType, TileElem, Type, TypeId, ValueId,
+    Attr, BlockId, CtOp, CudaTileOp, DenseElements, Dim, LocId, Location, Module, NumType, OpId,
+    OpKind, PaddingValue, PartitionViewType, TensorViewType, TileElem, Type, TypeId, ValueId,
 };
 
 /// A decoded type-table entry.
@@ -48,9 +50,14 @@ struct FuncInfo {
 
 pub(crate) fn read(data: &[u8]) -> Result<Module, BytecodeError> {
     let mut top = Cursor::new(data, 0, data.len());
-    let magic = top.bytes(8.min(data.len()), "the magic number").unwrap_or(&[]);
+    let magic = top
+        .bytes(8.min(data.len()), "the magic number")
+        .unwrap_or(&[]);
     if magic != format::MAGIC {
-        return Err(BytecodeError::at(0, "invalid magic number, expected \\x7FTileIR\\0"));
+        return Err(BytecodeError::at(
+            0,
+            "invalid magic number, expected \\x7FTileIR\\0",
+        ));
     }
     let major = top.u8("the major version")?;
     let minor = top.u8("the minor version")?;
@@ -74,12 +81,19 @@ pub(crate) fn read(data: &[u8]) -> Result<Module, BytecodeError> {
             if !top.at_end() {
                 return Err(BytecodeError::at(
                     at,
-                    format!("end section is not the last section ({} bytes follow it)", top.remaining()),
+                    format!(
+                        "end section is not the last section ({} bytes follow it)",
+                        top.remaining()
+                    ),
                 ));
             }
             break;
         }
-        let max_id = if v >= Version::V13_3 { section::PRODUCER } else { section::GLOBAL };
+        let max_id = if v >= Version::V13_3 {
+            section::PRODUCER
+        } else {
+            section::GLOBAL
+        };
         if id > max_id {
             return Err(BytecodeError::at(at, format!("unknown section ID: {id}")));
         }
@@ -115,19 +129,36 @@ pub(crate) fn read(data: &[u8]) -> Result<Module, BytecodeError> {
         if len > top.remaining() as u64 {
             return Err(BytecodeError::at(
                 len_at,
-                format!("{} section length {len} exceeds the {} bytes left in the file", section::name(id), top.remaining()),
+                format!(
+                    "{} section length {len} exceeds the {} bytes left in the file",
+                    section::name(id),
+                    top.remaining()
+                ),
             ));
         }
         let payload = top.sub(len as usize, "the section payload")?;
         if found[id as usize].is_some() {
-            return Err(BytecodeError::at(at, format!("duplicate {} section", section::name(id))));
+            return Err(BytecodeError::at(
+                at,
+                format!("duplicate {} section", section::name(id)),
+            ));
         }
         found[id as usize] = Some(payload);
     }
 
-    let mut r = Reader { data, v, m: Module::new(), strings: Vec::new(), types: Vec::new(), consts: Vec::new(), funcs: Vec::new() };
+    let mut r = Reader {
+        data,
+        v,
+        m: Module::new(),
+        strings: Vec::new(),
+        types: Vec::new(),
+        consts: Vec::new(),
+        funcs: Vec::new(),
+    };
     let end = data.len();
-    let string = found[section::STRING as usize].clone().ok_or_else(|| BytecodeError::at(end, "missing string section"))?;
+    let string = found[section::STRING as usize]
+        .clone()
+        .ok_or_else(|| BytecodeError::at(end, "missing string section"))?;
     r.string_section(string)?;
     let mut producer = None;
     if let Some(mut c) = found[section::PRODUCER as usize].clone() {
@@ -148,7 +179,8 @@ pub(crate) fn read(data: &[u8]) -> Result<Module, BytecodeError> {
     if let Some(p) = producer {
         module.set("producer", Attr::Str(p));
     }
-    let mop = r.m.create_op(OpKind::CudaTile(module), vec![], &[], unknown);
+    let mop =
+        r.m.create_op(OpKind::CudaTile(module), vec![], &[], unknown);
     let body = r.m.body;
     r.m.append_op(body, mop);
     let region = r.m.ops[mop].regions[0];
@@ -157,14 +189,19 @@ pub(crate) fn read(data: &[u8]) -> Result<Module, BytecodeError> {
     if let Some(c) = found[section::GLOBAL as usize].clone() {
         r.global_section(c, mblock)?;
     }
-    let func = found[section::FUNC as usize].clone().ok_or_else(|| BytecodeError::at(end, "missing function section"))?;
+    let func = found[section::FUNC as usize]
+        .clone()
+        .ok_or_else(|| BytecodeError::at(end, "missing function section"))?;
     r.func_section(func, mblock)?;
     if let Some(c) = found[section::DEBUG as usize].clone() {
         r.debug_section(c)?;
     } else if let Some(f) = r.funcs.iter().find(|f| f.debug_slot != 0) {
         return Err(BytecodeError::at(
             f.slot_at,
-            format!("function '{}' refers to debug slot {} but the file has no debug section", f.name, f.debug_slot),
+            format!(
+                "function '{}' refers to debug slot {} but the file has no debug section",
+                f.name, f.debug_slot
+            ),
         ));
     }
     Ok(r.m)
@@ -172,14 +209,20 @@ pub(crate) fn read(data: &[u8]) -> Result<Module, BytecodeError> {
 
 fn enum_value<T: Copy>(all: &[T], v: u64, what: &str, at: usize) -> Result<T, BytecodeError> {
     all.get(v as usize).copied().ok_or_else(|| {
-        BytecodeError::at(at, format!("invalid {what} value {v}, expected 0..{}", all.len() - 1))
+        BytecodeError::at(
+            at,
+            format!("invalid {what} value {v}, expected 0..{}", all.len() - 1),
+        )
     })
 }
 
 impl<'a> Reader<'a> {
     fn expect_end(&self, c: &Cursor<'_>, what: &str) -> Result<(), BytecodeError> {
         if !c.at_end() {
-            return Err(c.err(format!("{} unexpected trailing bytes in {what}", c.remaining())));
+            return Err(c.err(format!(
+                "{} unexpected trailing bytes in {what}",
+                c.remaining()
+            )));
         }
         Ok(())
     }
@@ -192,13 +235,22 @@ impl<'a> Reader<'a> {
     /// An offset table: count, padding to `width`, `count` offsets of `width` bytes;
     /// returns the records as sub-cursors (each runs to the next offset, the last to the
     /// end of the payload).
-    fn table(&self, c: &mut Cursor<'a>, width: usize, what: &str) -> Result<Vec<Cursor<'a>>, BytecodeError> {
+    fn table(
+        &self,
+        c: &mut Cursor<'a>,
+        width: usize,
+        what: &str,
+    ) -> Result<Vec<Cursor<'a>>, BytecodeError> {
         let n = c.count(&format!("number of {what}"), width)?;
         c.align(width, &format!("padding before the {what} offsets"))?;
         let mut offsets = Vec::with_capacity(n);
         for _ in 0..n {
             let at = c.pos;
-            let off = if width == 4 { u64::from(c.u32le("an offset")?) } else { c.u64le("an offset")? };
+            let off = if width == 4 {
+                u64::from(c.u32le("an offset")?)
+            } else {
+                c.u64le("an offset")?
+            };
             offsets.push((at, off));
         }
         let base = c.pos;
@@ -210,10 +262,16 @@ impl<'a> Reader<'a> {
             if start > stop || stop > len {
                 return Err(BytecodeError::at(
                     at,
-                    format!("{what} offset {start} is out of order or beyond the {len} bytes of data"),
+                    format!(
+                        "{what} offset {start} is out of order or beyond the {len} bytes of data"
+                    ),
                 ));
             }
-            out.push(Cursor::new(self.data, base + start as usize, base + stop as usize));
+            out.push(Cursor::new(
+                self.data,
+                base + start as usize,
+                base + stop as usize,
+            ));
         }
         Ok(out)
     }
@@ -223,7 +281,8 @@ impl<'a> Reader<'a> {
         for mut e in entries {
             let at = e.pos;
             let bytes = e.bytes(e.remaining(), "string data")?;
-            let s = std::str::from_utf8(bytes).map_err(|_| BytecodeError::at(at, "string is not valid UTF-8"))?;
+            let s = std::str::from_utf8(bytes)
+                .map_err(|_| BytecodeError::at(at, "string is not valid UTF-8"))?;
             self.strings.push(s);
         }
         Ok(())
@@ -243,23 +302,42 @@ impl<'a> Reader<'a> {
         if self.v < since {
             return Err(BytecodeError::at(
                 at,
-                format!("type '{name}' requires bytecode version {since}+, file version is {}", self.v),
+                format!(
+                    "type '{name}' requires bytecode version {since}+, file version is {}",
+                    self.v
+                ),
             ));
         }
         Ok(())
     }
 
     /// A reference to an earlier type record (records only reference lower indices).
-    fn type_ref(&self, c: &mut Cursor<'_>, what: &str, current: usize) -> Result<BcType, BytecodeError> {
+    fn type_ref(
+        &self,
+        c: &mut Cursor<'_>,
+        what: &str,
+        current: usize,
+    ) -> Result<BcType, BytecodeError> {
         let i = c.index(what, current)?;
         Ok(self.types[i])
     }
 
-    fn num_ref(&self, c: &mut Cursor<'_>, what: &str, current: usize) -> Result<NumType, BytecodeError> {
+    fn num_ref(
+        &self,
+        c: &mut Cursor<'_>,
+        what: &str,
+        current: usize,
+    ) -> Result<NumType, BytecodeError> {
         let at = c.pos;
         match self.type_ref(c, what, current)? {
             BcType::Num(n) => Ok(n),
-            other => Err(BytecodeError::at(at, format!("{what} must be an element type, got {}", self.bc_name(other)))),
+            other => Err(BytecodeError::at(
+                at,
+                format!(
+                    "{what} must be an element type, got {}",
+                    self.bc_name(other)
+                ),
+            )),
         }
     }
 
@@ -285,7 +363,10 @@ impl<'a> Reader<'a> {
         let at = c.pos;
         match self.type_ref(c, "tensor view type index", current)? {
             BcType::Ir(t) if matches!(self.m.types.get(t), Type::TensorView(_)) => Ok(t),
-            other => Err(BytecodeError::at(at, format!("expected a tensor_view type, got {}", self.bc_name(other)))),
+            other => Err(BytecodeError::at(
+                at,
+                format!("expected a tensor_view type, got {}", self.bc_name(other)),
+            )),
         }
     }
 
@@ -300,7 +381,10 @@ impl<'a> Reader<'a> {
         let at = c.pos;
         let f = c.varint("the optional-parameter flags")?;
         if f > 1 {
-            return Err(BytecodeError::at(at, format!("unknown optional-parameter flags {f:#x}, expected 0 or 1")));
+            return Err(BytecodeError::at(
+                at,
+                format!("unknown optional-parameter flags {f:#x}, expected 0 or 1"),
+            ));
         }
         Ok(f == 1)
     }
@@ -319,7 +403,10 @@ impl<'a> Reader<'a> {
             let at = c.pos;
             let a = c.u8("the pointer attribute")?;
             if a != 0 {
-                return Err(BytecodeError::at(at, format!("unsupported pointer attribute value {a}, expected 0 (default)")));
+                return Err(BytecodeError::at(
+                    at,
+                    format!("unsupported pointer attribute value {a}, expected 0 (default)"),
+                ));
             }
         }
         Ok(())
@@ -347,21 +434,42 @@ impl<'a> Reader<'a> {
                     other => {
                         return Err(BytecodeError::at(
                             e_at,
-                            format!("tile element must be a number or pointer type, got {}", self.bc_name(other)),
+                            format!(
+                                "tile element must be a number or pointer type, got {}",
+                                self.bc_name(other)
+                            ),
                         ))
                     }
                 };
                 let shape = self.i64_list(c, "tile dimensions")?;
-                Type::Tile { shape, elem, layout: None }
+                Type::Tile {
+                    shape,
+                    elem,
+                    layout: None,
+                }
             }
             type_tag::TENSOR_VIEW => {
                 let flagged = self.ptr_attr_flags(c)?;
                 let elem = self.num_ref(c, "tensor_view element type index", current)?;
-                let dims = |v: Vec<i64>| v.into_iter().map(|x| if x == i64::MIN { Dim::Dynamic } else { Dim::Static(x) }).collect();
+                let dims = |v: Vec<i64>| {
+                    v.into_iter()
+                        .map(|x| {
+                            if x == i64::MIN {
+                                Dim::Dynamic
+                            } else {
+                                Dim::Static(x)
+                            }
+                        })
+                        .collect()
+                };
                 let shape = dims(self.i64_list(c, "tensor_view dimensions")?);
                 let strides = dims(self.i64_list(c, "tensor_view strides")?);
                 self.ptr_attr_value(c, flagged)?;
-                Type::TensorView(TensorViewType { elem, shape, strides })
+                Type::TensorView(TensorViewType {
+                    elem,
+                    shape,
+                    strides,
+                })
             }
             type_tag::PARTITION_VIEW => {
                 let unified = self.v >= Version::V13_3;
@@ -376,11 +484,25 @@ impl<'a> Reader<'a> {
                     match c.u8("the padding presence byte")? {
                         0 => false,
                         1 => true,
-                        x => return Err(BytecodeError::at(p_at, format!("padding presence byte must be 0 or 1, got {x}"))),
+                        x => {
+                            return Err(BytecodeError::at(
+                                p_at,
+                                format!("padding presence byte must be 0 or 1, got {x}"),
+                            ))
+                        }
                     }
                 };
-                let padding = if has_padding { Some(self.padding(c)?) } else { None };
-                Type::PartitionView(PartitionViewType { tile_shape, tensor_view, dim_map, padding })
+                let padding = if has_padding {
+                    Some(self.padding(c)?)
+                } else {
+                    None
+                };
+                Type::PartitionView(PartitionViewType {
+                    tile_shape,
+                    tensor_view,
+                    dim_map,
+                    padding,
+                })
             }
             type_tag::STRIDED_VIEW => {
                 self.require_type(Version::V13_3, "StridedView", at)?;
@@ -389,8 +511,18 @@ impl<'a> Reader<'a> {
                 let traversal_strides = self.i32_list(c, "traversal strides")?;
                 let tensor_view = self.tensor_view_ref(c, current)?;
                 let dim_map = self.i32_list(c, "dim_map entries")?;
-                let padding = if flagged { Some(self.padding(c)?) } else { None };
-                Type::StridedView(StridedViewType { tile_shape, traversal_strides, tensor_view, dim_map, padding })
+                let padding = if flagged {
+                    Some(self.padding(c)?)
+                } else {
+                    None
+                };
+                Type::StridedView(StridedViewType {
+                    tile_shape,
+                    traversal_strides,
+                    tensor_view,
+                    dim_map,
+                    padding,
+                })
             }
             type_tag::GATHER_SCATTER_VIEW => {
                 self.require_type(Version::V13_3, "GatherScatterView", at)?;
@@ -400,10 +532,22 @@ impl<'a> Reader<'a> {
                 let sd_at = c.pos;
                 let sparse_dim = c.varint("sparse_dim")?;
                 if sparse_dim > u64::from(u32::MAX) {
-                    return Err(BytecodeError::at(sd_at, format!("sparse_dim {sparse_dim} does not fit in u32")));
+                    return Err(BytecodeError::at(
+                        sd_at,
+                        format!("sparse_dim {sparse_dim} does not fit in u32"),
+                    ));
                 }
-                let padding = if flagged { Some(self.padding(c)?) } else { None };
-                Type::GatherScatterView(GatherScatterViewType { tile_shape, tensor_view, sparse_dim: sparse_dim as i64, padding })
+                let padding = if flagged {
+                    Some(self.padding(c)?)
+                } else {
+                    None
+                };
+                Type::GatherScatterView(GatherScatterViewType {
+                    tile_shape,
+                    tensor_view,
+                    sparse_dim: sparse_dim as i64,
+                    padding,
+                })
             }
             type_tag::FUNCTION => {
                 let n = c.count("number of function inputs", 1)?;
@@ -420,7 +564,10 @@ impl<'a> Reader<'a> {
             }
             type_tag::TOKEN => Type::Token,
             type_tag::F8E5M3FNU => {
-                return Err(BytecodeError::at(at, "type 'f8E5M3FNU' (a 13.4 developer preview) is not supported by tileir"))
+                return Err(BytecodeError::at(
+                    at,
+                    "type 'f8E5M3FNU' (a 13.4 developer preview) is not supported by tileir",
+                ))
             }
             other => return Err(BytecodeError::at(at, format!("unknown type tag {other}"))),
         };
@@ -433,11 +580,19 @@ impl<'a> Reader<'a> {
         match t {
             BcType::Num(n) => Ok(self.m.types.scalar(n)),
             BcType::Ir(t) => Ok(t),
-            BcType::Ptr(n) => Err(BytecodeError::at(at, format!("{what}: ptr<{n}> is only valid as a tile element"))),
+            BcType::Ptr(n) => Err(BytecodeError::at(
+                at,
+                format!("{what}: ptr<{n}> is only valid as a tile element"),
+            )),
         }
     }
 
-    fn value_type_ref(&mut self, c: &mut Cursor<'_>, what: &str, current: usize) -> Result<TypeId, BytecodeError> {
+    fn value_type_ref(
+        &mut self,
+        c: &mut Cursor<'_>,
+        what: &str,
+        current: usize,
+    ) -> Result<TypeId, BytecodeError> {
         let at = c.pos;
         let t = self.type_ref(c, what, current)?;
         self.as_value_type(t, at, what)
@@ -463,23 +618,39 @@ impl<'a> Reader<'a> {
     /// Decodes constant `index` as a value of `tile<shape x elem>`.
     fn dense(&self, index: usize, t: TypeId, at: usize) -> Result<DenseElements, BytecodeError> {
         let (shape, elem) = match self.m.types.get(t) {
-            Type::Tile { shape, elem: TileElem::Num(n), .. } => (shape.clone(), *n),
+            Type::Tile {
+                shape,
+                elem: TileElem::Num(n),
+                ..
+            } => (shape.clone(), *n),
             _ => {
                 return Err(BytecodeError::at(
                     at,
-                    format!("dense constant type must be a tile of numbers, got {}", self.m.types.display(t, true)),
+                    format!(
+                        "dense constant type must be a tile of numbers, got {}",
+                        self.m.types.display(t, true)
+                    ),
                 ))
             }
         };
         let mut n: u64 = 1;
         for &d in &shape {
             if d <= 0 {
-                return Err(BytecodeError::at(at, format!("dense constant shape has a non-positive dimension {d}")));
+                return Err(BytecodeError::at(
+                    at,
+                    format!("dense constant shape has a non-positive dimension {d}"),
+                ));
             }
             n = n.saturating_mul(d as u64);
         }
         if n > format::MAX_DENSE_ELEMENTS {
-            return Err(BytecodeError::at(at, format!("dense constant has {n} elements, more than the maximum {}", format::MAX_DENSE_ELEMENTS)));
+            return Err(BytecodeError::at(
+                at,
+                format!(
+                    "dense constant has {n} elements, more than the maximum {}",
+                    format::MAX_DENSE_ELEMENTS
+                ),
+            ));
         }
         let n = n as usize;
         let (start, len) = self.consts[index];
@@ -496,7 +667,9 @@ impl<'a> Reader<'a> {
             // Bit-packed first: for up to 8 elements a packed byte and a splat byte have
             // the same size, and 0x00/0xFF mean the same either way.
             if len == n.div_ceil(8) {
-                (0..n).map(|i| u64::from(raw[i / 8] >> (i % 8) & 1)).collect()
+                (0..n)
+                    .map(|i| u64::from(raw[i / 8] >> (i % 8) & 1))
+                    .collect()
             } else if len == 1 {
                 vec![u64::from(raw[0] != 0)]
             } else if len == n {
@@ -504,7 +677,10 @@ impl<'a> Reader<'a> {
             } else {
                 return Err(BytecodeError::at(
                     start,
-                    format!("dense i1 constant of {n} elements has {len} bytes, expected 1, {n} or {}", n.div_ceil(8)),
+                    format!(
+                        "dense i1 constant of {n} elements has {len} bytes, expected 1, {n} or {}",
+                        n.div_ceil(8)
+                    ),
                 ));
             }
         } else if len == w {
@@ -544,14 +720,24 @@ impl<'a> Reader<'a> {
                 let kw = match vis {
                     0 => "public",
                     1 => "private",
-                    _ => return Err(BytecodeError::at(at, format!("invalid global visibility {vis}, expected 0 or 1"))),
+                    _ => {
+                        return Err(BytecodeError::at(
+                            at,
+                            format!("invalid global visibility {vis}, expected 0 or 1"),
+                        ))
+                    }
                 };
                 op.set("symbol_visibility", Attr::Enum("symbol_visibility", kw));
                 let at = c.pos;
                 match c.varint("global constant flag")? {
                     0 => {}
                     1 => op.set("constant", Attr::Unit),
-                    x => return Err(BytecodeError::at(at, format!("invalid global constant flag {x}, expected 0 or 1"))),
+                    x => {
+                        return Err(BytecodeError::at(
+                            at,
+                            format!("invalid global constant flag {x}, expected 0 or 1"),
+                        ))
+                    }
                 }
             }
             let loc = self.m.locs.unknown();
@@ -564,7 +750,9 @@ impl<'a> Reader<'a> {
     fn func_section(&mut self, mut c: Cursor<'a>, mblock: BlockId) -> Result<(), BytecodeError> {
         let n = c.count("number of functions", 5)?;
         for _ in 0..n {
-            let name = self.string(&mut c, "function name string index")?.to_string();
+            let name = self
+                .string(&mut c, "function name string index")?
+                .to_string();
             let sig_at = c.pos;
             let sig = self.value_type(&mut c, "function signature type index")?;
             let inputs = match self.m.types.get(sig) {
@@ -572,14 +760,20 @@ impl<'a> Reader<'a> {
                 _ => {
                     return Err(BytecodeError::at(
                         sig_at,
-                        format!("function signature must be a function type, got {}", self.m.types.display(sig, true)),
+                        format!(
+                            "function signature must be a function type, got {}",
+                            self.m.types.display(sig, true)
+                        ),
                     ))
                 }
             };
             let flags_at = c.pos;
             let flags = c.u8("the function flags")?;
             if flags & !(func_flag::PRIVATE | func_flag::KERNEL | func_flag::HAS_HINTS) != 0 {
-                return Err(BytecodeError::at(flags_at, format!("unknown function flags {flags:#04x}")));
+                return Err(BytecodeError::at(
+                    flags_at,
+                    format!("unknown function flags {flags:#04x}"),
+                ));
             }
             if flags & func_flag::KERNEL == 0 {
                 return Err(BytecodeError::at(
@@ -589,12 +783,17 @@ impl<'a> Reader<'a> {
             }
             let slot_at = c.pos;
             let debug_slot = c.varint("the function's debug slot")?;
-            let mut op = CudaTileOp::new(CtOp::Entry).with("sym_name", Attr::Str(name.clone())).with("function_type", Attr::Type(sig));
+            let mut op = CudaTileOp::new(CtOp::Entry)
+                .with("sym_name", Attr::Str(name.clone()))
+                .with("function_type", Attr::Type(sig));
             if flags & func_flag::HAS_HINTS != 0 {
                 let at = c.pos;
                 let tag = c.varint("the optimization hints tag")?;
                 if tag != attr_tag::OPTIMIZATION_HINTS {
-                    return Err(BytecodeError::at(at, format!("expected optimization hints (attribute tag 11), got tag {tag}")));
+                    return Err(BytecodeError::at(
+                        at,
+                        format!("expected optimization hints (attribute tag 11), got tag {tag}"),
+                    ));
                 }
                 let d = self.dict_payload(&mut c, 0)?;
                 op.set("optimization_hints", Attr::Dict(d));
@@ -611,12 +810,20 @@ impl<'a> Reader<'a> {
             while !body.at_end() {
                 self.op(&mut body, block, &mut stack, &mut ops, 0)?;
             }
-            self.funcs.push(FuncInfo { name, entry, debug_slot, slot_at, ops });
+            self.funcs.push(FuncInfo {
+                name,
+                entry,
+                debug_slot,
+                slot_at,
+                ops,
+            });
         }
         // Trailing alignment padding of the section.
         let rest = c.remaining();
         if rest >= 8 {
-            return Err(c.err(format!("{rest} unexpected trailing bytes in the function section")));
+            return Err(c.err(format!(
+                "{rest} unexpected trailing bytes in the function section"
+            )));
         }
         Ok(())
     }
@@ -631,14 +838,24 @@ impl<'a> Reader<'a> {
     ) -> Result<(), BytecodeError> {
         let at = c.pos;
         let opcode = c.varint("an opcode")?;
-        let ct = layout::op_for_opcode(opcode).ok_or_else(|| BytecodeError::at(at, format!("unknown opcode {opcode:#x}")))?;
+        let ct = layout::op_for_opcode(opcode)
+            .ok_or_else(|| BytecodeError::at(at, format!("unknown opcode {opcode:#x}")))?;
         let schema = ct.schema();
         let name = format!("cuda_tile.{}", schema.mnemonic);
         if layout::is_structural(ct) {
-            return Err(BytecodeError::at(at, format!("opcode {opcode:#x} ('{name}') cannot appear inside a function body")));
+            return Err(BytecodeError::at(
+                at,
+                format!("opcode {opcode:#x} ('{name}') cannot appear inside a function body"),
+            ));
         }
         if schema.since > self.v {
-            return Err(BytecodeError::at(at, format!("operation '{name}' is not available in bytecode version {}", self.v)));
+            return Err(BytecodeError::at(
+                at,
+                format!(
+                    "operation '{name}' is not available in bytecode version {}",
+                    self.v
+                ),
+            ));
         }
 
         // Results.
@@ -657,11 +874,20 @@ impl<'a> Reader<'a> {
             if g.arity == Arity::One && g.constraint == TypeConstraint::Token {
                 result_types.push(self.m.types.token());
             } else {
-                return Err(BytecodeError::at(at, format!("cannot supply '{name}' result '{}' missing from a {} file", g.name, self.v)));
+                return Err(BytecodeError::at(
+                    at,
+                    format!(
+                        "cannot supply '{name}' result '{}' missing from a {} file",
+                        g.name, self.v
+                    ),
+                ));
             }
         }
         if crate::write::result_groups(schema, result_types.len()).is_none() {
-            return Err(BytecodeError::at(at, format!("'{name}' cannot have {} results", result_types.len())));
+            return Err(BytecodeError::at(
+                at,
+                format!("'{name}' cannot have {} results", result_types.len()),
+            ));
         }
 
         // Flags.
@@ -671,12 +897,26 @@ impl<'a> Reader<'a> {
             let f_at = c.pos;
             flags = c.varint(&format!("'{name}' flags"))?;
             if fields.len() < 64 && flags >> fields.len() != 0 {
-                return Err(BytecodeError::at(f_at, format!("'{name}' flags {flags:#x} set unknown bits (it has {} flags)", fields.len())));
+                return Err(BytecodeError::at(
+                    f_at,
+                    format!(
+                        "'{name}' flags {flags:#x} set unknown bits (it has {} flags)",
+                        fields.len()
+                    ),
+                ));
             }
         }
-        let flag = |f: FlagField| fields.iter().position(|&x| x == f).is_some_and(|bit| flags >> bit & 1 == 1);
+        let flag = |f: FlagField| {
+            fields
+                .iter()
+                .position(|&x| x == f)
+                .is_some_and(|bit| flags >> bit & 1 == 1)
+        };
         if flag(FlagField::Saturating) {
-            return Err(BytecodeError::at(at, format!("'{name}' attribute 'saturating' (13.4) is not supported by tileir")));
+            return Err(BytecodeError::at(
+                at,
+                format!("'{name}' attribute 'saturating' (13.4) is not supported by tileir"),
+            ));
         }
 
         // Attributes.
@@ -695,7 +935,8 @@ impl<'a> Reader<'a> {
             if a.presence == Presence::Optional && !flag(FlagField::Attr(i)) {
                 continue;
             }
-            let value = self.inline_attr(c, a.kind, result_types.first().copied(), &name, a.name)?;
+            let value =
+                self.inline_attr(c, a.kind, result_types.first().copied(), &name, a.name)?;
             op.set(a.name, value);
         }
         if layout::has_inbounds(ct, self.v) {
@@ -707,11 +948,12 @@ impl<'a> Reader<'a> {
 
         // Operands.
         let mut operands = Vec::new();
-        let operand = |c: &mut Cursor<'_>, operands: &mut Vec<ValueId>| -> Result<(), BytecodeError> {
-            let i = c.index(&format!("'{name}' operand value index"), stack.len())?;
-            operands.push(stack[i]);
-            Ok(())
-        };
+        let operand =
+            |c: &mut Cursor<'_>, operands: &mut Vec<ValueId>| -> Result<(), BytecodeError> {
+                let i = c.index(&format!("'{name}' operand value index"), stack.len())?;
+                operands.push(stack[i]);
+                Ok(())
+            };
         if schema.has(traits::SEGMENTED) {
             let mut segments = Vec::new();
             for (g_i, g) in schema.operands.iter().enumerate() {
@@ -721,7 +963,9 @@ impl<'a> Reader<'a> {
                     match g.arity {
                         Arity::One => 1,
                         Arity::Optional => usize::from(flag(FlagField::Operand(g_i))),
-                        Arity::Variadic => c.count(&format!("'{name}' operand count of '{}'", g.name), 1)?,
+                        Arity::Variadic => {
+                            c.count(&format!("'{name}' operand count of '{}'", g.name), 1)?
+                        }
                     }
                 };
                 for _ in 0..size {
@@ -740,24 +984,38 @@ impl<'a> Reader<'a> {
                 operand(c, &mut operands)?;
             }
             if op.operand_groups(n).is_none() {
-                return Err(BytecodeError::at(at, format!("'{name}' cannot have {n} operands")));
+                return Err(BytecodeError::at(
+                    at,
+                    format!("'{name}' cannot have {n} operands"),
+                ));
             }
         }
 
         let loc: LocId = self.m.locs.unknown();
-        let new_op = self.m.create_op(OpKind::CudaTile(op), operands, &result_types, loc);
+        let new_op = self
+            .m
+            .create_op(OpKind::CudaTile(op), operands, &result_types, loc);
         self.m.append_op(block, new_op);
         order.push(new_op);
 
         // Regions.
         if schema.regions > 0 {
             if depth >= format::MAX_NESTING {
-                return Err(BytecodeError::at(at, format!("regions nest more than {} levels deep", format::MAX_NESTING)));
+                return Err(BytecodeError::at(
+                    at,
+                    format!("regions nest more than {} levels deep", format::MAX_NESTING),
+                ));
             }
             let r_at = c.pos;
             let n = c.varint(&format!("'{name}' region count"))?;
             if n != u64::from(schema.regions) {
-                return Err(BytecodeError::at(r_at, format!("'{name}' has {} regions, got a region count of {n}", schema.regions)));
+                return Err(BytecodeError::at(
+                    r_at,
+                    format!(
+                        "'{name}' has {} regions, got a region count of {n}",
+                        schema.regions
+                    ),
+                ));
             }
             let regions = self.m.ops[new_op].regions.clone();
             for region in regions {
@@ -797,7 +1055,9 @@ impl<'a> Reader<'a> {
             AttrKind::Bool => Attr::Bool(c.u8(&what)? != 0),
             AttrKind::I32 => {
                 let v = c.varint(&what)?;
-                let v = u32::try_from(v).map_err(|_| BytecodeError::at(at, format!("{what} value {v} does not fit in 32 bits")))?;
+                let v = u32::try_from(v).map_err(|_| {
+                    BytecodeError::at(at, format!("{what} value {v} does not fit in 32 bits"))
+                })?;
                 Attr::Int(i64::from(v as i32))
             }
             AttrKind::I64 => Attr::Int(c.varint(&what)? as i64),
@@ -806,14 +1066,22 @@ impl<'a> Reader<'a> {
             AttrKind::Enum(e) => {
                 let v = c.varint(&what)?;
                 let kw = e.keyword_of(v).ok_or_else(|| {
-                    BytecodeError::at(at, format!("{what} has invalid {} value {v}, expected 0..{}", e.mnemonic(), e.keywords().len() - 1))
+                    BytecodeError::at(
+                        at,
+                        format!(
+                            "{what} has invalid {} value {v}, expected 0..{}",
+                            e.mnemonic(),
+                            e.keywords().len() - 1
+                        ),
+                    )
                 })?;
                 Attr::Enum(e.mnemonic(), kw)
             }
             AttrKind::I32Array => Attr::IntArray(self.i32_list(c, &what)?),
             AttrKind::Dense => {
                 let k = c.index(&format!("{what} constant index"), self.consts.len())?;
-                let t = result_type.ok_or_else(|| BytecodeError::at(at, format!("{what} needs a result type")))?;
+                let t = result_type
+                    .ok_or_else(|| BytecodeError::at(at, format!("{what} needs a result type")))?;
                 Attr::Dense(self.dense(k, t, at)?)
             }
             AttrKind::ScalarArray => {
@@ -825,7 +1093,13 @@ impl<'a> Reader<'a> {
                         Attr::Int(v) => items.push(Attr::Scalar(NumType::I64, v as u64)),
                         s @ Attr::Scalar(..) => items.push(s),
                         other => {
-                            return Err(BytecodeError::at(i_at, format!("{what} must hold typed scalars, got {}", other.kind_name())))
+                            return Err(BytecodeError::at(
+                                i_at,
+                                format!(
+                                    "{what} must hold typed scalars, got {}",
+                                    other.kind_name()
+                                ),
+                            ))
                         }
                     }
                 }
@@ -834,22 +1108,40 @@ impl<'a> Reader<'a> {
             AttrKind::Hints => Attr::Dict(self.dict_payload(c, 0)?),
             AttrKind::AssumePredicate => match self.tagged(c, 0)? {
                 a @ Attr::Assume(_) => a,
-                other => return Err(BytecodeError::at(at, format!("{what} must be an assume predicate, got {}", other.kind_name()))),
+                other => {
+                    return Err(BytecodeError::at(
+                        at,
+                        format!(
+                            "{what} must be an assume predicate, got {}",
+                            other.kind_name()
+                        ),
+                    ))
+                }
             },
             AttrKind::Unit | AttrKind::FunctionType | AttrKind::DictArray => {
-                return Err(BytecodeError::at(at, format!("{what} cannot appear in an op record")))
+                return Err(BytecodeError::at(
+                    at,
+                    format!("{what} cannot appear in an op record"),
+                ))
             }
         })
     }
 
-    fn dict_payload(&mut self, c: &mut Cursor<'a>, depth: usize) -> Result<Vec<(String, Attr)>, BytecodeError> {
+    fn dict_payload(
+        &mut self,
+        c: &mut Cursor<'a>,
+        depth: usize,
+    ) -> Result<Vec<(String, Attr)>, BytecodeError> {
         let n = c.count("number of dictionary entries", 2)?;
         let mut out = Vec::with_capacity(n);
         for i in 0..n {
             let at = c.pos;
             let key = self.string(c, "dictionary key string index")?;
             if key.is_empty() {
-                return Err(BytecodeError::at(at, format!("invalid empty attribute name for DictionaryAttr element {i}")));
+                return Err(BytecodeError::at(
+                    at,
+                    format!("invalid empty attribute name for DictionaryAttr element {i}"),
+                ));
             }
             let value = self.tagged(c, depth + 1)?;
             out.push((key.to_string(), value));
@@ -860,7 +1152,13 @@ impl<'a> Reader<'a> {
     fn tagged(&mut self, c: &mut Cursor<'a>, depth: usize) -> Result<Attr, BytecodeError> {
         let at = c.pos;
         if depth > format::MAX_NESTING {
-            return Err(BytecodeError::at(at, format!("attributes nest more than {} levels deep", format::MAX_NESTING)));
+            return Err(BytecodeError::at(
+                at,
+                format!(
+                    "attributes nest more than {} levels deep",
+                    format::MAX_NESTING
+                ),
+            ));
         }
         let tag = c.varint("an attribute tag")?;
         Ok(match tag {
@@ -869,12 +1167,18 @@ impl<'a> Reader<'a> {
                 let t_at = c.pos;
                 let t = self.num_ref(c, "integer attribute type index", n)?;
                 if !t.is_int() {
-                    return Err(BytecodeError::at(t_at, format!("integer attribute has non-integer type {t}")));
+                    return Err(BytecodeError::at(
+                        t_at,
+                        format!("integer attribute has non-integer type {t}"),
+                    ));
                 }
                 let v_at = c.pos;
                 let v = c.varint("an integer attribute value")?;
                 if v & !format::mask(t.bit_width()) != 0 {
-                    return Err(BytecodeError::at(v_at, format!("integer attribute value {v:#x} does not fit in {t}")));
+                    return Err(BytecodeError::at(
+                        v_at,
+                        format!("integer attribute value {v:#x} does not fit in {t}"),
+                    ));
                 }
                 if t == NumType::I64 {
                     Attr::Int(v as i64)
@@ -887,13 +1191,23 @@ impl<'a> Reader<'a> {
                 let t_at = c.pos;
                 let t = self.num_ref(c, "float attribute type index", n)?;
                 if !t.is_float() {
-                    return Err(BytecodeError::at(t_at, format!("float attribute has non-float type {t}")));
+                    return Err(BytecodeError::at(
+                        t_at,
+                        format!("float attribute has non-float type {t}"),
+                    ));
                 }
                 let w = format::ap_width(t);
                 let v_at = c.pos;
-                let ap = if w <= 8 { u64::from(c.u8("a float attribute value")?) } else { c.svarint("a float attribute value")? as u64 };
+                let ap = if w <= 8 {
+                    u64::from(c.u8("a float attribute value")?)
+                } else {
+                    c.svarint("a float attribute value")? as u64
+                };
                 if ap & !format::mask(w) != 0 {
-                    return Err(BytecodeError::at(v_at, format!("float attribute bits {ap:#x} do not fit in {t}")));
+                    return Err(BytecodeError::at(
+                        v_at,
+                        format!("float attribute bits {ap:#x} do not fit in {t}"),
+                    ));
                 }
                 Attr::Scalar(t, format::ap_to_storage(t, ap))
             }
@@ -919,30 +1233,69 @@ impl<'a> Reader<'a> {
                 let f_at = c.pos;
                 let f = c.u8("the div_by flags")?;
                 if f > 3 {
-                    return Err(BytecodeError::at(f_at, format!("unknown div_by flags {f:#x}")));
+                    return Err(BytecodeError::at(
+                        f_at,
+                        format!("unknown div_by flags {f:#x}"),
+                    ));
                 }
-                let every = if f & 1 != 0 { Some(c.svarint("div_by every")?) } else { None };
-                let along = if f & 2 != 0 { Some(c.svarint("div_by along")?) } else { None };
+                let every = if f & 1 != 0 {
+                    Some(c.svarint("div_by every")?)
+                } else {
+                    None
+                };
+                let along = if f & 2 != 0 {
+                    Some(c.svarint("div_by along")?)
+                } else {
+                    None
+                };
                 let every_along = match (every, along) {
                     (Some(e), Some(a)) => Some((e, a)),
                     (None, None) => None,
-                    _ => return Err(BytecodeError::at(f_at, "div_by 'every' and 'along' must be given together")),
+                    _ => {
+                        return Err(BytecodeError::at(
+                            f_at,
+                            "div_by 'every' and 'along' must be given together",
+                        ))
+                    }
                 };
-                Attr::Assume(AssumePredicate::DivBy { divisor, every_along })
+                Attr::Assume(AssumePredicate::DivBy {
+                    divisor,
+                    every_along,
+                })
             }
-            attr_tag::SAME_ELEMENTS => Attr::Assume(AssumePredicate::SameElements(self.i64_list(c, "same_elements values")?)),
+            attr_tag::SAME_ELEMENTS => Attr::Assume(AssumePredicate::SameElements(
+                self.i64_list(c, "same_elements values")?,
+            )),
             attr_tag::BOUNDED => {
                 let f_at = c.pos;
                 let f = c.u8("the bounded flags")?;
                 if f > 3 {
-                    return Err(BytecodeError::at(f_at, format!("unknown bounded flags {f:#x}")));
+                    return Err(BytecodeError::at(
+                        f_at,
+                        format!("unknown bounded flags {f:#x}"),
+                    ));
                 }
-                let lb = if f & 1 != 0 { Some(c.svarint("bounded lower bound")?) } else { None };
-                let ub = if f & 2 != 0 { Some(c.svarint("bounded upper bound")?) } else { None };
+                let lb = if f & 1 != 0 {
+                    Some(c.svarint("bounded lower bound")?)
+                } else {
+                    None
+                };
+                let ub = if f & 2 != 0 {
+                    Some(c.svarint("bounded upper bound")?)
+                } else {
+                    None
+                };
                 Attr::Assume(AssumePredicate::Bounded(lb, ub))
             }
-            attr_tag::DICTIONARY | attr_tag::OPTIMIZATION_HINTS => Attr::Dict(self.dict_payload(c, depth)?),
-            other => return Err(BytecodeError::at(at, format!("unknown attribute tag {other}"))),
+            attr_tag::DICTIONARY | attr_tag::OPTIMIZATION_HINTS => {
+                Attr::Dict(self.dict_payload(c, depth)?)
+            }
+            other => {
+                return Err(BytecodeError::at(
+                    at,
+                    format!("unknown attribute tag {other}"),
+                ))
+            }
         })
     }
 
@@ -985,10 +1338,16 @@ impl<'a> Reader<'a> {
                 }
                 debug_tag::LOC => {
                     rec.index("location scope", i + 1)?;
-                    let file = self.string(&mut rec, "location file name string index")?.to_string();
+                    let file = self
+                        .string(&mut rec, "location file name string index")?
+                        .to_string();
                     let line = rec.varint("location line")?;
                     let col = rec.varint("location column")?;
-                    Some(Location::FileLineCol { file, line: line.min(u64::from(u32::MAX)) as u32, col: col.min(u64::from(u32::MAX)) as u32 })
+                    Some(Location::FileLineCol {
+                        file,
+                        line: line.min(u64::from(u32::MAX)) as u32,
+                        col: col.min(u64::from(u32::MAX)) as u32,
+                    })
                 }
                 debug_tag::SUBPROGRAM => {
                     rec.index("subprogram file", i + 1)?;
@@ -1004,13 +1363,25 @@ impl<'a> Reader<'a> {
                     let callee_at = rec.pos;
                     let callee = rec.index("call site callee", i + 1)?;
                     rec.index("call site caller", i + 1)?;
-                    let l = if callee == 0 { Some(Location::Unknown) } else { locs[callee - 1].clone() };
+                    let l = if callee == 0 {
+                        Some(Location::Unknown)
+                    } else {
+                        locs[callee - 1].clone()
+                    };
                     if l.is_none() {
-                        return Err(BytecodeError::at(callee_at, format!("call site callee {callee} is not a location")));
+                        return Err(BytecodeError::at(
+                            callee_at,
+                            format!("call site callee {callee} is not a location"),
+                        ));
                     }
                     l
                 }
-                other => return Err(BytecodeError::at(at, format!("unknown debug record tag {other}"))),
+                other => {
+                    return Err(BytecodeError::at(
+                        at,
+                        format!("unknown debug record tag {other}"),
+                    ))
+                }
             };
             self.expect_end(&rec, &format!("debug record {}", i + 1))?;
             locs.push(loc);
@@ -1023,13 +1394,23 @@ impl<'a> Reader<'a> {
                 continue;
             }
             if slot > nf as u64 {
-                return Err(BytecodeError::at(slot_at, format!("debug slot {slot} is out of range ({nf} functions have debug info)")));
+                return Err(BytecodeError::at(
+                    slot_at,
+                    format!("debug slot {slot} is out of range ({nf} functions have debug info)"),
+                ));
             }
             let s = slot as usize - 1;
             let (start_at, start) = starts[s];
-            let stop = if s + 1 < nf { starts[s + 1].1 } else { ni as u64 };
+            let stop = if s + 1 < nf {
+                starts[s + 1].1
+            } else {
+                ni as u64
+            };
             if start > stop || stop > ni as u64 {
-                return Err(BytecodeError::at(start_at, format!("debug index offset {start} is out of order or beyond {ni} indices")));
+                return Err(BytecodeError::at(
+                    start_at,
+                    format!("debug index offset {start} is out of order or beyond {ni} indices"),
+                ));
             }
             let want = 1 + self.funcs[f].ops.len() as u64;
             if stop - start != want {
@@ -1043,7 +1424,9 @@ impl<'a> Reader<'a> {
                     ),
                 ));
             }
-            let targets: Vec<OpId> = std::iter::once(self.funcs[f].entry).chain(self.funcs[f].ops.iter().copied()).collect();
+            let targets: Vec<OpId> = std::iter::once(self.funcs[f].entry)
+                .chain(self.funcs[f].ops.iter().copied())
+                .collect();
             for (k, op) in targets.into_iter().enumerate() {
                 let (at, di) = indices[start as usize + k];
                 let loc = if di == 0 {
@@ -1051,8 +1434,21 @@ impl<'a> Reader<'a> {
                 } else {
                     match locs.get(di as usize - 1) {
                         Some(Some(l)) => l.clone(),
-                        Some(None) => return Err(BytecodeError::at(at, format!("debug record {di} is a scope, not a location"))),
-                        None => return Err(BytecodeError::at(at, format!("debug record index {di} is out of range ({} records)", locs.len()))),
+                        Some(None) => {
+                            return Err(BytecodeError::at(
+                                at,
+                                format!("debug record {di} is a scope, not a location"),
+                            ))
+                        }
+                        None => {
+                            return Err(BytecodeError::at(
+                                at,
+                                format!(
+                                    "debug record index {di} is out of range ({} records)",
+                                    locs.len()
+                                ),
+                            ))
+                        }
                     }
                 };
                 let id = self.m.locs.intern(loc);
@@ -1087,14 +1483,23 @@ mod tests {
         for (i, &b) in want.iter().enumerate() {
             packed[i / 8] |= (b as u8) << (i % 8);
         }
-        for (raw, expect) in [(&bytes[..], want.clone()), (&packed[..], want.clone()), (&[0xFFu8][..], vec![1]), (&[0u8][..], vec![0])] {
+        for (raw, expect) in [
+            (&bytes[..], want.clone()),
+            (&packed[..], want.clone()),
+            (&[0xFFu8][..], vec![1]),
+            (&[0u8][..], vec![0]),
+        ] {
             let mut r = reader_with_constant(raw);
             let t = r.m.types.tile(&[10], TileElem::Num(NumType::I1));
             assert_eq!(r.dense(0, t, 0).unwrap().bits, expect, "{raw:?}");
         }
         let mut r = reader_with_constant(&[1, 2, 3]);
         let t = r.m.types.tile(&[10], TileElem::Num(NumType::I1));
-        assert!(r.dense(0, t, 0).unwrap_err().message.contains("expected 1, 10 or 2"));
+        assert!(r
+            .dense(0, t, 0)
+            .unwrap_err()
+            .message
+            .contains("expected 1, 10 or 2"));
     }
 
     #[test]
@@ -1108,6 +1513,10 @@ mod tests {
         let raw = [0u8; 5];
         let mut r = reader_with_constant(&raw);
         let t = r.m.types.tile(&[4], TileElem::Num(NumType::F16));
-        assert!(r.dense(0, t, 0).unwrap_err().message.contains("expected 2 (splat) or 8"));
+        assert!(r
+            .dense(0, t, 0)
+            .unwrap_err()
+            .message
+            .contains("expected 2 (splat) or 8"));
     }
 }

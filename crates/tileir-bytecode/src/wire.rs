@@ -61,7 +61,12 @@ pub(crate) struct Cursor<'a> {
 impl<'a> Cursor<'a> {
     pub fn new(data: &'a [u8], start: usize, end: usize) -> Cursor<'a> {
         let end = end.min(data.len());
-        Cursor { data, start: start.min(end), pos: start.min(end), end }
+        Cursor {
+            data,
+            start: start.min(end),
+            pos: start.min(end),
+            end,
+        }
     }
 
     pub fn remaining(&self) -> usize {
@@ -132,14 +137,20 @@ impl<'a> Cursor<'a> {
             let b = self.u8(what)?;
             let low = u64::from(b & 0x7F);
             if i == 9 && low > 1 {
-                return Err(BytecodeError::at(start, format!("varint for {what} overflows 64 bits")));
+                return Err(BytecodeError::at(
+                    start,
+                    format!("varint for {what} overflows 64 bits"),
+                ));
             }
             value |= low << (7 * i);
             if b & 0x80 == 0 {
                 return Ok(value);
             }
         }
-        Err(BytecodeError::at(start, format!("varint for {what} is longer than 10 bytes")))
+        Err(BytecodeError::at(
+            start,
+            format!("varint for {what} is longer than 10 bytes"),
+        ))
     }
 
     /// Zig-zag signed varint.
@@ -154,11 +165,17 @@ impl<'a> Cursor<'a> {
     pub fn count(&mut self, what: &str, min_item_bytes: usize) -> Result<usize, BytecodeError> {
         let at = self.pos;
         let n = self.varint(what)?;
-        let limit = if min_item_bytes == 0 { self.remaining() as u64 } else { (self.remaining() / min_item_bytes) as u64 };
+        let limit = self
+            .remaining()
+            .checked_div(min_item_bytes)
+            .unwrap_or(self.remaining()) as u64;
         if n > limit {
             return Err(BytecodeError::at(
                 at,
-                format!("{what} {n} exceeds what the remaining {} bytes can hold", self.remaining()),
+                format!(
+                    "{what} {n} exceeds what the remaining {} bytes can hold",
+                    self.remaining()
+                ),
             ));
         }
         Ok(n as usize)
@@ -169,7 +186,10 @@ impl<'a> Cursor<'a> {
         let at = self.pos;
         let v = self.varint(what)?;
         if v >= bound as u64 {
-            return Err(BytecodeError::at(at, format!("{what} {v} is out of range (table has {bound} entries)")));
+            return Err(BytecodeError::at(
+                at,
+                format!("{what} {v} is out of range (table has {bound} entries)"),
+            ));
         }
         Ok(v as usize)
     }
@@ -185,7 +205,12 @@ impl<'a> Cursor<'a> {
     pub fn sub(&mut self, n: usize, what: &str) -> Result<Cursor<'a>, BytecodeError> {
         let start = self.pos;
         self.bytes(n, what)?;
-        Ok(Cursor { data: self.data, start, pos: start, end: start + n })
+        Ok(Cursor {
+            data: self.data,
+            start,
+            pos: start,
+            end: start + n,
+        })
     }
 }
 
@@ -215,13 +240,19 @@ mod tests {
         let data = [0xFFu8; 11];
         assert!(Cursor::new(&data, 0, 11).varint("v").is_err());
         let data = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02];
-        assert!(Cursor::new(&data, 0, 10).varint("v").unwrap_err().message.contains("overflows"));
+        assert!(Cursor::new(&data, 0, 10)
+            .varint("v")
+            .unwrap_err()
+            .message
+            .contains("overflows"));
     }
 
     #[test]
     fn counts_are_bounded_by_remaining_bytes() {
         let data = [0x80, 0x80, 0x04, 1, 2];
-        let e = Cursor::new(&data, 0, 5).count("number of things", 1).unwrap_err();
+        let e = Cursor::new(&data, 0, 5)
+            .count("number of things", 1)
+            .unwrap_err();
         assert_eq!(e.offset, Some(0));
         assert!(e.message.contains("exceeds"), "{e}");
     }

@@ -9,11 +9,13 @@ use crate::layout::{self, FlagField};
 use crate::wire::Sink;
 use crate::{is_supported_write_version, BytecodeError};
 use std::collections::{HashMap, HashSet};
-use tileir_ir::dialect::cuda_tile::schema::{Arity, AttrKind, EnumKind, OpSchema, Presence, Version};
+use tileir_ir::dialect::cuda_tile::schema::{
+    Arity, AttrKind, EnumKind, OpSchema, Presence, Version,
+};
 use tileir_ir::dialect::cuda_tile::AssumePredicate;
 use tileir_ir::{
-    Attr, BlockId, CtOp, CudaTileOp, DenseElements, Dim, Module, NumType, OpId, OpKind, TileElem, Type, TypeId,
-    TypeTable, ValueId,
+    Attr, BlockId, CtOp, CudaTileOp, DenseElements, Dim, Module, NumType, OpId, OpKind, TileElem,
+    Type, TypeId, TypeTable, ValueId,
 };
 
 /// Interning key of a bytecode type (tileir has no standalone pointer type: pointers
@@ -51,14 +53,25 @@ pub(crate) fn write(m: &Module, v: Version) -> Result<Vec<u8>, BytecodeError> {
         )));
     }
     let top: Vec<OpId> = m.blocks[m.body].ops.clone();
-    let modules: Vec<OpId> = top.iter().copied().filter(|&o| m.ops[o].kind.ct() == Some(CtOp::Module)).collect();
+    let modules: Vec<OpId> = top
+        .iter()
+        .copied()
+        .filter(|&o| m.ops[o].kind.ct() == Some(CtOp::Module))
+        .collect();
     if modules.len() != 1 || top.len() != 1 {
-        let others: Vec<String> =
-            top.iter().filter(|&&o| m.ops[o].kind.ct() != Some(CtOp::Module)).map(|&o| m.ops[o].kind.name()).collect();
+        let others: Vec<String> = top
+            .iter()
+            .filter(|&&o| m.ops[o].kind.ct() != Some(CtOp::Module))
+            .map(|&o| m.ops[o].kind.name())
+            .collect();
         return Err(err(format!(
             "expected exactly one 'cuda_tile.module' at the top level, found {} module(s){}",
             modules.len(),
-            if others.is_empty() { String::new() } else { format!(" and other ops: {}", others.join(", ")) }
+            if others.is_empty() {
+                String::new()
+            } else {
+                format!(" and other ops: {}", others.join(", "))
+            }
         )));
     }
     let module_op = modules[0];
@@ -99,14 +112,20 @@ pub(crate) fn write(m: &Module, v: Version) -> Result<Vec<u8>, BytecodeError> {
     let mut metas = Vec::new();
     for &f in &funcs {
         let ct = m.ops[f].kind.cuda_tile().expect("entry");
-        let name = ct.str("sym_name").ok_or_else(|| err("'cuda_tile.entry' op is missing its symbol name"))?;
+        let name = ct
+            .str("sym_name")
+            .ok_or_else(|| err("'cuda_tile.entry' op is missing its symbol name"))?;
         let name_idx = w.string(name);
         let sig = w.signature(f, ct)?;
         let sig_idx = w.type_idx(&TypeKey::Ir(sig), "entry signature")?;
         metas.push((name_idx, sig_idx));
     }
 
-    let global_payload = if globals.is_empty() { None } else { Some(w.globals(&globals)?) };
+    let global_payload = if globals.is_empty() {
+        None
+    } else {
+        Some(w.globals(&globals)?)
+    };
 
     let mut func_payload = Sink::default();
     func_payload.varint(funcs.len() as u64);
@@ -119,9 +138,9 @@ pub(crate) fn write(m: &Module, v: Version) -> Result<Vec<u8>, BytecodeError> {
             Some(Attr::Dict(_)) | None => None,
             Some(other) => {
                 return Err(err(format!(
-                    "'cuda_tile.entry' op attribute 'optimization_hints' must be a dictionary, got {}",
-                    other.kind_name()
-                )))
+                "'cuda_tile.entry' op attribute 'optimization_hints' must be a dictionary, got {}",
+                other.kind_name()
+            )))
             }
         };
         let mut flags = func_flag::KERNEL;
@@ -134,7 +153,12 @@ pub(crate) fn write(m: &Module, v: Version) -> Result<Vec<u8>, BytecodeError> {
         func_payload.varint(0);
         if let Some(d) = hints {
             func_payload.varint(attr_tag::OPTIMIZATION_HINTS);
-            w.dict_payload(&mut func_payload, &d, "'cuda_tile.entry' op attribute 'optimization_hints'", 0)?;
+            w.dict_payload(
+                &mut func_payload,
+                &d,
+                "'cuda_tile.entry' op attribute 'optimization_hints'",
+                0,
+            )?;
         }
         let body = w.function_body(f)?;
         func_payload.varint(body.len() as u64);
@@ -273,7 +297,10 @@ impl<'m> Writer<'m> {
 
     fn require(&self, since: Version, name: &str) -> Result<(), BytecodeError> {
         if self.v < since {
-            return Err(err(format!("type '{name}' requires bytecode version {since}+, targeting {}", self.v)));
+            return Err(err(format!(
+                "type '{name}' requires bytecode version {since}+, targeting {}",
+                self.v
+            )));
         }
         Ok(())
     }
@@ -288,7 +315,11 @@ impl<'m> Writer<'m> {
             TypeKey::Ir(t) => match self.tt.try_get(*t) {
                 Some(Type::Scalar(n)) => TypeKey::Num(*n),
                 Some(_) => key.clone(),
-                None => return Err(err(format!("{context}: type id {t} is not in the module's type table"))),
+                None => {
+                    return Err(err(format!(
+                        "{context}: type id {t} is not in the module's type table"
+                    )))
+                }
             },
             _ => key.clone(),
         };
@@ -313,7 +344,11 @@ impl<'m> Writer<'m> {
                 let ty = self.tt.get(*t).clone();
                 match ty {
                     Type::Scalar(_) => unreachable!("normalized to Num above"),
-                    Type::Tile { shape, elem, layout } => {
+                    Type::Tile {
+                        shape,
+                        elem,
+                        layout,
+                    } => {
                         if layout.is_some() {
                             return Err(err(format!(
                                 "{context}: type '{}' has a register layout and cannot be encoded in bytecode",
@@ -359,7 +394,12 @@ impl<'m> Writer<'m> {
                         }
                         self.i32_array(&mut rec, &pv.tile_shape, *t, "tile shape")?;
                         rec.varint(tv as u64);
-                        self.i32_array(&mut rec, &dim_map_or_identity(&pv.dim_map, rank), *t, "dim_map")?;
+                        self.i32_array(
+                            &mut rec,
+                            &dim_map_or_identity(&pv.dim_map, rank),
+                            *t,
+                            "dim_map",
+                        )?;
                         if !unified {
                             rec.byte(u8::from(pv.padding.is_some()));
                         }
@@ -376,7 +416,12 @@ impl<'m> Writer<'m> {
                         self.i32_array(&mut rec, &sv.tile_shape, *t, "tile shape")?;
                         self.i32_array(&mut rec, &sv.traversal_strides, *t, "traversal strides")?;
                         rec.varint(tv as u64);
-                        self.i32_array(&mut rec, &dim_map_or_identity(&sv.dim_map, rank), *t, "dim_map")?;
+                        self.i32_array(
+                            &mut rec,
+                            &dim_map_or_identity(&sv.dim_map, rank),
+                            *t,
+                            "dim_map",
+                        )?;
                         if let Some(p) = sv.padding {
                             rec.varint(padding_value(p));
                         }
@@ -423,7 +468,11 @@ impl<'m> Writer<'m> {
                     Type::Opaque(_) | Type::AaPtr { .. } | Type::MemRef { .. } | Type::MemToken => {
                         return Err(err(format!(
                             "{}type '{}' is not a cuda_tile type and cannot be encoded in bytecode",
-                            if context.is_empty() { String::new() } else { format!("{context}: ") },
+                            if context.is_empty() {
+                                String::new()
+                            } else {
+                                format!("{context}: ")
+                            },
                             self.type_name(*t)
                         )));
                     }
@@ -436,18 +485,35 @@ impl<'m> Writer<'m> {
         Ok(i)
     }
 
-    fn view_tensor(&mut self, tv: TypeId, view: TypeId, context: &str) -> Result<usize, BytecodeError> {
+    fn view_tensor(
+        &mut self,
+        tv: TypeId,
+        view: TypeId,
+        context: &str,
+    ) -> Result<usize, BytecodeError> {
         match self.tt.try_get(tv) {
             Some(Type::TensorView(_)) => self.type_idx(&TypeKey::Ir(tv), context),
-            _ => Err(err(format!("type '{}': its tensor view is not a tensor_view type", self.type_name(view)))),
+            _ => Err(err(format!(
+                "type '{}': its tensor view is not a tensor_view type",
+                self.type_name(view)
+            ))),
         }
     }
 
-    fn i32_array(&self, s: &mut Sink, values: &[i64], t: TypeId, what: &str) -> Result<(), BytecodeError> {
+    fn i32_array(
+        &self,
+        s: &mut Sink,
+        values: &[i64],
+        t: TypeId,
+        what: &str,
+    ) -> Result<(), BytecodeError> {
         s.varint(values.len() as u64);
         for &x in values {
             let x = i32::try_from(x).map_err(|_| {
-                err(format!("type '{}': {what} value {x} does not fit in i32", self.type_name(t)))
+                err(format!(
+                    "type '{}': {what} value {x} does not fit in i32",
+                    self.type_name(t)
+                ))
             })?;
             s.bytes(&x.to_le_bytes());
         }
@@ -467,10 +533,17 @@ impl<'m> Writer<'m> {
             )));
         }
         let args: Vec<TypeId> = match self.m.entry_block(f, 0) {
-            Some(b) => self.m.blocks[b].args.iter().map(|&a| self.m.value_type(a)).collect(),
+            Some(b) => self.m.blocks[b]
+                .args
+                .iter()
+                .map(|&a| self.m.value_type(a))
+                .collect(),
             None => Vec::new(),
         };
-        Ok(self.tt.intern(Type::Function { inputs: args, results: Vec::new() }))
+        Ok(self.tt.intern(Type::Function {
+            inputs: args,
+            results: Vec::new(),
+        }))
     }
 
     fn globals(&mut self, globals: &[OpId]) -> Result<Sink, BytecodeError> {
@@ -478,7 +551,9 @@ impl<'m> Writer<'m> {
         s.varint(globals.len() as u64);
         for &g in globals {
             let ct = self.m.ops[g].kind.cuda_tile().expect("global");
-            let name = ct.str("sym_name").ok_or_else(|| err("'cuda_tile.global' op is missing its symbol name"))?;
+            let name = ct
+                .str("sym_name")
+                .ok_or_else(|| err("'cuda_tile.global' op is missing its symbol name"))?;
             let what = format!("'cuda_tile.global' op '@{name}'");
             let dense = match ct.get("value") {
                 Some(Attr::Dense(d)) => d.clone(),
@@ -524,11 +599,18 @@ impl<'m> Writer<'m> {
     /// `tile<shape x elem>` of a dense attribute, found among the module's types.
     fn dense_type_key(&mut self, d: &DenseElements, what: &str) -> Result<TypeKey, BytecodeError> {
         let _ = what;
-        Ok(TypeKey::Ir(self.tt.intern(Type::Tile { shape: d.shape.clone(), elem: TileElem::Num(d.elem), layout: None })))
+        Ok(TypeKey::Ir(self.tt.intern(Type::Tile {
+            shape: d.shape.clone(),
+            elem: TileElem::Num(d.elem),
+            layout: None,
+        })))
     }
 
     fn function_body(&mut self, f: OpId) -> Result<Vec<u8>, BytecodeError> {
-        let mut num = Numbering { index: HashMap::new(), log: Vec::new() };
+        let mut num = Numbering {
+            index: HashMap::new(),
+            log: Vec::new(),
+        };
         let Some(block) = self.m.entry_block(f, 0) else {
             return Err(err("'cuda_tile.entry' op has no body"));
         };
@@ -554,7 +636,13 @@ impl<'m> Writer<'m> {
         Ok(s.buf)
     }
 
-    fn block(&mut self, s: &mut Sink, b: BlockId, num: &mut Numbering, used: &HashSet<ValueId>) -> Result<(), BytecodeError> {
+    fn block(
+        &mut self,
+        s: &mut Sink,
+        b: BlockId,
+        num: &mut Numbering,
+        used: &HashSet<ValueId>,
+    ) -> Result<(), BytecodeError> {
         let mark = num.mark();
         let args = self.m.blocks[b].args.clone();
         s.varint(args.len() as u64);
@@ -572,7 +660,13 @@ impl<'m> Writer<'m> {
         Ok(())
     }
 
-    fn op(&mut self, s: &mut Sink, op: OpId, num: &mut Numbering, used: &HashSet<ValueId>) -> Result<(), BytecodeError> {
+    fn op(
+        &mut self,
+        s: &mut Sink,
+        op: OpId,
+        num: &mut Numbering,
+        used: &HashSet<ValueId>,
+    ) -> Result<(), BytecodeError> {
         let data = &self.m.ops[op];
         let ct = match &data.kind {
             OpKind::CudaTile(ct) => ct.clone(),
@@ -586,10 +680,15 @@ impl<'m> Writer<'m> {
         let schema = ct.schema();
         let name = format!("cuda_tile.{}", schema.mnemonic);
         if layout::is_structural(ct.op) {
-            return Err(err(format!("operation '{name}' cannot appear inside a function body in bytecode")));
+            return Err(err(format!(
+                "operation '{name}' cannot appear inside a function body in bytecode"
+            )));
         }
         if schema.since > self.v {
-            return Err(err(format!("operation '{name}' is not available in bytecode version {}", self.v)));
+            return Err(err(format!(
+                "operation '{name}' is not available in bytecode version {}",
+                self.v
+            )));
         }
         let operands = data.operands.clone();
         let results = data.results.clone();
@@ -597,8 +696,12 @@ impl<'m> Writer<'m> {
         s.varint(u64::from(schema.opcode));
 
         // Results: those of groups the target version knows.
-        let groups = result_groups(schema, results.len())
-            .ok_or_else(|| err(format!("'{name}' op has {} results, which does not fit its result groups", results.len())))?;
+        let groups = result_groups(schema, results.len()).ok_or_else(|| {
+            err(format!(
+                "'{name}' op has {} results, which does not fit its result groups",
+                results.len()
+            ))
+        })?;
         let mut kept = Vec::new();
         for (g, range) in schema.results.iter().zip(groups) {
             for &r in &results[range] {
@@ -617,7 +720,10 @@ impl<'m> Writer<'m> {
             s.varint(kept.len() as u64);
         }
         for &r in &kept {
-            let t = self.type_idx(&TypeKey::Ir(self.m.value_type(r)), &format!("'{name}' op result"))?;
+            let t = self.type_idx(
+                &TypeKey::Ir(self.m.value_type(r)),
+                &format!("'{name}' op result"),
+            )?;
             s.varint(t as u64);
         }
 
@@ -628,14 +734,21 @@ impl<'m> Writer<'m> {
             err(format!(
                 "'{name}' op has {} operands, which do not fit its operand groups{}",
                 operands.len(),
-                if segmented { format!(" (segment sizes {:?})", seg) } else { String::new() }
+                if segmented {
+                    format!(" (segment sizes {:?})", seg)
+                } else {
+                    String::new()
+                }
             ))
         })?;
 
         // Optional fields newer than the target must be absent.
         for (i, a) in schema.attrs.iter().enumerate() {
             let newer = a.since.max(schema.since) > self.v;
-            if newer && (a.presence == Presence::Optional || a.kind == AttrKind::Unit) && attr_present(&ct, i) {
+            if newer
+                && (a.presence == Presence::Optional || a.kind == AttrKind::Unit)
+                && attr_present(&ct, i)
+            {
                 return Err(err(format!(
                     "'{name}' op optional attribute '{}' is provided but requires bytecode version {}, targeting {}",
                     a.name, a.since, self.v
@@ -705,7 +818,11 @@ impl<'m> Writer<'m> {
         }
         if layout::has_inbounds(ct.op, self.v) {
             // 13.4 `inbounds`: one bool per index; tileir never promises in-bounds access.
-            let g = schema.operands.iter().position(|g| g.name == "index").expect("view ops have an index group");
+            let g = schema
+                .operands
+                .iter()
+                .position(|g| g.name == "index")
+                .expect("view ops have an index group");
             s.varint(group_ranges[g].len() as u64);
             for _ in group_ranges[g].clone() {
                 s.byte(0);
@@ -715,7 +832,9 @@ impl<'m> Writer<'m> {
         // Operands.
         let idx = |num: &Numbering, v: ValueId| -> Result<u64, BytecodeError> {
             num.index.get(&v).copied().ok_or_else(|| {
-                err(format!("'{name}' op uses value {v}, which is not defined before it in this scope"))
+                err(format!(
+                    "'{name}' op uses value {v}, which is not defined before it in this scope"
+                ))
             })
         };
         if segmented {
@@ -773,7 +892,8 @@ impl<'m> Writer<'m> {
         match (kind, v) {
             (AttrKind::Bool, Attr::Bool(b)) => s.byte(u8::from(*b)),
             (AttrKind::I32, Attr::Int(n)) => {
-                let x = i32::try_from(*n).map_err(|_| err(format!("{ctx} value {n} does not fit in i32")))?;
+                let x = i32::try_from(*n)
+                    .map_err(|_| err(format!("{ctx} value {n} does not fit in i32")))?;
                 s.varint(u64::from(x as u32));
             }
             (AttrKind::I64, Attr::Int(n)) => s.varint(*n as u64),
@@ -782,23 +902,32 @@ impl<'m> Writer<'m> {
                 s.varint(i as u64);
             }
             (AttrKind::Enum(e), Attr::Enum(_, kw)) => {
-                let value = e.value_of(kw).ok_or_else(|| err(format!("{ctx} has unknown value '{kw}'")))?;
+                let value = e
+                    .value_of(kw)
+                    .ok_or_else(|| err(format!("{ctx} has unknown value '{kw}'")))?;
                 s.varint(u64::from(value));
             }
             (AttrKind::Enum(e), Attr::Str(kw)) => {
-                let value = e.value_of(kw).ok_or_else(|| err(format!("{ctx} has unknown value '{kw}'")))?;
+                let value = e
+                    .value_of(kw)
+                    .ok_or_else(|| err(format!("{ctx} has unknown value '{kw}'")))?;
                 s.varint(u64::from(value));
             }
             (AttrKind::I32Array, Attr::IntArray(xs)) => {
                 s.varint(xs.len() as u64);
                 for &x in xs {
-                    let x = i32::try_from(x).map_err(|_| err(format!("{ctx} value {x} does not fit in i32")))?;
+                    let x = i32::try_from(x)
+                        .map_err(|_| err(format!("{ctx} value {x} does not fit in i32")))?;
                     s.bytes(&x.to_le_bytes());
                 }
             }
             (AttrKind::Dense, Attr::Dense(d)) => {
                 if let Some(t) = result_type {
-                    let want = Type::Tile { shape: d.shape.clone(), elem: TileElem::Num(d.elem), layout: None };
+                    let want = Type::Tile {
+                        shape: d.shape.clone(),
+                        elem: TileElem::Num(d.elem),
+                        layout: None,
+                    };
                     if self.tt.try_get(t) != Some(&want) {
                         return Err(err(format!(
                             "{ctx}: the value's type tile<{}> differs from the result type {}",
@@ -835,7 +964,13 @@ impl<'m> Writer<'m> {
         Ok(())
     }
 
-    fn dict_payload(&mut self, s: &mut Sink, d: &[(String, Attr)], ctx: &str, depth: usize) -> Result<(), BytecodeError> {
+    fn dict_payload(
+        &mut self,
+        s: &mut Sink,
+        d: &[(String, Attr)],
+        ctx: &str,
+        depth: usize,
+    ) -> Result<(), BytecodeError> {
         s.varint(d.len() as u64);
         for (k, v) in d {
             if k.is_empty() {
@@ -849,9 +984,18 @@ impl<'m> Writer<'m> {
     }
 
     /// A self-describing ("tagged") attribute.
-    fn tagged(&mut self, s: &mut Sink, v: &Attr, ctx: &str, depth: usize) -> Result<(), BytecodeError> {
+    fn tagged(
+        &mut self,
+        s: &mut Sink,
+        v: &Attr,
+        ctx: &str,
+        depth: usize,
+    ) -> Result<(), BytecodeError> {
         if depth > format::MAX_NESTING {
-            return Err(err(format!("{ctx}: attributes nest more than {} levels deep", format::MAX_NESTING)));
+            return Err(err(format!(
+                "{ctx}: attributes nest more than {} levels deep",
+                format::MAX_NESTING
+            )));
         }
         match v {
             Attr::Int(n) => {
@@ -912,7 +1056,10 @@ impl<'m> Writer<'m> {
                 self.dict_payload(s, d, ctx, depth)?;
             }
             Attr::Assume(p) => match p {
-                AssumePredicate::DivBy { divisor, every_along } => {
+                AssumePredicate::DivBy {
+                    divisor,
+                    every_along,
+                } => {
                     s.varint(attr_tag::DIV_BY);
                     s.varint(*divisor);
                     match every_along {
@@ -943,7 +1090,10 @@ impl<'m> Writer<'m> {
                 }
             },
             Attr::Unit | Attr::Enum(..) | Attr::IntArray(_) | Attr::Symbol(_) | Attr::Opaque(_) => {
-                return Err(err(format!("{ctx}: a {} attribute has no bytecode encoding", v.kind_name())));
+                return Err(err(format!(
+                    "{ctx}: a {} attribute has no bytecode encoding",
+                    v.kind_name()
+                )));
             }
         }
         Ok(())
@@ -974,7 +1124,11 @@ fn enum_name(e: EnumKind) -> &'static str {
 /// Index ranges of each result group, given the result count (at most one group is
 /// variable-sized in the schema).
 pub(crate) fn result_groups(schema: &OpSchema, n: usize) -> Option<Vec<std::ops::Range<usize>>> {
-    let fixed = schema.results.iter().filter(|g| g.arity == Arity::One).count();
+    let fixed = schema
+        .results
+        .iter()
+        .filter(|g| g.arity == Arity::One)
+        .count();
     let variable = schema.results.len() - fixed;
     if n < fixed || variable > 1 || (variable == 0 && n != fixed) {
         return None;
@@ -995,7 +1149,10 @@ pub(crate) fn result_groups(schema: &OpSchema, n: usize) -> Option<Vec<std::ops:
 }
 
 fn padding_value(p: tileir_ir::PaddingValue) -> u64 {
-    tileir_ir::PaddingValue::ALL.iter().position(|&q| q == p).expect("listed") as u64
+    tileir_ir::PaddingValue::ALL
+        .iter()
+        .position(|&q| q == p)
+        .expect("listed") as u64
 }
 
 fn dim_map_or_identity(dim_map: &[i64], rank: usize) -> Vec<i64> {
@@ -1041,7 +1198,10 @@ pub(crate) fn dense_raw(d: &DenseElements, ctx: &str) -> Result<Vec<u8>, Bytecod
         return Ok(out);
     }
     let w = format::dense_bytes(d.elem);
-    let splat = d.bits.iter().all(|&b| format::storage_to_ap(d.elem, b) == format::storage_to_ap(d.elem, d.bits[0]));
+    let splat = d
+        .bits
+        .iter()
+        .all(|&b| format::storage_to_ap(d.elem, b) == format::storage_to_ap(d.elem, d.bits[0]));
     let items: &[u64] = if splat { &d.bits[..1] } else { &d.bits };
     let mut out = Vec::with_capacity(items.len() * w);
     for &b in items {

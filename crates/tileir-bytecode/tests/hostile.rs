@@ -25,7 +25,10 @@ fn err(data: &[u8]) -> tileir_bytecode::BytecodeError {
         Ok(_) => panic!("expected an error"),
         Err(e) => {
             assert!(e.offset.is_some(), "reader errors carry an offset: {e}");
-            assert!(e.offset.unwrap() <= data.len(), "offset within the input: {e}");
+            assert!(
+                e.offset.unwrap() <= data.len(),
+                "offset within the input: {e}"
+            );
             e
         }
     }
@@ -34,20 +37,41 @@ fn err(data: &[u8]) -> tileir_bytecode::BytecodeError {
 #[test]
 fn header_errors() {
     assert!(err(b"").message.contains("invalid magic number"));
-    assert!(err(b"\x7fTileIQ\x00\x0d\x01\x00\x00").message.contains("invalid magic number"));
+    assert!(err(b"\x7fTileIQ\x00\x0d\x01\x00\x00")
+        .message
+        .contains("invalid magic number"));
     let e = err(b"\x7fTileIR\x00\x12\x00\x00\x00\x00");
-    assert_eq!(e.message, "unsupported Tile version 18.0.0, this reader supports versions [13.1 - 13.4]");
+    assert_eq!(
+        e.message,
+        "unsupported Tile version 18.0.0, this reader supports versions [13.1 - 13.4]"
+    );
     assert_eq!(e.to_string(), "byte 8: error: unsupported Tile version 18.0.0, this reader supports versions [13.1 - 13.4]");
-    assert!(err(b"\x7fTileIR\x00\x0d\x01").message.contains("version tag"));
-    assert!(err(b"\x7fTileIR\x00\x0d\x01\x00\x00").message.contains("expected a section id"));
+    assert!(err(b"\x7fTileIR\x00\x0d\x01")
+        .message
+        .contains("version tag"));
+    assert!(err(b"\x7fTileIR\x00\x0d\x01\x00\x00")
+        .message
+        .contains("expected a section id"));
     let e = err(b"\x7fTileIR\x00\x0d\x01\x00\x00\x7f\x00\x00");
-    assert_eq!((e.offset, e.message.as_str()), (Some(12), "unknown section ID: 127"));
+    assert_eq!(
+        (e.offset, e.message.as_str()),
+        (Some(12), "unknown section ID: 127")
+    );
     // Producer (7) does not exist before 13.3.
-    assert!(err(b"\x7fTileIR\x00\x0d\x02\x00\x00\x07\x00\x00").message.contains("unknown section ID: 7"));
+    assert!(err(b"\x7fTileIR\x00\x0d\x02\x00\x00\x07\x00\x00")
+        .message
+        .contains("unknown section ID: 7"));
     let e = err(b"\x7fTileIR\x00\x0d\x01\x00\x00\x81\x90\x4e\x04");
-    assert!(e.message.contains("string section length 10000 exceeds"), "{e}");
-    assert!(err(b"\x7fTileIR\x00\x0d\x01\x00\x00\x00\x00").message.contains("end section is not the last section"));
-    assert!(err(b"\x7fTileIR\x00\x0d\x01\x00\x00\x00").message.contains("missing string section"));
+    assert!(
+        e.message.contains("string section length 10000 exceeds"),
+        "{e}"
+    );
+    assert!(err(b"\x7fTileIR\x00\x0d\x01\x00\x00\x00\x00")
+        .message
+        .contains("end section is not the last section"));
+    assert!(err(b"\x7fTileIR\x00\x0d\x01\x00\x00\x00")
+        .message
+        .contains("missing string section"));
 }
 
 #[test]
@@ -55,13 +79,18 @@ fn section_structure_errors() {
     let good = write(&roundtrip::kernel_13_1(), Version::V13_1).unwrap();
     assert!(read(&good).is_ok());
     // Dropping the final end marker.
-    assert!(err(&good[..good.len() - 1]).message.contains("expected a section id"));
+    assert!(err(&good[..good.len() - 1])
+        .message
+        .contains("expected a section id"));
     // An unaligned string section.
     let mut bad = good.clone();
     let s = bad.iter().rposition(|&b| b == 0x81).unwrap();
     bad[s] = 0x01;
     let e = err(&bad);
-    assert!(e.message.contains("must be aligned") || e.message.contains("section"), "{e}");
+    assert!(
+        e.message.contains("must be aligned") || e.message.contains("section"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -79,7 +108,11 @@ fn table_indices_are_checked() {
     assert_eq!(bad[p], 2, "two functions");
     bad[p + 1] = 0x7F; // name index of the first function
     let e = err(&bad);
-    assert!(e.message.contains("function name string index 127 is out of range"), "{e}");
+    assert!(
+        e.message
+            .contains("function name string index 127 is out of range"),
+        "{e}"
+    );
     assert_eq!(e.offset, Some(p + 1));
     let mut bad = good.clone();
     bad[p] = 0x7F; // absurd function count
@@ -120,7 +153,20 @@ fn fuzz_random_bytes_and_mutations_never_panic() {
     // Random garbage behind a valid header (so that section parsing is exercised).
     for _ in 0..20_000 {
         let n = rng.below(200);
-        let mut data = vec![0x7F, b'T', b'i', b'l', b'e', b'I', b'R', 0, 13, 1 + rng.below(4) as u8, 0, 0];
+        let mut data = vec![
+            0x7F,
+            b'T',
+            b'i',
+            b'l',
+            b'e',
+            b'I',
+            b'R',
+            0,
+            13,
+            1 + rng.below(4) as u8,
+            0,
+            0,
+        ];
         data.extend((0..n).map(|_| rng.next() as u8));
         assert!(no_panic(&data), "input {data:02x?}");
         tried += 1;

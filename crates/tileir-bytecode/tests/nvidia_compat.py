@@ -79,11 +79,11 @@ def make_reference(out_dir):
     conv = comp.CallingConvention.cutile_python_v1()
     kernels = [("vadd", vadd, [arr(1), arr(1), arr(1)]), ("rowsum", rowsum, [arr(2), arr(1)])]
     for name, k, params in kernels:
-        for version in ("13.1", "13.3"):
+        for version in ("13.1", "13.3", "13.4"):
             path = os.path.join(out_dir, f"{name}-{version}.tileirbc")
             sig = comp.KernelSignature(params, conv, symbol=name)
             kwargs = {"output_format": "tileir_bytecode", "bytecode_version": version}
-            if version != "13.3":
+            if version == "13.1":
                 kwargs["gpu_code"] = "sm_90"
             comp.export_kernel(k, [sig], path, **kwargs)
             print(f"wrote {path} ({os.path.getsize(path)} bytes)")

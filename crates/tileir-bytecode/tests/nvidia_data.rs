@@ -12,7 +12,11 @@ use tileir_bytecode::{read, write, Version, SUPPORTED_VERSIONS};
 fn data_files() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "tileirbc")).collect())
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "tileirbc"))
+                .collect()
+        })
         .unwrap_or_default();
     files.sort();
     files
@@ -21,17 +25,28 @@ fn data_files() -> Vec<PathBuf> {
 #[test]
 fn reference_files_from_cutile_are_read() {
     let files = data_files();
-    assert!(files.len() >= 4, "expected the reference files in tests/data");
+    assert!(
+        files.len() >= 4,
+        "expected the reference files in tests/data"
+    );
     for f in files {
         let bytes = std::fs::read(&f).unwrap();
         let m = read(&bytes).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let text = tileir_ir::print_module(&m, tileir_ir::PrintOptions::default());
         assert!(text.starts_with("cuda_tile.module @kernels {"), "{text}");
         assert!(text.contains("entry @"), "{}: {text}", f.display());
-        let version = Version { major: bytes[8], minor: bytes[9] };
+        let version = Version {
+            major: bytes[8],
+            minor: bytes[9],
+        };
         for v in SUPPORTED_VERSIONS.into_iter().filter(|&v| v >= version) {
             let again = write(&m, v).unwrap_or_else(|e| panic!("{} at {v}: {e}", f.display()));
-            assert_eq!(dump(&read(&again).unwrap()), dump(&m), "{} re-encoded at {v}", f.display());
+            assert_eq!(
+                dump(&read(&again).unwrap()),
+                dump(&m),
+                "{} re-encoded at {v}",
+                f.display()
+            );
         }
     }
 }
@@ -57,11 +72,28 @@ fn writes_files_for_nvidia_tools() {
         }
     }
     for (name, m, versions) in [
-        ("kernel_13_1", common::kernels::kernel_13_1(), vec![Version::V13_1, Version::V13_2, Version::V13_3, Version::V13_4]),
-        ("kernel_13_3", common::kernels::kernel_13_3(), vec![Version::V13_3, Version::V13_4]),
+        (
+            "kernel_13_1",
+            common::kernels::kernel_13_1(),
+            vec![
+                Version::V13_1,
+                Version::V13_2,
+                Version::V13_3,
+                Version::V13_4,
+            ],
+        ),
+        (
+            "kernel_13_3",
+            common::kernels::kernel_13_3(),
+            vec![Version::V13_3, Version::V13_4],
+        ),
     ] {
         for v in versions {
-            std::fs::write(out.join(format!("ours-{name}-{v}.tileirbc")), write(&m, v).unwrap()).unwrap();
+            std::fs::write(
+                out.join(format!("ours-{name}-{v}.tileirbc")),
+                write(&m, v).unwrap(),
+            )
+            .unwrap();
             n += 1;
         }
     }

@@ -28,7 +28,10 @@ fn kernel_13_1_round_trips_at_every_version() {
     let m = kernel_13_1();
     for v in SUPPORTED_VERSIONS {
         let bytes = assert_round_trip(&m, v);
-        assert_eq!(&bytes[..12], &[0x7F, b'T', b'i', b'l', b'e', b'I', b'R', 0, 13, v.minor, 0, 0]);
+        assert_eq!(
+            &bytes[..12],
+            &[0x7F, b'T', b'i', b'l', b'e', b'I', b'R', 0, 13, v.minor, 0, 0]
+        );
     }
 }
 
@@ -61,9 +64,13 @@ fn write_err(m: &Module, v: Version) -> String {
 fn newer_features_are_refused_for_older_versions() {
     let m = kernel_13_3();
     let msg = write_err(&m, Version::V13_1);
-    assert!(msg.contains("requires bytecode version 13.3+") || msg.contains("13.2"), "{msg}");
+    assert!(
+        msg.contains("requires bytecode version 13.3+") || msg.contains("13.2"),
+        "{msg}"
+    );
     // One feature at a time.
-    let cases: Vec<(Box<dyn Fn(&mut Build, BlockId, ValueId)>, Version, &str)> = vec![
+    type AddOp = Box<dyn Fn(&mut Build, BlockId, ValueId)>;
+    let cases: Vec<(AddOp, Version, &str)> = vec![
         (
             Box::new(|b, e, x| {
                 let t = b.m.value_type(x);
@@ -146,8 +153,13 @@ fn newer_features_are_refused_for_older_versions() {
     }
 
     let mut b = Build::new();
-    b.global("g", dense(NumType::I32, &[1], &[1]), &[("constant", Attr::Unit)]);
-    assert!(write_err(&b.m, Version::V13_2).contains("attribute 'constant' requires bytecode version 13.3+, but targeting 13.2"));
+    b.global(
+        "g",
+        dense(NumType::I32, &[1], &[1]),
+        &[("constant", Attr::Unit)],
+    );
+    assert!(write_err(&b.m, Version::V13_2)
+        .contains("attribute 'constant' requires bytecode version 13.3+, but targeting 13.2"));
 }
 
 #[test]
@@ -155,37 +167,66 @@ fn producer_is_dropped_below_13_3() {
     let mut b = Build::new();
     let mop = b.module_op();
     b.m.ops[mop].kind = OpKind::CudaTile(
-        CudaTileOp::new(CtOp::Module).with("sym_name", Attr::Str("kernels".into())).with("producer", Attr::Str("me".into())),
+        CudaTileOp::new(CtOp::Module)
+            .with("sym_name", Attr::Str("kernels".into()))
+            .with("producer", Attr::Str("me".into())),
     );
     let back = read(&write(&b.m, Version::V13_2).unwrap()).unwrap();
     let mop = back.blocks[back.body].ops[0];
-    assert_eq!(back.ops[mop].kind.cuda_tile().unwrap().get("producer"), None);
+    assert_eq!(
+        back.ops[mop].kind.cuda_tile().unwrap().get("producer"),
+        None
+    );
     let back = read(&write(&b.m, Version::V13_3).unwrap()).unwrap();
     let mop = back.blocks[back.body].ops[0];
-    assert_eq!(back.ops[mop].kind.cuda_tile().unwrap().str("producer"), Some("me"));
+    assert_eq!(
+        back.ops[mop].kind.cuda_tile().unwrap().str("producer"),
+        Some("me")
+    );
 }
 
 #[test]
 fn only_cuda_tile_entries_and_globals_are_written() {
     let mut b = Build::new();
     let tok = b.m.types.token();
-    let op = b.m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::MakeToken)), vec![], &[tok], b.loc);
+    let op = b.m.create_op(
+        OpKind::CudaTile(CudaTileOp::new(CtOp::MakeToken)),
+        vec![],
+        &[tok],
+        b.loc,
+    );
     let body = b.body;
     b.m.append_op(body, op);
-    assert!(write_err(&b.m, Version::V13_3).contains("only function and global ops are allowed in the body"));
+    assert!(write_err(&b.m, Version::V13_3)
+        .contains("only function and global ops are allowed in the body"));
 
     let mut b = Build::new();
     let (e, _) = b.entry("k", &[], None);
     let tok = b.m.types.mem_token();
     b.op(e, CudaTileOp::new(CtOp::Return), &[], &[]);
-    let aa = b.m.create_op(OpKind::TileAa(TileAaOp::CreateMemToken), vec![], &[tok], b.loc);
+    let aa = b.m.create_op(
+        OpKind::TileAa(TileAaOp::CreateMemToken),
+        vec![],
+        &[tok],
+        b.loc,
+    );
     b.m.append_op(e, aa);
-    assert!(write_err(&b.m, Version::V13_3).contains("only ops from the 'cuda_tile' dialect are allowed"));
+    assert!(write_err(&b.m, Version::V13_3)
+        .contains("only ops from the 'cuda_tile' dialect are allowed"));
 
-    assert!(write(&Module::new(), Version::V13_3).unwrap_err().message.contains("expected exactly one 'cuda_tile.module'"));
+    assert!(write(&Module::new(), Version::V13_3)
+        .unwrap_err()
+        .message
+        .contains("expected exactly one 'cuda_tile.module'"));
     let m = kernel_13_1();
-    assert!(tileir_bytecode::parse_version("12.0").unwrap_err().message.contains("Invalid argument '12.0'"));
-    assert_eq!(tileir_bytecode::parse_version("13.2").unwrap(), Version::V13_2);
+    assert!(tileir_bytecode::parse_version("12.0")
+        .unwrap_err()
+        .message
+        .contains("Invalid argument '12.0'"));
+    assert_eq!(
+        tileir_bytecode::parse_version("13.2").unwrap(),
+        Version::V13_2
+    );
     let _ = m;
 }
 
@@ -240,10 +281,12 @@ fn worked_example() -> Vec<u8> {
         0x42, 0x06, 0x06, // make_partition_view %6 -> %7
         0x42, 0x07, 0x05, // make_partition_view %5 -> %8
         0x30, 0x09, 0x09, 0x09, // get_tile_block_id -> %9 %10 %11
-        0x3E, 0x02, 0x0A, 0x0B, 0x00, 0x00, 0x08, 0x02, 0x09, 0x0A, // load_view_tko -> %12 %13
+        0x3E, 0x02, 0x0A, 0x0B, 0x00, 0x00, 0x08, 0x02, 0x09,
+        0x0A, // load_view_tko -> %12 %13
         0x41, 0x01, 0x0A, 0x01, 0x0C, 0x01, 0x01, 0x01, 0x0A, 0x04, // loop iter %12, arg %14
         0x55, 0x00, 0x01, 0x00, // print "Iteration result"
-        0x3E, 0x02, 0x0A, 0x0B, 0x00, 0x00, 0x07, 0x02, 0x09, 0x0A, // load_view_tko -> %15 %16
+        0x3E, 0x02, 0x0A, 0x0B, 0x00, 0x00, 0x07, 0x02, 0x09,
+        0x0A, // load_view_tko -> %15 %16
         0x49, 0x0A, 0x0F, 0x0F, 0x0E, // mmaf %15 %15 %14 -> %17
         0x11, 0x00, 0x01, 0x11, // continue %17
         0x5C, 0x00, 0x00, // return
@@ -270,7 +313,9 @@ fn worked_example() -> Vec<u8> {
     let string_payload = table(&[b"mutated_kernel".to_vec(), b"Iteration result".to_vec()]);
     assert_eq!(string_payload.len(), 42);
 
-    let mut f = vec![0x7F, b'T', b'i', b'l', b'e', b'I', b'R', 0x00, 0x0D, 0x01, 0x00, 0x00];
+    let mut f = vec![
+        0x7F, b'T', b'i', b'l', b'e', b'I', b'R', 0x00, 0x0D, 0x01, 0x00, 0x00,
+    ];
     f.extend([0x82, 88, 0x08, 0xCB]); // func section, aligned to 8 (offset 16)
     f.extend(&func);
     f.extend([0x85, 0xCA, 0x01, 0x04]); // type section, length 202, aligned to 4 (offset 108)
@@ -291,10 +336,17 @@ fn worked_example_of_the_reference_decodes() {
     let items = &m.blocks[m.entry_block(mop, 0).unwrap()].ops;
     assert_eq!(items.len(), 1);
     let entry = items[0];
-    assert_eq!(m.ops[entry].kind.cuda_tile().unwrap().str("sym_name"), Some("mutated_kernel"));
+    assert_eq!(
+        m.ops[entry].kind.cuda_tile().unwrap().str("sym_name"),
+        Some("mutated_kernel")
+    );
     let body = m.entry_block(entry, 0).unwrap();
     assert_eq!(m.blocks[body].args.len(), 3);
-    let names: Vec<String> = m.blocks[body].ops.iter().map(|&o| m.ops[o].kind.mnemonic().to_string()).collect();
+    let names: Vec<String> = m.blocks[body]
+        .ops
+        .iter()
+        .map(|&o| m.ops[o].kind.mnemonic().to_string())
+        .collect();
     assert_eq!(
         names,
         [
@@ -314,24 +366,43 @@ fn worked_example_of_the_reference_decodes() {
     let assume = m.ops[ops[0]].kind.cuda_tile().unwrap();
     assert_eq!(assume.predicate(), Some(&AssumePredicate::div_by(256)));
     assert_eq!(m.ops[ops[0]].operands[0], m.blocks[body].args[2]);
-    assert_eq!(m.types.display(m.value_type(m.ops[ops[2]].results[0]), true), "tensor_view<1024x1024xf64, strides=[1024,1]>");
     assert_eq!(
-        m.types.display(m.value_type(m.ops[ops[4]].results[0]), true),
+        m.types
+            .display(m.value_type(m.ops[ops[2]].results[0]), true),
+        "tensor_view<1024x1024xf64, strides=[1024,1]>"
+    );
+    assert_eq!(
+        m.types
+            .display(m.value_type(m.ops[ops[4]].results[0]), true),
         "partition_view<tile=(256x256), tensor_view<1024x1024xf64, strides=[1,1024]>>"
     );
     // The loop: one block, one argument, print (13.1 form: no token operand, token result
     // synthesized), load, mmaf, continue.
     let lp = ops[8];
     let lb = m.entry_block(lp, 0).unwrap();
-    let inner: Vec<&str> = m.blocks[lb].ops.iter().map(|&o| m.ops[o].kind.mnemonic()).collect();
+    let inner: Vec<&str> = m.blocks[lb]
+        .ops
+        .iter()
+        .map(|&o| m.ops[o].kind.mnemonic())
+        .collect();
     assert_eq!(inner, ["print_tko", "load_view_tko", "mmaf", "continue"]);
     let print_op = m.blocks[lb].ops[0];
-    assert_eq!(m.ops[print_op].kind.cuda_tile().unwrap().str("str"), Some("Iteration result"));
+    assert_eq!(
+        m.ops[print_op].kind.cuda_tile().unwrap().str("str"),
+        Some("Iteration result")
+    );
     assert_eq!(m.ops[print_op].results.len(), 1);
-    assert_eq!(m.types.display(m.value_type(m.ops[print_op].results[0]), true), "token");
+    assert_eq!(
+        m.types
+            .display(m.value_type(m.ops[print_op].results[0]), true),
+        "token"
+    );
     let mmaf = m.blocks[lb].ops[2];
     assert_eq!(m.ops[mmaf].operands[2], m.blocks[lb].args[0]);
-    assert_eq!(m.ops[mmaf].operands[0], m.ops[m.blocks[lb].ops[1]].results[0]);
+    assert_eq!(
+        m.ops[mmaf].operands[0],
+        m.ops[m.blocks[lb].ops[1]].results[0]
+    );
     let cont = m.blocks[lb].ops[3];
     assert_eq!(m.ops[cont].operands, vec![m.ops[mmaf].results[0]]);
     assert!(text.contains("cuda_tile.loop"), "{text}");
@@ -339,11 +410,15 @@ fn worked_example_of_the_reference_decodes() {
     // be ordered differently from NVIDIA's writer).
     let again = write(&m, Version::V13_1).unwrap();
     assert_eq!(dump(&read(&again).unwrap()), text);
-    let body_at = again.windows(body_prefix().len()).position(|w| w == body_prefix());
-    assert!(body_at.is_some(), "the re-encoded body keeps the reference's op records");
+    let body_at = again
+        .windows(body_prefix().len())
+        .position(|w| w == body_prefix());
+    assert!(
+        body_at.is_some(),
+        "the re-encoded body keeps the reference's op records"
+    );
 }
 
 fn body_prefix() -> Vec<u8> {
     vec![0x3E, 0x02, 0x0A, 0x0B, 0x00, 0x00, 0x08, 0x02, 0x09, 0x0A]
 }
-

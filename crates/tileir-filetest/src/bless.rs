@@ -44,8 +44,10 @@
 //! blessed. Annotation edits are applied before CHECK regeneration.
 //!
 //! After rewriting, the test is run again (up to three bless rounds, since
-//! moving lines can change printed locations); it is reported as blessed
-//! only if it then passes.
+//! moving lines can change printed locations); it is reported as
+//! [`Blessed`](crate::runner::TestStatus::Blessed) only if it then passes.
+//! Otherwise the original file is restored and the test fails, with the bless
+//! notes and the output of the last blessed version in its log.
 
 use std::collections::BTreeMap;
 

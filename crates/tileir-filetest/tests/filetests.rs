@@ -302,6 +302,15 @@ fn bless_filecheck() {
     assert_eq!(run_file(&p, &cfg).status, TestStatus::Pass);
     assert_eq!(std::fs::read_to_string(&p).unwrap(), expected);
 
+    // A test that bless cannot fix is restored.
+    let p = d.join("r.mlir");
+    let text = "// RUN: tileir-opt %s | FileCheck %s\n// RUN: false\nop\n// CHECK: stale\n";
+    std::fs::write(&p, text).unwrap();
+    let o = run_file(&p, &cfg);
+    assert_eq!(o.status, TestStatus::Fail);
+    assert!(o.log.contains("original restored"), "{}", o.log);
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), text);
+
     // `not` pipelines are not blessed.
     let p = d.join("n.mlir");
     let text = "// RUN: not tileir-opt %s 2>&1 | FileCheck %s\nx = bad\n// CHECK: nothing\n";

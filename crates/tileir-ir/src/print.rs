@@ -634,6 +634,17 @@ impl<'a> Printer<'a> {
     }
 
     fn op(&mut self, op: OpId, depth: usize, in_cuda_tile: bool) {
+        // Functions restart value naming (they are isolated from above, as in MLIR).
+        if matches!(self.m.ops[op].kind.ct(), Some(CtOp::Entry | CtOp::TestingFunc)) {
+            let saved = self.save_names();
+            self.op_inner(op, depth, in_cuda_tile);
+            self.restore_names(saved);
+        } else {
+            self.op_inner(op, depth, in_cuda_tile);
+        }
+    }
+
+    fn op_inner(&mut self, op: OpId, depth: usize, in_cuda_tile: bool) {
         self.indent(depth);
         if self.opts.generic {
             self.generic(op, depth);
@@ -828,7 +839,6 @@ impl<'a> Printer<'a> {
                 if ct.op == CtOp::Entry && !results.is_empty() {
                     return false;
                 }
-                let saved = self.save_names();
                 let arg_attrs = match ct.get("arg_attrs") {
                     Some(Attr::Array(a)) => a.clone(),
                     _ => Vec::new(),
@@ -861,7 +871,6 @@ impl<'a> Printer<'a> {
                 self.block_body(block, depth + 1, true);
                 self.indent(depth);
                 self.out.push('}');
-                self.restore_names(saved);
             }
             CtOp::Global => {
                 let (Some(name), Some(Attr::Dense(d))) = (ct.str("sym_name"), ct.get("value")) else { return false };

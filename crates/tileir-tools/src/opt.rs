@@ -156,7 +156,7 @@ fn process(
 }
 
 /// Checks the diagnostics of one chunk against its `expected-*` annotations.
-fn match_annotations(chunk: &str, file_name: &str, first_line: u32, diags: &[Diagnostic]) -> Vec<String> {
+pub(crate) fn match_annotations(chunk: &str, file_name: &str, first_line: u32, diags: &[Diagnostic]) -> Vec<String> {
     use tileir_filetest::diagnostics::{verify_diagnostics, EmittedDiag, Severity as S};
     let mut emitted = Vec::new();
     fn push(d: &Diagnostic, file_name: &str, out: &mut Vec<EmittedDiag>) {

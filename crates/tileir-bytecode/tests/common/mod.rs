@@ -44,9 +44,19 @@ impl Build {
     }
 
     /// Adds `entry @name(args)`; returns its body block and arguments.
-    pub fn entry(&mut self, name: &str, args: &[TypeId], hints: Option<Attr>) -> (BlockId, Vec<ValueId>) {
-        let fty = self.m.types.intern(Type::Function { inputs: args.to_vec(), results: vec![] });
-        let mut e = CudaTileOp::new(CtOp::Entry).with("sym_name", Attr::Str(name.into())).with("function_type", Attr::Type(fty));
+    pub fn entry(
+        &mut self,
+        name: &str,
+        args: &[TypeId],
+        hints: Option<Attr>,
+    ) -> (BlockId, Vec<ValueId>) {
+        let fty = self.m.types.intern(Type::Function {
+            inputs: args.to_vec(),
+            results: vec![],
+        });
+        let mut e = CudaTileOp::new(CtOp::Entry)
+            .with("sym_name", Attr::Str(name.into()))
+            .with("function_type", Attr::Type(fty));
         if let Some(h) = hints {
             e = e.with("optimization_hints", h);
         }
@@ -59,14 +69,28 @@ impl Build {
     }
 
     /// Appends an op to `block`; returns it.
-    pub fn op(&mut self, block: BlockId, op: CudaTileOp, operands: &[ValueId], results: &[TypeId]) -> OpId {
-        let id = self.m.create_op(OpKind::CudaTile(op), operands.to_vec(), results, self.loc);
+    pub fn op(
+        &mut self,
+        block: BlockId,
+        op: CudaTileOp,
+        operands: &[ValueId],
+        results: &[TypeId],
+    ) -> OpId {
+        let id = self
+            .m
+            .create_op(OpKind::CudaTile(op), operands.to_vec(), results, self.loc);
         self.m.append_op(block, id);
         id
     }
 
     /// Appends a single-result op; returns the result.
-    pub fn val(&mut self, block: BlockId, op: CudaTileOp, operands: &[ValueId], result: TypeId) -> ValueId {
+    pub fn val(
+        &mut self,
+        block: BlockId,
+        op: CudaTileOp,
+        operands: &[ValueId],
+        result: TypeId,
+    ) -> ValueId {
         let id = self.op(block, op, operands, &[result]);
         self.m.ops[id].results[0]
     }
@@ -84,7 +108,9 @@ impl Build {
     }
 
     pub fn global(&mut self, name: &str, dense: DenseElements, extra: &[(&str, Attr)]) {
-        let mut g = CudaTileOp::new(CtOp::Global).with("sym_name", Attr::Str(name.into())).with("value", Attr::Dense(dense));
+        let mut g = CudaTileOp::new(CtOp::Global)
+            .with("sym_name", Attr::Str(name.into()))
+            .with("value", Attr::Dense(dense));
         for (k, v) in extra {
             g = g.with(k, v.clone());
         }
@@ -98,7 +124,11 @@ pub fn en(kind: &'static str, kw: &'static str) -> Attr {
 }
 
 pub fn dense(elem: NumType, shape: &[i64], bits: &[u64]) -> DenseElements {
-    DenseElements { elem, shape: shape.to_vec(), bits: bits.to_vec() }
+    DenseElements {
+        elem,
+        shape: shape.to_vec(),
+        bits: bits.to_vec(),
+    }
 }
 
 /// A canonical text of everything the bytecode keeps: ops, attributes (types rendered
@@ -116,19 +146,55 @@ pub fn dump(m: &Module) -> String {
 fn attr_text(m: &Module, a: &Attr) -> String {
     match a {
         Attr::Type(t) => format!("type({})", m.types.display(*t, true)),
-        Attr::Array(items) => format!("[{}]", items.iter().map(|x| attr_text(m, x)).collect::<Vec<_>>().join(", ")),
-        Attr::Dict(d) => format!("{{{}}}", d.iter().map(|(k, v)| format!("{k}={}", attr_text(m, v))).collect::<Vec<_>>().join(", ")),
+        Attr::Array(items) => format!(
+            "[{}]",
+            items
+                .iter()
+                .map(|x| attr_text(m, x))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Attr::Dict(d) => format!(
+            "{{{}}}",
+            d.iter()
+                .map(|(k, v)| format!("{k}={}", attr_text(m, v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         other => format!("{other:?}"),
     }
 }
 
-fn dump_op(m: &Module, op: OpId, depth: usize, names: &mut HashMap<ValueId, usize>, out: &mut String) {
+fn dump_op(
+    m: &Module,
+    op: OpId,
+    depth: usize,
+    names: &mut HashMap<ValueId, usize>,
+    out: &mut String,
+) {
     let d = &m.ops[op];
     let pad = "  ".repeat(depth);
-    let operands: Vec<String> =
-        d.operands.iter().map(|v| names.get(v).map(|n| format!("%{n}")).unwrap_or_else(|| format!("?{v}"))).collect();
-    let attrs: Vec<String> = d.kind.attributes().iter().map(|(k, v)| format!("{k}={}", attr_text(m, v))).collect();
-    let results: Vec<String> = d.results.iter().map(|&r| m.types.display(m.value_type(r), true)).collect();
+    let operands: Vec<String> = d
+        .operands
+        .iter()
+        .map(|v| {
+            names
+                .get(v)
+                .map(|n| format!("%{n}"))
+                .unwrap_or_else(|| format!("?{v}"))
+        })
+        .collect();
+    let attrs: Vec<String> = d
+        .kind
+        .attributes()
+        .iter()
+        .map(|(k, v)| format!("{k}={}", attr_text(m, v)))
+        .collect();
+    let results: Vec<String> = d
+        .results
+        .iter()
+        .map(|&r| m.types.display(m.value_type(r), true))
+        .collect();
     let _ = writeln!(
         out,
         "{pad}{}({}) {{{}}} -> ({}) @ {}",
@@ -181,5 +247,9 @@ impl Rng {
 
 /// [`dump`] without locations (the writer stores none; see the crate docs).
 pub fn dump_without_locations(m: &Module) -> String {
-    dump(m).lines().map(|l| l.split(" @ loc(").next().unwrap_or(l)).collect::<Vec<_>>().join("\n")
+    dump(m)
+        .lines()
+        .map(|l| l.split(" @ loc(").next().unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
