@@ -7,6 +7,7 @@ classes up by name, so errors raised from Rust and from Python share one hierarc
     ├── FrontendError          unsupported Python construct or bad types in a kernel; has .location
     ├── CompilationError       diagnostics from the Rust core; .diagnostics is a tuple of Diagnostic
     │   ├── ParseError         IR text that does not parse
+    │   ├── BytecodeError      bytecode that does not read, or IR a bytecode version cannot encode
     │   ├── VerificationError  IR that breaks a dialect rule
     │   └── PipelineError      unknown pass/option or bad option value (also a ValueError)
     ├── ToolchainError         LLVM or ptxas missing or failing
@@ -27,6 +28,7 @@ __all__ = [
     "FrontendError",
     "CompilationError",
     "ParseError",
+    "BytecodeError",
     "VerificationError",
     "PipelineError",
     "ToolchainError",
@@ -98,6 +100,11 @@ class CompilationError(TileIRError):
 
 class ParseError(CompilationError):
     """IR text that does not parse (custom or generic MLIR syntax)."""
+
+
+class BytecodeError(CompilationError, ValueError):
+    """cuda_tile bytecode that does not read (the message names the byte offset), or IR that
+    the requested bytecode version cannot encode (the message names the op or attribute)."""
 
 
 class VerificationError(CompilationError):

@@ -18,11 +18,14 @@ Module = _native.Module
 __all__ = ["Module", "parse"]
 
 
-def parse(text: str, *, file_name: str = "<string>", allow_unregistered_dialect: bool = False) -> Module:
+def parse(text: str, *, file_name: str = "<string>", allow_unregistered_dialect: bool = False,
+          keep_names: bool = False) -> Module:
     """Parses cuda_tile IR text (custom or generic form) into a :class:`Module`.
+
+    Like MLIR, printing renames values (``%0``, ``%arg0``) unless ``keep_names`` is set.
 
     Raises :class:`tileir.errors.ParseError` whose ``.diagnostics`` hold every located problem.
     """
     if not isinstance(text, str):
         raise TypeError(f"tileir.ir.parse expects str, got {type(text).__name__}")
-    return _native.parse(text, file_name, allow_unregistered_dialect)
+    return _native.parse(text, file_name, allow_unregistered_dialect, keep_names)

@@ -1,21 +1,22 @@
 //! tileir-bytecode: NVIDIA's CUDA Tile IR bytecode (`.tileirbc`), read and written.
 //!
-//! [`read`] turns a file into a [`tileir_ir::Module`] holding one `cuda_tile.module @kernels`
-//! (the format does not store the module name); [`write`] encodes a module for a target
+//! [`read()`] turns a file into a [`tileir_ir::Module`] holding one `cuda_tile.module @kernels`
+//! (the format does not store the module name); [`write()`] encodes a module for a target
 //! [`Version`] (13.1, 13.2, 13.3 or 13.4) and refuses, naming the op, attribute or type,
 //! whatever that version cannot express.
 //!
 //! The op codec is driven by the op schema of `tileir_ir::dialect::cuda_tile::schema`
 //! (opcodes, operand/result groups, attributes and the version each appeared in) using
-//! the layout rules of NVIDIA's TableGen-generated codec; see [`layout`](crate) notes in
-//! the source. Reading is defensive: every error names the byte offset and what was
+//! the layout rules of NVIDIA's TableGen-generated codec (see `src/layout.rs`).
+//! Reading is defensive: every error names the byte offset and what was
 //! expected, counts are bounded by the bytes that remain, nesting is bounded, and no
 //! input makes the reader panic.
 //!
-//! Debug information: tileir's locations cannot yet express debug scopes, so the writer
-//! stores every location as "unknown" (as NVIDIA's writer does for plain file
-//! locations), and the reader turns `di_loc` records into plain `file:line:col`
-//! locations (call sites into their callee's location), dropping the scopes.
+//! Debug information: `di_loc` and call-site locations (with their `di_subprogram`,
+//! `di_lexical_block`, `di_compile_unit` and `di_file` records) are written and read. As
+//! in NVIDIA's writer, a function whose own location has no debug scope stores no
+//! locations at all, plain `file:line:col` and unknown locations are stored as
+//! "unknown", and name/fused wrappers are reduced to their first storable part.
 //!
 //! ```
 //! use tileir_ir::*;

@@ -11,6 +11,7 @@ use tileir_ir::dialect::cuda_tile::schema::{
     traits, Arity, AttrKind, Presence, TypeConstraint, Version,
 };
 use tileir_ir::dialect::cuda_tile::AssumePredicate;
+use tileir_ir::location::{DiCompileUnit, DiFile, DiLexicalBlock, DiScope, DiSubprogram};
 use tileir_ir::types::{GatherScatterViewType, StridedViewType};
 use tileir_ir::{
     Attr, BlockId, CtOp, CudaTileOp, DenseElements, Dim, LocId, Location, Module, NumType, OpId,
@@ -39,6 +40,18 @@ struct Reader<'a> {
     /// Per function, in file order: its op and its ops in pre-order (debug order).
     funcs: Vec<FuncInfo>,
 }
+
+/// A decoded debug record.
+enum DebugRec {
+    File(DiFile),
+    CompileUnit(DiCompileUnit),
+    Scope(DiScope),
+    Loc(Location),
+}
+
+/// Upper bound on the total size of decoded debug records (records copy what they
+/// reference; a hostile chain must not make that quadratic in memory).
+const MAX_DEBUG_WEIGHT: u64 = 1 << 22;
 
 struct FuncInfo {
     name: String,
@@ -1313,68 +1326,140 @@ impl<'a> Reader<'a> {
             indices.push((c.pos, c.u64le("a debug index")?));
         }
         let records = self.table(&mut c, 4, "debug records")?;
-        // Decode records into locations (record i has index i + 1; 0 = unknown).
-        let mut locs: Vec<Option<Location>> = Vec::with_capacity(records.len());
+        // Decode records (record i has index i + 1; 0 = unknown). Records only reference
+        // earlier records, which rules out cycles; each decoded record owns copies of what
+        // it references, so their total size is bounded to keep hostile chains cheap.
+        let mut recs: Vec<DebugRec> = Vec::with_capacity(records.len());
+        let mut weights: Vec<u64> = Vec::with_capacity(records.len());
+        let mut total: u64 = 0;
         for (i, mut rec) in records.into_iter().enumerate() {
             let at = rec.pos;
             let tag = rec.varint("a debug record tag")?;
-            let loc = match tag {
-                debug_tag::UNKNOWN => Some(Location::Unknown),
+            let mut weight = 1u64;
+            let mut get =
+                |rec: &mut Cursor<'_>, what: &str| -> Result<(usize, usize), BytecodeError> {
+                    let r_at = rec.pos;
+                    let k = rec.index(what, i + 1)?;
+                    if k > 0 {
+                        weight = weight.saturating_add(weights[k - 1]);
+                    }
+                    Ok((r_at, k))
+                };
+            let file = |recs: &[DebugRec], (r_at, k): (usize, usize)| match k
+                .checked_sub(1)
+                .map(|k| &recs[k])
+            {
+                Some(DebugRec::File(f)) => Ok(f.clone()),
+                _ => Err(BytecodeError::at(
+                    r_at,
+                    format!("debug record {k} is not a di_file"),
+                )),
+            };
+            let scope = |recs: &[DebugRec], (r_at, k): (usize, usize)| match k
+                .checked_sub(1)
+                .map(|k| &recs[k])
+            {
+                Some(DebugRec::Scope(s)) => Ok(s.clone()),
+                _ => Err(BytecodeError::at(
+                    r_at,
+                    format!("debug record {k} is not a di_subprogram or di_lexical_block"),
+                )),
+            };
+            let location = |recs: &[DebugRec], (r_at, k): (usize, usize)| match k
+                .checked_sub(1)
+                .map(|k| &recs[k])
+            {
+                None => Ok(Location::Unknown),
+                Some(DebugRec::Loc(l)) => Ok(l.clone()),
+                _ => Err(BytecodeError::at(
+                    r_at,
+                    format!("debug record {k} is not a location"),
+                )),
+            };
+            let u32v = |rec: &mut Cursor<'_>, what: &str| -> Result<u32, BytecodeError> {
+                let v_at = rec.pos;
+                let v = rec.varint(what)?;
+                u32::try_from(v).map_err(|_| {
+                    BytecodeError::at(v_at, format!("{what} {v} does not fit in 32 bits"))
+                })
+            };
+            let decoded = match tag {
+                debug_tag::UNKNOWN => DebugRec::Loc(Location::Unknown),
                 debug_tag::COMPILE_UNIT => {
-                    rec.index("compile unit file", i + 1)?;
-                    None
+                    let f = get(&mut rec, "compile unit file")?;
+                    DebugRec::CompileUnit(DiCompileUnit {
+                        file: file(&recs, f)?,
+                    })
                 }
                 debug_tag::FILE => {
-                    self.string(&mut rec, "file name string index")?;
-                    self.string(&mut rec, "directory string index")?;
-                    None
+                    let name = self.string(&mut rec, "file name string index")?.to_string();
+                    let directory = self.string(&mut rec, "directory string index")?.to_string();
+                    DebugRec::File(DiFile { name, directory })
                 }
                 debug_tag::LEXICAL_BLOCK => {
-                    rec.index("lexical block scope", i + 1)?;
-                    rec.index("lexical block file", i + 1)?;
-                    rec.varint("lexical block line")?;
-                    rec.varint("lexical block column")?;
-                    None
+                    let sc = get(&mut rec, "lexical block scope")?;
+                    let f = get(&mut rec, "lexical block file")?;
+                    let line = u32v(&mut rec, "lexical block line")?;
+                    let column = u32v(&mut rec, "lexical block column")?;
+                    DebugRec::Scope(DiScope::LexicalBlock(Box::new(DiLexicalBlock {
+                        scope: scope(&recs, sc)?,
+                        file: file(&recs, f)?,
+                        line,
+                        column: (column != 0).then_some(column),
+                    })))
                 }
                 debug_tag::LOC => {
-                    rec.index("location scope", i + 1)?;
-                    let file = self
+                    let sc = get(&mut rec, "location scope")?;
+                    let file_name = self
                         .string(&mut rec, "location file name string index")?
                         .to_string();
-                    let line = rec.varint("location line")?;
-                    let col = rec.varint("location column")?;
-                    Some(Location::FileLineCol {
-                        file,
-                        line: line.min(u64::from(u32::MAX)) as u32,
-                        col: col.min(u64::from(u32::MAX)) as u32,
+                    let line = u32v(&mut rec, "location line")?;
+                    let col = u32v(&mut rec, "location column")?;
+                    DebugRec::Loc(Location::DiLoc {
+                        loc: Box::new(Location::FileLineCol {
+                            file: file_name,
+                            line,
+                            col,
+                        }),
+                        scope: scope(&recs, sc)?,
                     })
                 }
                 debug_tag::SUBPROGRAM => {
-                    rec.index("subprogram file", i + 1)?;
-                    rec.varint("subprogram line")?;
-                    self.string(&mut rec, "subprogram name string index")?;
-                    self.string(&mut rec, "subprogram linkage name string index")?;
-                    rec.index("subprogram compile unit", i + 1)?;
-                    rec.varint("subprogram scope line")?;
-                    None
+                    let f = get(&mut rec, "subprogram file")?;
+                    let line = u32v(&mut rec, "subprogram line")?;
+                    let name = self
+                        .string(&mut rec, "subprogram name string index")?
+                        .to_string();
+                    let linkage_name = self
+                        .string(&mut rec, "subprogram linkage name string index")?
+                        .to_string();
+                    let cu_ref = get(&mut rec, "subprogram compile unit")?;
+                    let scope_line = u32v(&mut rec, "subprogram scope line")?;
+                    let compile_unit = match cu_ref.1.checked_sub(1).map(|k| &recs[k]) {
+                        Some(DebugRec::CompileUnit(c)) => c.clone(),
+                        _ => {
+                            return Err(BytecodeError::at(
+                                cu_ref.0,
+                                format!("debug record {} is not a di_compile_unit", cu_ref.1),
+                            ))
+                        }
+                    };
+                    DebugRec::Scope(DiScope::Subprogram(Box::new(DiSubprogram {
+                        file: file(&recs, f)?,
+                        line,
+                        name,
+                        linkage_name,
+                        compile_unit,
+                        scope_line: (scope_line != 0).then_some(scope_line),
+                    })))
                 }
                 debug_tag::CALL_SITE => {
-                    // Records reference earlier records only, so the callee is decoded.
-                    let callee_at = rec.pos;
-                    let callee = rec.index("call site callee", i + 1)?;
-                    rec.index("call site caller", i + 1)?;
-                    let l = if callee == 0 {
-                        Some(Location::Unknown)
-                    } else {
-                        locs[callee - 1].clone()
-                    };
-                    if l.is_none() {
-                        return Err(BytecodeError::at(
-                            callee_at,
-                            format!("call site callee {callee} is not a location"),
-                        ));
-                    }
-                    l
+                    let callee = get(&mut rec, "call site callee")?;
+                    let caller = get(&mut rec, "call site caller")?;
+                    DebugRec::Loc(Location::CallSite {
+                        callee: Box::new(location(&recs, callee)?),
+                        caller: Box::new(location(&recs, caller)?),
+                    })
                 }
                 other => {
                     return Err(BytecodeError::at(
@@ -1383,8 +1468,16 @@ impl<'a> Reader<'a> {
                     ))
                 }
             };
+            total = total.saturating_add(weight);
+            if total > MAX_DEBUG_WEIGHT {
+                return Err(BytecodeError::at(
+                    at,
+                    "debug records expand to more than the supported size",
+                ));
+            }
             self.expect_end(&rec, &format!("debug record {}", i + 1))?;
-            locs.push(loc);
+            recs.push(decoded);
+            weights.push(weight);
         }
 
         // Attach locations: per function, its own location then its ops in pre-order.
@@ -1432,12 +1525,12 @@ impl<'a> Reader<'a> {
                 let loc = if di == 0 {
                     Location::Unknown
                 } else {
-                    match locs.get(di as usize - 1) {
-                        Some(Some(l)) => l.clone(),
-                        Some(None) => {
+                    match recs.get(di as usize - 1) {
+                        Some(DebugRec::Loc(l)) => l.clone(),
+                        Some(_) => {
                             return Err(BytecodeError::at(
                                 at,
-                                format!("debug record {di} is a scope, not a location"),
+                                format!("debug record {di} is not a location"),
                             ))
                         }
                         None => {
@@ -1445,7 +1538,7 @@ impl<'a> Reader<'a> {
                                 at,
                                 format!(
                                     "debug record index {di} is out of range ({} records)",
-                                    locs.len()
+                                    recs.len()
                                 ),
                             ))
                         }

@@ -4,7 +4,7 @@
 //! signatures first, then globals, then each function's hints and body), so that indices
 //! and therefore bytes match the reference writer for the same module where possible.
 
-use crate::format::{self, attr_tag, func_flag, section, type_tag};
+use crate::format::{self, attr_tag, debug_tag, func_flag, section, type_tag};
 use crate::layout::{self, FlagField};
 use crate::wire::Sink;
 use crate::{is_supported_write_version, BytecodeError};
@@ -13,9 +13,10 @@ use tileir_ir::dialect::cuda_tile::schema::{
     Arity, AttrKind, EnumKind, OpSchema, Presence, Version,
 };
 use tileir_ir::dialect::cuda_tile::AssumePredicate;
+use tileir_ir::location::{DiCompileUnit, DiFile, DiScope};
 use tileir_ir::{
-    Attr, BlockId, CtOp, CudaTileOp, DenseElements, Dim, Module, NumType, OpId, OpKind, TileElem,
-    Type, TypeId, TypeTable, ValueId,
+    Attr, BlockId, CtOp, CudaTileOp, DenseElements, Dim, Location, Module, NumType, OpId, OpKind,
+    TileElem, Type, TypeId, TypeTable, ValueId,
 };
 
 /// Interning key of a bytecode type (tileir has no standalone pointer type: pointers
@@ -38,6 +39,13 @@ struct Writer<'m> {
     types: Vec<Vec<u8>>,
     type_index: HashMap<TypeKey, usize>,
     consts: Vec<Vec<u8>>,
+    /// Debug records (record `i` has debug index `i + 1`; 0 means unknown).
+    debug_records: Vec<Vec<u8>>,
+    debug_index: HashMap<DebugKey, u64>,
+    /// Per function with debug info: its location then its ops' locations, in pre-order.
+    debug_funcs: Vec<Vec<u64>>,
+    /// Whether the function being written records its ops' locations.
+    debug_ops: bool,
     const_index: HashMap<Vec<u8>, usize>,
 }
 
@@ -90,6 +98,10 @@ pub(crate) fn write(m: &Module, v: Version) -> Result<Vec<u8>, BytecodeError> {
         type_index: HashMap::new(),
         consts: Vec::new(),
         const_index: HashMap::new(),
+        debug_records: Vec::new(),
+        debug_index: HashMap::new(),
+        debug_funcs: Vec::new(),
+        debug_ops: false,
     };
 
     // Classify the module body: only entries and globals can be encoded.
@@ -148,9 +160,18 @@ pub(crate) fn write(m: &Module, v: Version) -> Result<Vec<u8>, BytecodeError> {
             flags |= func_flag::HAS_HINTS;
         }
         func_payload.byte(flags);
-        // Debug slot 0: tileir locations carry no debug scopes, which the format stores as
-        // "unknown" (plain file locations are dropped by NVIDIA's writer as well).
-        func_payload.varint(0);
+        // A function whose location has no debug scope gets slot 0, and none of its ops'
+        // locations are stored (plain file locations are dropped, as NVIDIA's writer does).
+        let floc = m.locs.get(m.ops[f].loc).clone();
+        let slot = match canonical_loc(&floc) {
+            Some(l) => {
+                let i = w.debug_loc(&l)?;
+                w.debug_funcs.push(vec![i]);
+                w.debug_funcs.len() as u64
+            }
+            None => 0,
+        };
+        func_payload.varint(slot);
         if let Some(d) = hints {
             func_payload.varint(attr_tag::OPTIMIZATION_HINTS);
             w.dict_payload(
@@ -160,7 +181,7 @@ pub(crate) fn write(m: &Module, v: Version) -> Result<Vec<u8>, BytecodeError> {
                 0,
             )?;
         }
-        let body = w.function_body(f)?;
+        let body = w.function_body(f, slot != 0)?;
         func_payload.varint(body.len() as u64);
         func_payload.bytes(&body);
     }
@@ -199,6 +220,34 @@ pub(crate) fn write(m: &Module, v: Version) -> Result<Vec<u8>, BytecodeError> {
             s.bytes(c);
         }
         put_section(&mut out, section::CONSTANT, &s.buf, 8);
+    }
+    if !w.debug_funcs.is_empty() {
+        let mut d = Sink::default();
+        d.varint(w.debug_funcs.len() as u64);
+        d.align(4);
+        let mut off = 0u32;
+        for f in &w.debug_funcs {
+            d.u32le(off);
+            off += f.len() as u32;
+        }
+        d.varint(u64::from(off));
+        d.align(8);
+        for f in &w.debug_funcs {
+            for &i in f {
+                d.u64le(i);
+            }
+        }
+        d.varint(w.debug_records.len() as u64);
+        d.align(4);
+        let mut off = 0u32;
+        for r in &w.debug_records {
+            d.u32le(off);
+            off += r.len() as u32;
+        }
+        for r in &w.debug_records {
+            d.bytes(r);
+        }
+        put_section(&mut out, section::DEBUG, &d.buf, 8);
     }
     let mut ts = Sink::default();
     ts.varint(w.types.len() as u64);
@@ -606,7 +655,8 @@ impl<'m> Writer<'m> {
         })))
     }
 
-    fn function_body(&mut self, f: OpId) -> Result<Vec<u8>, BytecodeError> {
+    fn function_body(&mut self, f: OpId, debug: bool) -> Result<Vec<u8>, BytecodeError> {
+        self.debug_ops = debug;
         let mut num = Numbering {
             index: HashMap::new(),
             log: Vec::new(),
@@ -694,6 +744,14 @@ impl<'m> Writer<'m> {
         let results = data.results.clone();
         let regions = data.regions.clone();
         s.varint(u64::from(schema.opcode));
+        if self.debug_ops {
+            let loc = self.m.locs.get(self.m.ops[op].loc).clone();
+            let i = match canonical_loc(&loc) {
+                Some(l) => self.debug_loc(&l)?,
+                None => 0,
+            };
+            self.debug_funcs.last_mut().expect("function slot").push(i);
+        }
 
         // Results: those of groups the target version knows.
         let groups = result_groups(schema, results.len()).ok_or_else(|| {
@@ -877,6 +935,99 @@ impl<'m> Writer<'m> {
             num.define(r);
         }
         Ok(())
+    }
+
+    fn debug_record(&mut self, key: DebugKey, rec: Sink) -> u64 {
+        let i = self.debug_records.len() as u64 + 1;
+        self.debug_records.push(rec.buf);
+        self.debug_index.insert(key, i);
+        i
+    }
+
+    fn debug_file(&mut self, f: &DiFile) -> u64 {
+        let key = DebugKey::File(f.clone());
+        if let Some(&i) = self.debug_index.get(&key) {
+            return i;
+        }
+        let mut r = Sink::default();
+        r.varint(debug_tag::FILE);
+        r.varint(self.string(&f.name) as u64);
+        r.varint(self.string(&f.directory) as u64);
+        self.debug_record(key, r)
+    }
+
+    fn debug_scope(&mut self, scope: &DiScope) -> u64 {
+        let key = DebugKey::Scope(scope.clone());
+        if let Some(&i) = self.debug_index.get(&key) {
+            return i;
+        }
+        let mut r = Sink::default();
+        match scope {
+            DiScope::Subprogram(sp) => {
+                let file = self.debug_file(&sp.file);
+                let cu_key = DebugKey::CompileUnit(sp.compile_unit.clone());
+                let cu = match self.debug_index.get(&cu_key) {
+                    Some(&i) => i,
+                    None => {
+                        let f = self.debug_file(&sp.compile_unit.file);
+                        let mut c = Sink::default();
+                        c.varint(debug_tag::COMPILE_UNIT);
+                        c.varint(f);
+                        self.debug_record(cu_key, c)
+                    }
+                };
+                r.varint(debug_tag::SUBPROGRAM);
+                r.varint(file);
+                r.varint(u64::from(sp.line));
+                r.varint(self.string(&sp.name) as u64);
+                r.varint(self.string(&sp.linkage_name) as u64);
+                r.varint(cu);
+                r.varint(u64::from(sp.scope_line.unwrap_or(0)));
+            }
+            DiScope::LexicalBlock(b) => {
+                let parent = self.debug_scope(&b.scope);
+                let file = self.debug_file(&b.file);
+                r.varint(debug_tag::LEXICAL_BLOCK);
+                r.varint(parent);
+                r.varint(file);
+                r.varint(u64::from(b.line));
+                r.varint(u64::from(b.column.unwrap_or(0)));
+            }
+        }
+        self.debug_record(key, r)
+    }
+
+    /// The debug index of a canonical location (a `di_loc` or a call site of two).
+    fn debug_loc(&mut self, loc: &Location) -> Result<u64, BytecodeError> {
+        let key = DebugKey::Loc(loc.clone());
+        if let Some(&i) = self.debug_index.get(&key) {
+            return Ok(i);
+        }
+        let mut r = Sink::default();
+        match loc {
+            Location::DiLoc { loc: pos, scope } => {
+                let Location::FileLineCol { file, line, col } = &**pos else {
+                    return Err(err(format!(
+                        "unsupported location, got {loc}: a di_loc must wrap a file location"
+                    )));
+                };
+                let sc = self.debug_scope(scope);
+                r.varint(debug_tag::LOC);
+                r.varint(sc);
+                r.varint(self.string(file) as u64);
+                r.varint(u64::from(*line));
+                r.varint(u64::from(*col));
+            }
+            Location::CallSite { callee, caller } => {
+                let a = self.debug_loc(callee)?;
+                let b = self.debug_loc(caller)?;
+                r.varint(debug_tag::CALL_SITE);
+                r.varint(a);
+                r.varint(b);
+            }
+            other => return Err(err(format!("unsupported location, got {other}"))),
+        }
+        Ok(self.debug_record(key, r))
     }
 
     /// An attribute inside an op record, whose kind the schema fixes.
@@ -1097,6 +1248,31 @@ impl<'m> Writer<'m> {
             }
         }
         Ok(())
+    }
+}
+
+/// Interning key of a debug record.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum DebugKey {
+    File(DiFile),
+    CompileUnit(DiCompileUnit),
+    Scope(DiScope),
+    Loc(Location),
+}
+
+/// What the format can keep of a location, as NVIDIA's writer canonicalizes it: a
+/// `di_loc`, or a call site whose both sides canonicalize; names, opaque wrappers and
+/// fused locations resolve to their (first) storable part; anything else is unknown.
+fn canonical_loc(loc: &Location) -> Option<Location> {
+    match loc {
+        Location::DiLoc { .. } => Some(loc.clone()),
+        Location::Name { child, .. } => child.as_deref().and_then(canonical_loc),
+        Location::Fused(parts) => parts.iter().find_map(canonical_loc),
+        Location::CallSite { callee, caller } => Some(Location::CallSite {
+            callee: Box::new(canonical_loc(callee)?),
+            caller: Box::new(canonical_loc(caller)?),
+        }),
+        Location::Unknown | Location::FileLineCol { .. } => None,
     }
 }
 

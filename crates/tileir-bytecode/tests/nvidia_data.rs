@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::dump_without_locations as dump;
+use common::dump;
 use std::path::{Path, PathBuf};
 use tileir_bytecode::{read, write, Version, SUPPORTED_VERSIONS};
 

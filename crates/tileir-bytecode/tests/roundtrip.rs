@@ -422,3 +422,71 @@ fn worked_example_of_the_reference_decodes() {
 fn body_prefix() -> Vec<u8> {
     vec![0x3E, 0x02, 0x0A, 0x0B, 0x00, 0x00, 0x08, 0x02, 0x09, 0x0A]
 }
+
+#[test]
+fn debug_locations_round_trip() {
+    use tileir_ir::location::{DiCompileUnit, DiFile, DiLexicalBlock, DiScope, DiSubprogram};
+    let file = DiFile {
+        name: "k.py".into(),
+        directory: "/src".into(),
+    };
+    let sp = DiScope::Subprogram(Box::new(DiSubprogram {
+        file: file.clone(),
+        line: 3,
+        name: "k".into(),
+        linkage_name: "k".into(),
+        compile_unit: DiCompileUnit { file: file.clone() },
+        scope_line: Some(4),
+    }));
+    let block = DiScope::LexicalBlock(Box::new(DiLexicalBlock {
+        scope: sp.clone(),
+        file,
+        line: 5,
+        column: Some(2),
+    }));
+    let at = |line, scope: &DiScope| Location::DiLoc {
+        loc: Box::new(Location::FileLineCol {
+            file: "k.py".into(),
+            line,
+            col: 7,
+        }),
+        scope: scope.clone(),
+    };
+    let mut b = Build::new();
+    let f32t = b.tile(&[], NumType::F32);
+    let (e, args) = b.entry("k", &[f32t], None);
+    let entry = b.m.blocks[b.body].ops[0];
+    b.m.ops[entry].loc = b.m.locs.intern(at(3, &sp));
+    let x = b.val(e, CudaTileOp::new(CtOp::NegF), &[args[0]], f32t);
+    let neg = b.m.blocks[e].ops[0];
+    b.m.ops[neg].loc = b.m.locs.intern(at(6, &block));
+    let y = b.val(e, CudaTileOp::new(CtOp::AbsF), &[x], f32t);
+    let abs = b.m.blocks[e].ops[1];
+    let call = Location::CallSite {
+        callee: Box::new(at(8, &block)),
+        caller: Box::new(at(9, &sp)),
+    };
+    b.m.ops[abs].loc = b.m.locs.intern(call);
+    let _ = y;
+    b.ret(e);
+    let ret = b.m.blocks[e].ops[2];
+    b.m.ops[ret].loc = b.m.locs.intern(Location::Name {
+        name: "n".into(),
+        child: Some(Box::new(at(10, &sp))),
+    });
+    let bytes = write(&b.m, Version::V13_3).unwrap();
+    let back = read(&bytes).unwrap();
+    let text = dump(&back);
+    assert!(text.contains("di_loc"), "{text}");
+    // The name wrapper is not stored: the reader sees its child.
+    b.m.ops[ret].loc = b.m.locs.intern(at(10, &sp));
+    assert_eq!(text, dump(&b.m));
+    // Plain file locations are not stored.
+    let mut c = Build::new();
+    let (e, _) = c.entry("k", &[], None);
+    c.ret(e);
+    let entry = c.m.blocks[c.body].ops[0];
+    c.m.ops[entry].loc = c.m.locs.file_line_col("k.py", 1, 1);
+    let back = read(&write(&c.m, Version::V13_1).unwrap()).unwrap();
+    assert!(!dump(&back).contains("k.py"));
+}

@@ -394,7 +394,8 @@ pub fn verify_diagnostics_detailed(
         {
             None
         } else {
-            candidates.first().copied()
+            // MLIR reports the last candidate that only differs in severity.
+            candidates.last().copied()
         };
         if let Some(i) = near_miss {
             let a = &anns[i].exp;

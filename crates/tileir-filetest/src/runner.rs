@@ -276,6 +276,7 @@ impl Summary {
             }
         }
         let _ = writeln!(out, "\nTesting Time: {:.2}s", self.elapsed.as_secs_f64());
+        let _ = writeln!(out, "\nTotal Discovered Tests: {total}");
         for label in [
             "PASS",
             "BLESSED",

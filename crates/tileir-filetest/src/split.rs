@@ -7,10 +7,14 @@
 //! * the text before the marker ends the previous chunk, the text right after
 //!   the marker (usually the `\n` that ends the marker line) starts the next
 //!   one, so a chunk's line 1 is the marker's line in the original file;
-//! * a marker followed by a further `-` (`// ------`) or standing at the very
-//!   end of the buffer is a *near miss*: it does not split, and MLIR prints
-//!   `warning: near miss with file split marker` (reported here through
-//!   [`split_input_file_with_warnings`]).
+//! * MLIR actually searches for `// ---` and then requires the next two
+//!   characters to be `--`, followed by at least one more character that is
+//!   not `0` (sic: the code compares with `'0'`, not `'-'`). Anything else
+//!   (`// ----`, `// -----0`, a marker ending the buffer) is a *near miss*: it
+//!   does not split, and MLIR prints `warning: near miss with file split
+//!   marker` (reported here through [`split_input_file_with_warnings`]). As a
+//!   consequence `// ------` does split, and the next chunk starts with the
+//!   extra `-`.
 //!
 //! [`Chunk::first_line`] is the 1-based line of the original file on which the
 //! chunk text begins; `first_line - 1` ([`Chunk::line_offset`]) is the value to
@@ -88,7 +92,7 @@ pub fn split_input_file_with_warnings(text: &str) -> (Vec<Chunk>, Vec<SplitWarni
         let piece = &text[s..e];
         let expected_suffix = piece.starts_with(tail)
             && piece.len() > CHECK_LEN
-            && piece.as_bytes()[CHECK_LEN] != b'-';
+            && piece.as_bytes()[CHECK_LEN] != b'0';
         if expected_suffix {
             chunks.push((ps, pe));
             prev = Some((s + CHECK_LEN, e));
@@ -164,18 +168,29 @@ mod tests {
 
     #[test]
     fn near_misses_do_not_split() {
-        let text = "a\n// ------\nb\n// -----";
+        let text = "a\n// ----\nb\n// -----0\nc\n// -----";
         let (c, w) = split_input_file_with_warnings(text);
         assert_eq!(c.len(), 1);
         assert_eq!(c[0].text, text);
-        assert_eq!(w.len(), 2);
+        assert_eq!(w.len(), 3);
         assert_eq!(w[0].line, 2);
         assert_eq!(w[0].col, 7);
         assert_eq!(w[1].line, 4);
+        assert_eq!(w[2].line, 6);
         assert_eq!(
             w[0].render("f.mlir"),
             "f.mlir:2:7: warning: near miss with file split marker"
         );
+    }
+
+    #[test]
+    fn six_dashes_split_like_mlir() {
+        let (c, w) = split_input_file_with_warnings("a\n// ------\nb\n");
+        assert!(w.is_empty());
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0].text, "a\n");
+        assert_eq!(c[1].text, "-\nb\n");
+        assert_eq!(c[1].first_line, 2);
     }
 
     #[test]

@@ -25,8 +25,12 @@ fn filecheck(args: &[&str], stdin: &str) -> (i32, String) {
     )
 }
 
-fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("tileir-filetest-cli-{}", std::process::id()));
+fn temp_dir(test: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("tileir-filetest-cli-{}-{test}", std::process::id()))
+}
+
+fn temp_file(test: &str, name: &str, text: &str) -> std::path::PathBuf {
+    let dir = temp_dir(test);
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
@@ -36,6 +40,7 @@ fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
 #[test]
 fn filecheck_stdin_and_exit_codes() {
     let chk = temp_file(
+        "stdin",
         "a.mlir",
         "// RUN: x | FileCheck %s\n// CHECK: hello\n// CHECK-NEXT: world\n",
     );
@@ -53,12 +58,13 @@ fn filecheck_stdin_and_exit_codes() {
         err.contains("<stdin>:3:1: note: 'next' match was here"),
         "{err}"
     );
+    let _ = std::fs::remove_dir_all(temp_dir("stdin"));
 }
 
 #[test]
 fn filecheck_prefixes_and_input_file() {
-    let chk = temp_file("b.mlir", "// MAGIC: 7f 54\n// VERSION: 13.1\n");
-    let input = temp_file("b.txt", "7f   54\n13.1\n");
+    let chk = temp_file("prefixes", "b.mlir", "// MAGIC: 7f 54\n// VERSION: 13.1\n");
+    let input = temp_file("prefixes", "b.txt", "7f   54\n13.1\n");
     let chk = chk.to_str().unwrap();
     let input = input.to_str().unwrap();
     assert_eq!(
@@ -84,19 +90,21 @@ fn filecheck_prefixes_and_input_file() {
         err.contains("no check strings found with prefix 'NOPE:'"),
         "{err}"
     );
+    let _ = std::fs::remove_dir_all(temp_dir("prefixes"));
 }
 
 #[test]
 fn filecheck_usage_errors() {
     assert_eq!(filecheck(&[], "").0, 2);
     assert_eq!(filecheck(&["/nonexistent/check"], "").0, 2);
-    let chk = temp_file("c.mlir", "// CHECK: x\n");
+    let chk = temp_file("usage", "c.mlir", "// CHECK: x\n");
     let (code, err) = filecheck(&[chk.to_str().unwrap()], "");
     assert_eq!(code, 2);
     assert!(
         err.contains("FileCheck error: '<stdin>' is empty."),
         "{err}"
     );
+    let _ = std::fs::remove_dir_all(temp_dir("usage"));
 }
 
 #[test]

@@ -131,6 +131,13 @@ fn config() -> RunnerConfig {
     c
 }
 
+/// Configuration whose temporary files live under `dir` (removed by the test).
+fn config_in(dir: &Path) -> RunnerConfig {
+    let mut c = config();
+    c.temp_root = Some(dir.join("tmp"));
+    c
+}
+
 fn lit_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lit")
 }
@@ -190,13 +197,14 @@ fn lit_directory() {
 
 fn failures_are_reported() {
     let d = scratch("fail");
+    let cfg = config_in(&d);
     let p = d.join("wrong.mlir");
     std::fs::write(
         &p,
         "// RUN: tileir-opt %s | FileCheck %s\nop1\n// CHECK: op2\n",
     )
     .unwrap();
-    let o = run_file(&p, &config());
+    let o = run_file(&p, &cfg);
     assert_eq!(o.status, TestStatus::Fail, "{}", o.log);
     assert!(o.log.contains("# RUN: at line 1\n"), "{}", o.log);
     assert!(
@@ -214,7 +222,7 @@ fn failures_are_reported() {
 
     let p = d.join("diag.mlir");
     std::fs::write(&p, "// RUN: tileir-opt %s -verify-diagnostics\nx = bad\n").unwrap();
-    let o = run_file(&p, &config());
+    let o = run_file(&p, &cfg);
     assert_eq!(o.status, TestStatus::Fail);
     assert!(
         o.log
@@ -226,17 +234,17 @@ fn failures_are_reported() {
     let p = d.join("norun.mlir");
     std::fs::write(&p, "op\n").unwrap();
     assert!(matches!(
-        run_file(&p, &config()).status,
+        run_file(&p, &cfg).status,
         TestStatus::Unresolved(_)
     ));
 
     let p = d.join("xpass.mlir");
     std::fs::write(&p, "// XFAIL: fake-tool\n// RUN: true\n").unwrap();
-    assert_eq!(run_file(&p, &config()).status, TestStatus::UnexpectedPass);
+    assert_eq!(run_file(&p, &cfg).status, TestStatus::UnexpectedPass);
 
     let p = d.join("slow.mlir");
     std::fs::write(&p, "// RUN: sleep 5\n").unwrap();
-    let mut cfg = config();
+    let mut cfg = config_in(&d);
     cfg.timeout = Some(std::time::Duration::from_millis(200));
     let o = run_file(&p, &cfg);
     assert_eq!(o.status, TestStatus::Fail);
@@ -261,7 +269,7 @@ fn bless_filecheck() {
                     // CHECK: stale too\n\
                     third\n";
     std::fs::write(&p, original).unwrap();
-    let mut cfg = config();
+    let mut cfg = config_in(&d);
     assert_eq!(run_file(&p, &cfg).status, TestStatus::Fail);
     cfg.bless = true;
     let o = run_file(&p, &cfg);
@@ -338,7 +346,7 @@ fn bless_verify_diagnostics() {
          z = warn // expected-error {{also stale}}\n",
     )
     .unwrap();
-    let mut cfg = config();
+    let mut cfg = config_in(&d);
     cfg.bless = true;
     let o = run_file(&p, &cfg);
     assert_eq!(o.status, TestStatus::Blessed, "{}", o.log);

@@ -31,25 +31,75 @@ fn main() {
     let c = mem.alloc(n as usize * 4, 256);
     let args = [ArgValue::Ptr(a), ArgValue::Ptr(b), ArgValue::Ptr(c)];
     for (label, opts) in [
-        ("vector add 2^20 f32, 1024 blocks (sequential)", RunOptions::default()),
-        ("vector add 2^20 f32, 1024 blocks (parallel)", RunOptions { parallel: true, ..RunOptions::default() }),
-        ("vector add 2^20 f32, 1024 blocks (detect_races)", RunOptions { detect_races: true, ..RunOptions::default() }),
+        (
+            "vector add 2^20 f32, 1024 blocks (sequential)",
+            RunOptions::default(),
+        ),
+        (
+            "vector add 2^20 f32, 1024 blocks (parallel)",
+            RunOptions {
+                parallel: true,
+                ..RunOptions::default()
+            },
+        ),
+        (
+            "vector add 2^20 f32, 1024 blocks (detect_races)",
+            RunOptions {
+                detect_races: true,
+                ..RunOptions::default()
+            },
+        ),
     ] {
-        time(label, 5, || k.run([1024, 1, 1], &args, &mut mem, &opts).unwrap());
+        time(label, 5, || {
+            k.run([1024, 1, 1], &args, &mut mem, &opts).unwrap()
+        });
     }
 
     // f16 matmul.
     let (m, nn, kk) = (512i64, 512i64, 512i64);
     let km = kernels::matmul(NumType::F16, m, nn, kk, 64, 64, 32);
     let mut mem = Memory::new();
-    let half = |i: i64| tileir_numeric::encode(tileir_numeric::FloatFormat::F16, ((i % 17) as f64 - 8.0) / 8.0, tileir_numeric::Rounding::NearestEven, tileir_numeric::Saturation::None);
-    let a = mem.alloc_bytes(&common::to_bytes(NumType::F16, &(0..m * kk).map(half).collect::<Vec<_>>()));
-    let b = mem.alloc_bytes(&common::to_bytes(NumType::F16, &(0..kk * nn).map(|i| half(i * 7)).collect::<Vec<_>>()));
+    let half = |i: i64| {
+        tileir_numeric::encode(
+            tileir_numeric::FloatFormat::F16,
+            ((i % 17) as f64 - 8.0) / 8.0,
+            tileir_numeric::Rounding::NearestEven,
+            tileir_numeric::Saturation::None,
+        )
+    };
+    let a = mem.alloc_bytes(&common::to_bytes(
+        NumType::F16,
+        &(0..m * kk).map(half).collect::<Vec<_>>(),
+    ));
+    let b = mem.alloc_bytes(&common::to_bytes(
+        NumType::F16,
+        &(0..kk * nn).map(|i| half(i * 7)).collect::<Vec<_>>(),
+    ));
     let c = mem.alloc((m * nn) as usize * 4, 256);
     let args = [ArgValue::Ptr(a), ArgValue::Ptr(b), ArgValue::Ptr(c)];
     let grid = [(nn / 64) as u32, (m / 64) as u32, 1];
-    time("matmul 512^3 f16 -> f32, 64x64x32 tiles, 64 blocks (sequential)", 3, || km.run(grid, &args, &mut mem, &RunOptions::default()).unwrap());
-    time("matmul 512^3 f16 -> f32, 64x64x32 tiles, 64 blocks (parallel)", 3, || {
-        km.run(grid, &args, &mut mem, &RunOptions { parallel: true, ..RunOptions::default() }).unwrap()
-    });
+    time(
+        "matmul 512^3 f16 -> f32, 64x64x32 tiles, 64 blocks (sequential)",
+        3,
+        || {
+            km.run(grid, &args, &mut mem, &RunOptions::default())
+                .unwrap()
+        },
+    );
+    time(
+        "matmul 512^3 f16 -> f32, 64x64x32 tiles, 64 blocks (parallel)",
+        3,
+        || {
+            km.run(
+                grid,
+                &args,
+                &mut mem,
+                &RunOptions {
+                    parallel: true,
+                    ..RunOptions::default()
+                },
+            )
+            .unwrap()
+        },
+    );
 }

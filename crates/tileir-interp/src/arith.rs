@@ -6,7 +6,10 @@
 
 use crate::float::*;
 use crate::value::{canon, unsigned, Data, Tile};
-use tileir_ir::{ComparisonOrdering, ComparisonPredicate, IntegerOverflow, NumType, RoundingMode, Signedness, TileElem};
+use tileir_ir::{
+    ComparisonOrdering, ComparisonPredicate, IntegerOverflow, NumType, RoundingMode, Signedness,
+    TileElem,
+};
 
 /// An error message (the caller attaches the op and location).
 pub type OpResult<T> = Result<T, String>;
@@ -43,8 +46,14 @@ fn int_width(t: &Tile) -> u32 {
 }
 
 /// Applies `f` to integer lanes of `a` and `b`; the result is re-canonicalized to the width.
-pub fn int_binary(a: &Tile, b: &Tile, f: impl Fn(i64, i64, u32) -> OpResult<i64>) -> OpResult<Tile> {
-    let (Data::Int(x), Data::Int(y)) = (&a.data, &b.data) else { return Err("expected integer tiles".into()) };
+pub fn int_binary(
+    a: &Tile,
+    b: &Tile,
+    f: impl Fn(i64, i64, u32) -> OpResult<i64>,
+) -> OpResult<Tile> {
+    let (Data::Int(x), Data::Int(y)) = (&a.data, &b.data) else {
+        return Err("expected integer tiles".into());
+    };
     let n = lanes(x.len(), y.len())?;
     let w = int_width(a);
     let mut out = Vec::with_capacity(n);
@@ -57,14 +66,24 @@ pub fn int_binary(a: &Tile, b: &Tile, f: impl Fn(i64, i64, u32) -> OpResult<i64>
             out.push(canon(w, f(at(x, i), at(y, i), w)?));
         }
     }
-    Ok(Tile { shape: shape_of(a, b), elem: a.elem, data: Data::Int(out) })
+    Ok(Tile {
+        shape: shape_of(a, b),
+        elem: a.elem,
+        data: Data::Int(out),
+    })
 }
 
 /// Applies `f` to integer lanes of `a`.
 pub fn int_unary(a: &Tile, f: impl Fn(i64, u32) -> i64) -> OpResult<Tile> {
-    let Data::Int(x) = &a.data else { return Err("expected an integer tile".into()) };
+    let Data::Int(x) = &a.data else {
+        return Err("expected an integer tile".into());
+    };
     let w = int_width(a);
-    Ok(Tile { shape: a.shape.clone(), elem: a.elem, data: Data::Int(x.iter().map(|&p| canon(w, f(p, w))).collect()) })
+    Ok(Tile {
+        shape: a.shape.clone(),
+        elem: a.elem,
+        data: Data::Int(x.iter().map(|&p| canon(w, f(p, w))).collect()),
+    })
 }
 
 /// Integer binary ops that need no attributes beyond signedness.
@@ -172,7 +191,9 @@ pub fn int_op(op: IntOp, a: &Tile, b: &Tile, _overflow: IntegerOverflow) -> OpRe
 
 /// `cmpi`: an i1 tile (true = −1 in canonical form).
 pub fn cmpi(a: &Tile, b: &Tile, pred: ComparisonPredicate, s: Signedness) -> OpResult<Tile> {
-    let (Data::Int(x), Data::Int(y)) = (&a.data, &b.data) else { return Err("expected integer tiles".into()) };
+    let (Data::Int(x), Data::Int(y)) = (&a.data, &b.data) else {
+        return Err("expected integer tiles".into());
+    };
     let n = lanes(x.len(), y.len())?;
     let w = int_width(a);
     let out = (0..n)
@@ -185,7 +206,11 @@ pub fn cmpi(a: &Tile, b: &Tile, pred: ComparisonPredicate, s: Signedness) -> OpR
             -(cmp_holds(pred, ord) as i64)
         })
         .collect();
-    Ok(Tile { shape: shape_of(a, b), elem: TileElem::Num(NumType::I1), data: Data::Int(out) })
+    Ok(Tile {
+        shape: shape_of(a, b),
+        elem: TileElem::Num(NumType::I1),
+        data: Data::Int(out),
+    })
 }
 
 fn cmp_holds(pred: ComparisonPredicate, ord: std::cmp::Ordering) -> bool {
@@ -201,7 +226,12 @@ fn cmp_holds(pred: ComparisonPredicate, ord: std::cmp::Ordering) -> bool {
 }
 
 /// `cmpf`: ordered predicates are false when either side is NaN, unordered ones true.
-pub fn cmpf(a: &Tile, b: &Tile, pred: ComparisonPredicate, ordering: ComparisonOrdering) -> OpResult<Tile> {
+pub fn cmpf(
+    a: &Tile,
+    b: &Tile,
+    pred: ComparisonPredicate,
+    ordering: ComparisonOrdering,
+) -> OpResult<Tile> {
     let cmp = |p: f64, q: f64| -> i64 {
         let r = match p.partial_cmp(&q) {
             None => ordering == ComparisonOrdering::Unordered,
@@ -212,7 +242,9 @@ pub fn cmpf(a: &Tile, b: &Tile, pred: ComparisonPredicate, ordering: ComparisonO
     let out: Vec<i64> = match (&a.data, &b.data) {
         (Data::F32(x), Data::F32(y)) => {
             let n = lanes(x.len(), y.len())?;
-            (0..n).map(|i| cmp(at(x, i) as f64, at(y, i) as f64)).collect()
+            (0..n)
+                .map(|i| cmp(at(x, i) as f64, at(y, i) as f64))
+                .collect()
         }
         (Data::F64(x), Data::F64(y)) => {
             let n = lanes(x.len(), y.len())?;
@@ -220,7 +252,11 @@ pub fn cmpf(a: &Tile, b: &Tile, pred: ComparisonPredicate, ordering: ComparisonO
         }
         _ => return Err("expected float tiles of one type".into()),
     };
-    Ok(Tile { shape: shape_of(a, b), elem: TileElem::Num(NumType::I1), data: Data::Int(out) })
+    Ok(Tile {
+        shape: shape_of(a, b),
+        elem: TileElem::Num(NumType::I1),
+        data: Data::Int(out),
+    })
 }
 
 /// Float binary arithmetic ops.
@@ -250,7 +286,11 @@ fn exact_odd(op: FBin, a: f64, b: f64) -> f64 {
 /// IEEE 754 §6.3: an exact zero sum of operands that are not both +0 (x + (−x), +0 + −0) is
 /// −0 when rounding toward −inf, +0 otherwise.
 fn exact_zero_sign(a: f64, b: f64, s: f64, e: f64, rm: RoundingMode) -> f64 {
-    if s == 0.0 && e == 0.0 && rm == RoundingMode::NegativeInf && (!(a == 0.0 && b == 0.0) || a.is_sign_negative() || b.is_sign_negative()) {
+    if s == 0.0
+        && e == 0.0
+        && rm == RoundingMode::NegativeInf
+        && (!(a == 0.0 && b == 0.0) || a.is_sign_negative() || b.is_sign_negative())
+    {
         -0.0
     } else {
         s
@@ -273,7 +313,13 @@ fn f64_directed(op: FBin, a: f64, b: f64, rm: RoundingMode) -> f64 {
         }
         FBin::Div => {
             let q = a / b;
-            let resid = if q.is_finite() && q != 0.0 { (-q).mul_add(b, a) * b.signum() } else if q == 0.0 && a != 0.0 && b.is_finite() { a.signum() * b.signum() } else { 0.0 };
+            let resid = if q.is_finite() && q != 0.0 {
+                (-q).mul_add(b, a) * b.signum()
+            } else if q == 0.0 && a != 0.0 && b.is_finite() {
+                a.signum() * b.signum()
+            } else {
+                0.0
+            };
             directed_f64(q, resid, rm, finite && b != 0.0)
         }
     }
@@ -302,7 +348,14 @@ pub fn float_binary(op: FBin, a: &Tile, b: &Tile, rm: RoundingMode, ftz: bool) -
                     // is the correctly rounded result of the exact operation.
                     round_f32_rn(t, r)
                 } else {
-                    let (pd, qd) = (p as f64, if op == FBin::Sub { -(q as f64) } else { q as f64 });
+                    let (pd, qd) = (
+                        p as f64,
+                        if op == FBin::Sub {
+                            -(q as f64)
+                        } else {
+                            q as f64
+                        },
+                    );
                     let mut x = exact_odd(op, p as f64, q as f64);
                     if matches!(op, FBin::Add | FBin::Sub) {
                         x = exact_zero_sign(pd, qd, x, 0.0, rm);
@@ -353,20 +406,34 @@ pub fn float_binary(op: FBin, a: &Tile, b: &Tile, rm: RoundingMode, ftz: bool) -
         }
         _ => return Err("expected float tiles of one type".into()),
     };
-    Ok(Tile { shape, elem: a.elem, data })
+    Ok(Tile {
+        shape,
+        elem: a.elem,
+        data,
+    })
 }
 
 /// `fma`: `a*b + c` with a single rounding.
 pub fn fma(a: &Tile, b: &Tile, c: &Tile, rm: RoundingMode, ftz: bool) -> OpResult<Tile> {
     let t = a.num();
     let n = lanes(lanes(a.len(), b.len())?, c.len())?;
-    let shape = if a.len() == n { a.shape.clone() } else if b.len() == n { b.shape.clone() } else { c.shape.clone() };
+    let shape = if a.len() == n {
+        a.shape.clone()
+    } else if b.len() == n {
+        b.shape.clone()
+    } else {
+        c.shape.clone()
+    };
     let data = match (&a.data, &b.data, &c.data) {
         (Data::F32(x), Data::F32(y), Data::F32(z)) => Data::F32(
             (0..n)
                 .map(|i| {
                     let (p, q, r) = (at(x, i), at(y, i), at(z, i));
-                    let (p, q, r) = if ftz { (ftz32(p), ftz32(q), ftz32(r)) } else { (p, q, r) };
+                    let (p, q, r) = if ftz {
+                        (ftz32(p), ftz32(q), ftz32(r))
+                    } else {
+                        (p, q, r)
+                    };
                     let v = if t == NumType::F32 && is_nearest(rm) {
                         p.mul_add(q, r)
                     } else {
@@ -386,13 +453,19 @@ pub fn fma(a: &Tile, b: &Tile, c: &Tile, rm: RoundingMode, ftz: bool) -> OpResul
                 .map(|i| {
                     let (p, q, r) = (at(x, i), at(y, i), at(z, i));
                     let v = p.mul_add(q, r);
-                    if is_nearest(rm) || !v.is_finite() && !(p.is_finite() && q.is_finite() && r.is_finite()) {
+                    if is_nearest(rm)
+                        || !(v.is_finite() || p.is_finite() && q.is_finite() && r.is_finite())
+                    {
                         return v;
                     }
                     let finite = p.is_finite() && q.is_finite() && r.is_finite();
                     let resid = if v.is_finite() {
                         let hi = p * q;
-                        let lo = if hi.is_finite() { p.mul_add(q, -hi) } else { 0.0 };
+                        let lo = if hi.is_finite() {
+                            p.mul_add(q, -hi)
+                        } else {
+                            0.0
+                        };
                         exact_sum_sign(&[hi, lo, r, -v])
                     } else {
                         0.0
@@ -403,13 +476,23 @@ pub fn fma(a: &Tile, b: &Tile, c: &Tile, rm: RoundingMode, ftz: bool) -> OpResul
         ),
         _ => return Err("expected float tiles of one type".into()),
     };
-    Ok(Tile { shape, elem: a.elem, data })
+    Ok(Tile {
+        shape,
+        elem: a.elem,
+        data,
+    })
 }
 
 /// `maxf`/`minf`. With `propagate_nan` a NaN operand gives NaN (IEEE 754-2019 maximum /
 /// minimum); otherwise NaN only when both are NaN (maximumNumber). −0 < +0 in both. A NaN
 /// result is the type's canonical quiet NaN.
-pub fn max_min_f(a: &Tile, b: &Tile, is_max: bool, propagate_nan: bool, ftz: bool) -> OpResult<Tile> {
+pub fn max_min_f(
+    a: &Tile,
+    b: &Tile,
+    is_max: bool,
+    propagate_nan: bool,
+    ftz: bool,
+) -> OpResult<Tile> {
     let t = a.num();
     fn pick<F: Copy + PartialOrd + Into<f64>>(p: F, q: F, is_max: bool, prop: bool, nan: F) -> F {
         let (pn, qn) = (p.into().is_nan(), q.into().is_nan());
@@ -449,11 +532,19 @@ pub fn max_min_f(a: &Tile, b: &Tile, is_max: bool, propagate_nan: bool, ftz: boo
         }
         (Data::F64(x), Data::F64(y)) => {
             let n = lanes(x.len(), y.len())?;
-            Data::F64((0..n).map(|i| pick(at(x, i), at(y, i), is_max, propagate_nan, f64::NAN)).collect())
+            Data::F64(
+                (0..n)
+                    .map(|i| pick(at(x, i), at(y, i), is_max, propagate_nan, f64::NAN))
+                    .collect(),
+            )
         }
         _ => return Err("expected float tiles of one type".into()),
     };
-    Ok(Tile { shape, elem: a.elem, data })
+    Ok(Tile {
+        shape,
+        elem: a.elem,
+        data,
+    })
 }
 
 /// `remf`: `x − trunc(x/y)·y` (the C `fmod`, exact in every format).
@@ -470,7 +561,11 @@ pub fn remf(a: &Tile, b: &Tile) -> OpResult<Tile> {
         }
         _ => return Err("expected float tiles of one type".into()),
     };
-    Ok(Tile { shape, elem: a.elem, data })
+    Ok(Tile {
+        shape,
+        elem: a.elem,
+        data,
+    })
 }
 
 /// Unary math functions, computed in `f64` and rounded once to the tile's type.
@@ -544,7 +639,11 @@ pub fn math(f: Math, a: &Tile, ftz: bool) -> OpResult<Tile> {
                     Math::Neg => f32::from_bits(p.to_bits() ^ 0x8000_0000),
                     _ => {
                         let p = if ftz { ftz32(p) } else { p };
-                        let r = round_f64_to_f32_storage(t, math_f64(f, p as f64), RoundingMode::NearestEven);
+                        let r = round_f64_to_f32_storage(
+                            t,
+                            math_f64(f, p as f64),
+                            RoundingMode::NearestEven,
+                        );
                         if ftz {
                             ftz32(r)
                         } else {
@@ -565,7 +664,11 @@ pub fn math(f: Math, a: &Tile, ftz: bool) -> OpResult<Tile> {
         ),
         _ => return Err("expected a float tile".into()),
     };
-    Ok(Tile { shape: a.shape.clone(), elem: a.elem, data })
+    Ok(Tile {
+        shape: a.shape.clone(),
+        elem: a.elem,
+        data,
+    })
 }
 
 /// `sqrt` with rounding mode and ftz (correctly rounded; `approx` gives the correctly rounded
@@ -603,7 +706,11 @@ pub fn sqrt(a: &Tile, rm: RoundingMode, ftz: bool) -> OpResult<Tile> {
         ),
         _ => return Err("expected a float tile".into()),
     };
-    Ok(Tile { shape: a.shape.clone(), elem: a.elem, data })
+    Ok(Tile {
+        shape: a.shape.clone(),
+        elem: a.elem,
+        data,
+    })
 }
 
 /// Binary math functions (`pow`, `atan2`), computed in f64 and rounded once.
@@ -615,7 +722,13 @@ pub fn math2(a: &Tile, b: &Tile, f: fn(f64, f64) -> f64) -> OpResult<Tile> {
             let n = lanes(x.len(), y.len())?;
             Data::F32(
                 (0..n)
-                    .map(|i| round_f64_to_f32_storage(t, f(at(x, i) as f64, at(y, i) as f64), RoundingMode::NearestEven))
+                    .map(|i| {
+                        round_f64_to_f32_storage(
+                            t,
+                            f(at(x, i) as f64, at(y, i) as f64),
+                            RoundingMode::NearestEven,
+                        )
+                    })
                     .collect(),
             )
         }
@@ -625,7 +738,11 @@ pub fn math2(a: &Tile, b: &Tile, f: fn(f64, f64) -> f64) -> OpResult<Tile> {
         }
         _ => return Err("expected float tiles of one type".into()),
     };
-    Ok(Tile { shape, elem: a.elem, data })
+    Ok(Tile {
+        shape,
+        elem: a.elem,
+        data,
+    })
 }
 
 /// The exact `f64` value of element `i` of a float tile (tf32 ignores its padding bits).
@@ -649,9 +766,17 @@ pub fn ftof(a: &Tile, to: NumType, rm: RoundingMode) -> OpResult<Tile> {
     let data = if to == NumType::F64 {
         Data::F64((0..n).map(|i| float_value(a, i)).collect())
     } else {
-        Data::F32((0..n).map(|i| round_f64_to_f32_storage(to, float_value(a, i), rm)).collect())
+        Data::F32(
+            (0..n)
+                .map(|i| round_f64_to_f32_storage(to, float_value(a, i), rm))
+                .collect(),
+        )
     };
-    Ok(Tile { shape: a.shape.clone(), elem: TileElem::Num(to), data })
+    Ok(Tile {
+        shape: a.shape.clone(),
+        elem: TileElem::Num(to),
+        data,
+    })
 }
 
 /// `ftoi`: rounds toward zero. NaN, infinities and out-of-range values are undefined behavior
@@ -677,13 +802,21 @@ pub fn ftoi(a: &Tile, to: NumType, s: Signedness) -> OpResult<Tile> {
             }
         })
         .collect();
-    Ok(Tile { shape: a.shape.clone(), elem: TileElem::Num(to), data: Data::Int(data) })
+    Ok(Tile {
+        shape: a.shape.clone(),
+        elem: TileElem::Num(to),
+        data: Data::Int(data),
+    })
 }
 
 /// An integer as an `f64` rounded to odd (exact below 2^53).
 fn int_to_f64_odd(v: i128) -> f64 {
     let f = v as f64;
-    let back = if f.abs() >= 1.7e38 { return f } else { f as i128 };
+    let back = if f.abs() >= 1.7e38 {
+        return f;
+    } else {
+        f as i128
+    };
     to_odd(f, (v - back).signum() as f64)
 }
 
@@ -712,9 +845,17 @@ pub fn itof(a: &Tile, to: NumType, s: Signedness, rm: RoundingMode) -> OpResult<
                 .collect(),
         )
     } else {
-        Data::F32(x.iter().map(|&p| round_f64_to_f32_storage(to, int_to_f64_odd(value(p)), rm)).collect())
+        Data::F32(
+            x.iter()
+                .map(|&p| round_f64_to_f32_storage(to, int_to_f64_odd(value(p)), rm))
+                .collect(),
+        )
     };
-    Ok(Tile { shape: a.shape.clone(), elem: TileElem::Num(to), data })
+    Ok(Tile {
+        shape: a.shape.clone(),
+        elem: TileElem::Num(to),
+        data,
+    })
 }
 
 /// `exti`: sign or zero extension to a wider integer type.
@@ -729,13 +870,21 @@ pub fn exti(a: &Tile, to: NumType, s: Signedness) -> Tile {
             Signedness::Unsigned => canon(tw, unsigned(w, p) as i64),
         })
         .collect();
-    Tile { shape: a.shape.clone(), elem: TileElem::Num(to), data: Data::Int(data) }
+    Tile {
+        shape: a.shape.clone(),
+        elem: TileElem::Num(to),
+        data: Data::Int(data),
+    }
 }
 
 /// `trunci`: keeps the low bits.
 pub fn trunci(a: &Tile, to: NumType) -> Tile {
     let tw = to.bit_width();
-    Tile { shape: a.shape.clone(), elem: TileElem::Num(to), data: Data::Int(a.ints().iter().map(|&p| canon(tw, p)).collect()) }
+    Tile {
+        shape: a.shape.clone(),
+        elem: TileElem::Num(to),
+        data: Data::Int(a.ints().iter().map(|&p| canon(tw, p)).collect()),
+    }
 }
 
 /// `bitcast` between number types of equal width (bit patterns kept).
@@ -747,10 +896,26 @@ pub fn bitcast(a: &Tile, to: NumType) -> Tile {
 pub fn select(c: &Tile, a: &Tile, b: &Tile) -> OpResult<Tile> {
     let cond = c.ints();
     let n = lanes(lanes(cond.len(), a.len())?, b.len())?;
-    let shape = if a.len() == n { a.shape.clone() } else if b.len() == n { b.shape.clone() } else { c.shape.clone() };
+    let shape = if a.len() == n {
+        a.shape.clone()
+    } else if b.len() == n {
+        b.shape.clone()
+    } else {
+        c.shape.clone()
+    };
     macro_rules! sel {
         ($x:expr, $y:expr, $ctor:path) => {
-            $ctor((0..n).map(|i| if at(cond, i) != 0 { at($x, i) } else { at($y, i) }).collect())
+            $ctor(
+                (0..n)
+                    .map(|i| {
+                        if at(cond, i) != 0 {
+                            at($x, i)
+                        } else {
+                            at($y, i)
+                        }
+                    })
+                    .collect(),
+            )
         };
     }
     let data = match (&a.data, &b.data) {
@@ -760,7 +925,11 @@ pub fn select(c: &Tile, a: &Tile, b: &Tile) -> OpResult<Tile> {
         (Data::Ptr(x), Data::Ptr(y)) => sel!(x, y, Data::Ptr),
         _ => return Err("select operands differ in type".into()),
     };
-    Ok(Tile { shape, elem: a.elem, data })
+    Ok(Tile {
+        shape,
+        elem: a.elem,
+        data,
+    })
 }
 
 #[cfg(test)]
@@ -768,25 +937,55 @@ mod tests {
     use super::*;
 
     fn i32s(v: &[i64]) -> Tile {
-        Tile { shape: vec![v.len()], elem: TileElem::Num(NumType::I32), data: Data::Int(v.to_vec()) }
+        Tile {
+            shape: vec![v.len()],
+            elem: TileElem::Num(NumType::I32),
+            data: Data::Int(v.to_vec()),
+        }
     }
 
     #[test]
     fn division_rounding_modes() {
         let a = i32s(&[7, -7, 7, -7, 6]);
         let b = i32s(&[2, 2, -2, -2, 3]);
-        let run = |rm| int_op(IntOp::Div(Signedness::Signed, rm), &a, &b, IntegerOverflow::None).unwrap().ints().to_vec();
+        let run = |rm| {
+            int_op(
+                IntOp::Div(Signedness::Signed, rm),
+                &a,
+                &b,
+                IntegerOverflow::None,
+            )
+            .unwrap()
+            .ints()
+            .to_vec()
+        };
         assert_eq!(run(RoundingMode::Zero), vec![3, -3, -3, 3, 2]);
         assert_eq!(run(RoundingMode::NegativeInf), vec![3, -4, -4, 3, 2]);
         assert_eq!(run(RoundingMode::PositiveInf), vec![4, -3, -3, 4, 2]);
-        let rem = int_op(IntOp::Rem(Signedness::Signed), &a, &b, IntegerOverflow::None).unwrap();
+        let rem = int_op(
+            IntOp::Rem(Signedness::Signed),
+            &a,
+            &b,
+            IntegerOverflow::None,
+        )
+        .unwrap();
         assert_eq!(rem.ints(), &[1, -1, 1, -1, 0]);
-        assert!(int_op(IntOp::Div(Signedness::Signed, RoundingMode::Zero), &a, &i32s(&[0]), IntegerOverflow::None).is_err());
+        assert!(int_op(
+            IntOp::Div(Signedness::Signed, RoundingMode::Zero),
+            &a,
+            &i32s(&[0]),
+            IntegerOverflow::None
+        )
+        .is_err());
     }
 
     #[test]
     fn max_respects_signed_zero_and_nan_modes() {
-        let f = |v: &[f32]| Tile { shape: vec![v.len()], elem: TileElem::Num(NumType::F32), data: Data::F32(v.to_vec()) };
+        let f = |v: &[f32]| Tile {
+            shape: vec![v.len()],
+            elem: TileElem::Num(NumType::F32),
+            data: Data::F32(v.to_vec()),
+        };
         let a = f(&[-0.0, f32::NAN, 1.0]);
         let b = f(&[0.0, 2.0, f32::NAN]);
         let r = max_min_f(&a, &b, true, false, false).unwrap();

@@ -7,8 +7,9 @@ use crate::value::{canon, unsigned, Data, TensorView, Tile, TileView, Value, Vie
 use crate::{mma, printf, shape};
 use tileir_ir::entity::EntityId;
 use tileir_ir::{
-    AssumePredicate, AtomicRmwMode, Attr, BlockId, ComparisonOrdering, ComparisonPredicate, CtOp, CudaTileOp, Dim,
-    IntegerOverflow, NumType, OpId, RoundingMode, Signedness, TileElem, Type, ValueId,
+    AssumePredicate, AtomicRmwMode, Attr, BlockId, ComparisonOrdering, ComparisonPredicate, CtOp,
+    CudaTileOp, Dim, IntegerOverflow, NumType, OpId, RoundingMode, Signedness, TileElem, Type,
+    ValueId,
 };
 
 /// How a block's execution ended.
@@ -43,7 +44,15 @@ fn mem_err(e: MemError) -> (ErrorKind, String) {
 
 impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
     pub fn new(launch: &'l Launch<'m>, block: [u32; 3], mem: MemCtx<'a>) -> Self {
-        BlockExec { launch, env: vec![None; launch.module.values.len()], block, mem, output: String::new(), allocas: Vec::new(), loop_iterations: 0 }
+        BlockExec {
+            launch,
+            env: vec![None; launch.module.values.len()],
+            block,
+            mem,
+            output: String::new(),
+            allocas: Vec::new(),
+            loop_iterations: 0,
+        }
     }
 
     pub fn finish(mut self) -> BlockOutcome {
@@ -69,18 +78,31 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
     }
 
     fn get(&self, op: OpId, v: ValueId) -> R<&Value> {
-        self.env[v.index()].as_ref().ok_or_else(|| self.error(op, ErrorKind::InvalidIr, format!("uses {v} before it is defined")))
+        self.env[v.index()].as_ref().ok_or_else(|| {
+            self.error(
+                op,
+                ErrorKind::InvalidIr,
+                format!("uses {v} before it is defined"),
+            )
+        })
     }
 
     fn tile(&self, op: OpId, v: ValueId) -> R<&Tile> {
         match self.get(op, v)? {
             Value::Tile(t) => Ok(t),
-            other => Err(self.error(op, ErrorKind::InvalidIr, format!("expected a tile operand, got {}", kind_name(other)))),
+            other => Err(self.error(
+                op,
+                ErrorKind::InvalidIr,
+                format!("expected a tile operand, got {}", kind_name(other)),
+            )),
         }
     }
 
     fn operand_tile(&self, op: OpId, i: usize) -> R<&Tile> {
-        let v = *self.m().ops[op].operands.get(i).ok_or_else(|| self.error(op, ErrorKind::InvalidIr, format!("missing operand #{i}")))?;
+        let v = *self.m().ops[op]
+            .operands
+            .get(i)
+            .ok_or_else(|| self.error(op, ErrorKind::InvalidIr, format!("missing operand #{i}")))?;
         self.tile(op, v)
     }
 
@@ -89,35 +111,53 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
     }
 
     fn set_result(&mut self, op: OpId, i: usize, value: Value) -> R<()> {
-        let v = *self.m().ops[op].results.get(i).ok_or_else(|| self.error(op, ErrorKind::InvalidIr, format!("missing result #{i}")))?;
+        let v = *self.m().ops[op]
+            .results
+            .get(i)
+            .ok_or_else(|| self.error(op, ErrorKind::InvalidIr, format!("missing result #{i}")))?;
         self.set(v, value);
         Ok(())
     }
 
     fn result_type(&self, op: OpId, i: usize) -> R<&'m Type> {
         let m = self.m();
-        let v = *m.ops[op].results.get(i).ok_or_else(|| self.error(op, ErrorKind::InvalidIr, format!("missing result #{i}")))?;
+        let v = *m.ops[op]
+            .results
+            .get(i)
+            .ok_or_else(|| self.error(op, ErrorKind::InvalidIr, format!("missing result #{i}")))?;
         Ok(m.types.get(m.value_type(v)))
     }
 
     /// Shape and element of tile result `i`.
     fn result_tile_type(&self, op: OpId, i: usize) -> R<(Vec<usize>, TileElem)> {
         match self.result_type(op, i)? {
-            Type::Tile { shape, elem, .. } => Ok((shape.iter().map(|&d| d.max(0) as usize).collect(), *elem)),
-            _ => Err(self.error(op, ErrorKind::InvalidIr, format!("result #{i} is not a tile"))),
+            Type::Tile { shape, elem, .. } => {
+                Ok((shape.iter().map(|&d| d.max(0) as usize).collect(), *elem))
+            }
+            _ => Err(self.error(
+                op,
+                ErrorKind::InvalidIr,
+                format!("result #{i} is not a tile"),
+            )),
         }
     }
 
     fn result_num(&self, op: OpId) -> R<NumType> {
         match self.result_tile_type(op, 0)?.1 {
             TileElem::Num(t) => Ok(t),
-            TileElem::Ptr(_) => Err(self.error(op, ErrorKind::InvalidIr, "result is a pointer tile")),
+            TileElem::Ptr(_) => {
+                Err(self.error(op, ErrorKind::InvalidIr, "result is a pointer tile"))
+            }
         }
     }
 
     fn lift<T>(&self, op: OpId, r: Result<T, String>) -> R<T> {
         r.map_err(|msg| {
-            let kind = if msg.contains("undefined behavior") { ErrorKind::UndefinedBehavior } else { ErrorKind::InvalidIr };
+            let kind = if msg.contains("undefined behavior") {
+                ErrorKind::UndefinedBehavior
+            } else {
+                ErrorKind::InvalidIr
+            };
             self.error(op, kind, msg)
         })
     }
@@ -127,7 +167,11 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         let m = self.m();
         let params = &m.blocks[block].args;
         if params.len() != args.len() {
-            let msg = format!("block expects {} argument(s), got {}", params.len(), args.len());
+            let msg = format!(
+                "block expects {} argument(s), got {}",
+                params.len(),
+                args.len()
+            );
             return Err(match m.parent_op_of_block(block) {
                 Some(op) => self.error(op, ErrorKind::InvalidIr, msg),
                 None => InterpError::new(ErrorKind::InvalidIr, msg),
@@ -145,14 +189,22 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
     }
 
     fn operand_values(&self, op: OpId) -> R<Vec<Value>> {
-        self.m().ops[op].operands.iter().map(|&v| self.get(op, v).cloned()).collect()
+        self.m().ops[op]
+            .operands
+            .iter()
+            .map(|&v| self.get(op, v).cloned())
+            .collect()
     }
 
     fn count_iteration(&mut self, op: OpId) -> R<()> {
         self.loop_iterations += 1;
         if let Some(limit) = self.launch.options.max_loop_iterations {
             if self.loop_iterations > limit {
-                return Err(self.error(op, ErrorKind::LoopLimit, format!("loop iteration limit of {limit} reached")));
+                return Err(self.error(
+                    op,
+                    ErrorKind::LoopLimit,
+                    format!("loop iteration limit of {limit} reached"),
+                ));
             }
         }
         Ok(())
@@ -160,16 +212,32 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
 
     fn ct(&self, op: OpId) -> R<&'m CudaTileOp> {
         self.m().ops[op].kind.cuda_tile().ok_or_else(|| {
-            self.error(op, ErrorKind::Unsupported, format!("the interpreter runs cuda_tile ops only, not '{}'", self.m().ops[op].kind.name()))
+            self.error(
+                op,
+                ErrorKind::Unsupported,
+                format!(
+                    "the interpreter runs cuda_tile ops only, not '{}'",
+                    self.m().ops[op].kind.name()
+                ),
+            )
         })
     }
 
     fn enum_attr<E: tileir_ir::KeywordEnum>(&self, op: OpId, name: &str) -> R<E> {
-        self.ct(op)?.enum_attr::<E>(name).ok_or_else(|| self.error(op, ErrorKind::InvalidIr, format!("missing or invalid attribute '{name}'")))
+        self.ct(op)?.enum_attr::<E>(name).ok_or_else(|| {
+            self.error(
+                op,
+                ErrorKind::InvalidIr,
+                format!("missing or invalid attribute '{name}'"),
+            )
+        })
     }
 
     fn rounding(&self, op: OpId) -> RoundingMode {
-        self.ct(op).ok().and_then(|c| c.enum_attr::<RoundingMode>("rounding_mode")).unwrap_or(RoundingMode::NearestEven)
+        self.ct(op)
+            .ok()
+            .and_then(|c| c.enum_attr::<RoundingMode>("rounding_mode"))
+            .unwrap_or(RoundingMode::NearestEven)
     }
 
     /// Executes one op; returns `Some` for terminators.
@@ -191,7 +259,19 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
             CtOp::Loop => return self.exec_loop(op),
 
             // ---- integer arithmetic ----
-            CtOp::AddI | CtOp::SubI | CtOp::MulI | CtOp::MulHiI | CtOp::AndI | CtOp::OrI | CtOp::XOrI | CtOp::ShlI | CtOp::ShrI | CtOp::MaxI | CtOp::MinI | CtOp::RemI | CtOp::DivI => {
+            CtOp::AddI
+            | CtOp::SubI
+            | CtOp::MulI
+            | CtOp::MulHiI
+            | CtOp::AndI
+            | CtOp::OrI
+            | CtOp::XOrI
+            | CtOp::ShlI
+            | CtOp::ShrI
+            | CtOp::MaxI
+            | CtOp::MinI
+            | CtOp::RemI
+            | CtOp::DivI => {
                 let sign = || self.enum_attr::<Signedness>(op, "signedness");
                 let iop = match c.op {
                     CtOp::AddI => IntOp::Add,
@@ -206,18 +286,40 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                     CtOp::MaxI => IntOp::Max(sign()?),
                     CtOp::MinI => IntOp::Min(sign()?),
                     CtOp::RemI => IntOp::Rem(sign()?),
-                    _ => IntOp::Div(sign()?, c.enum_attr::<RoundingMode>("rounding").unwrap_or(RoundingMode::Zero)),
+                    _ => IntOp::Div(
+                        sign()?,
+                        c.enum_attr::<RoundingMode>("rounding")
+                            .unwrap_or(RoundingMode::Zero),
+                    ),
                 };
-                let ov = c.enum_attr::<IntegerOverflow>("overflow").unwrap_or(IntegerOverflow::None);
-                let r = arith::int_op(iop, self.operand_tile(op, 0)?, self.operand_tile(op, 1)?, ov);
+                let ov = c
+                    .enum_attr::<IntegerOverflow>("overflow")
+                    .unwrap_or(IntegerOverflow::None);
+                let r = arith::int_op(
+                    iop,
+                    self.operand_tile(op, 0)?,
+                    self.operand_tile(op, 1)?,
+                    ov,
+                );
                 Value::Tile(self.lift(op, r)?)
             }
-            CtOp::NegI => Value::Tile(self.lift(op, arith::int_unary(self.operand_tile(op, 0)?, |x, _| x.wrapping_neg()))?),
-            CtOp::AbsI => Value::Tile(self.lift(op, arith::int_unary(self.operand_tile(op, 0)?, |x, _| x.wrapping_abs()))?),
+            CtOp::NegI => Value::Tile(self.lift(
+                op,
+                arith::int_unary(self.operand_tile(op, 0)?, |x, _| x.wrapping_neg()),
+            )?),
+            CtOp::AbsI => Value::Tile(self.lift(
+                op,
+                arith::int_unary(self.operand_tile(op, 0)?, |x, _| x.wrapping_abs()),
+            )?),
             CtOp::CmpI => {
                 let pred = self.enum_attr::<ComparisonPredicate>(op, "comparison_predicate")?;
                 let s = self.enum_attr::<Signedness>(op, "signedness")?;
-                let r = arith::cmpi(self.operand_tile(op, 0)?, self.operand_tile(op, 1)?, pred, s);
+                let r = arith::cmpi(
+                    self.operand_tile(op, 0)?,
+                    self.operand_tile(op, 1)?,
+                    pred,
+                    s,
+                );
                 Value::Tile(self.lift(op, r)?)
             }
 
@@ -229,24 +331,67 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                     CtOp::MulF => FBin::Mul,
                     _ => FBin::Div,
                 };
-                let r = arith::float_binary(f, self.operand_tile(op, 0)?, self.operand_tile(op, 1)?, self.rounding(op), c.flag("flush_to_zero"));
+                let r = arith::float_binary(
+                    f,
+                    self.operand_tile(op, 0)?,
+                    self.operand_tile(op, 1)?,
+                    self.rounding(op),
+                    c.flag("flush_to_zero"),
+                );
                 Value::Tile(self.lift(op, r)?)
             }
             CtOp::Fma => {
-                let r = arith::fma(self.operand_tile(op, 0)?, self.operand_tile(op, 1)?, self.operand_tile(op, 2)?, self.rounding(op), c.flag("flush_to_zero"));
+                let r = arith::fma(
+                    self.operand_tile(op, 0)?,
+                    self.operand_tile(op, 1)?,
+                    self.operand_tile(op, 2)?,
+                    self.rounding(op),
+                    c.flag("flush_to_zero"),
+                );
                 Value::Tile(self.lift(op, r)?)
             }
             CtOp::MaxF | CtOp::MinF => {
-                let r = arith::max_min_f(self.operand_tile(op, 0)?, self.operand_tile(op, 1)?, c.op == CtOp::MaxF, c.flag("propagate_nan"), c.flag("flush_to_zero"));
+                let r = arith::max_min_f(
+                    self.operand_tile(op, 0)?,
+                    self.operand_tile(op, 1)?,
+                    c.op == CtOp::MaxF,
+                    c.flag("propagate_nan"),
+                    c.flag("flush_to_zero"),
+                );
                 Value::Tile(self.lift(op, r)?)
             }
-            CtOp::RemF => Value::Tile(self.lift(op, arith::remf(self.operand_tile(op, 0)?, self.operand_tile(op, 1)?))?),
+            CtOp::RemF => Value::Tile(self.lift(
+                op,
+                arith::remf(self.operand_tile(op, 0)?, self.operand_tile(op, 1)?),
+            )?),
             CtOp::CmpF => {
                 let pred = self.enum_attr::<ComparisonPredicate>(op, "comparison_predicate")?;
                 let ord = self.enum_attr::<ComparisonOrdering>(op, "comparison_ordering")?;
-                Value::Tile(self.lift(op, arith::cmpf(self.operand_tile(op, 0)?, self.operand_tile(op, 1)?, pred, ord))?)
+                Value::Tile(self.lift(
+                    op,
+                    arith::cmpf(
+                        self.operand_tile(op, 0)?,
+                        self.operand_tile(op, 1)?,
+                        pred,
+                        ord,
+                    ),
+                )?)
             }
-            CtOp::AbsF | CtOp::NegF | CtOp::Ceil | CtOp::Floor | CtOp::Cos | CtOp::CosH | CtOp::Sin | CtOp::SinH | CtOp::Tan | CtOp::TanH | CtOp::Exp | CtOp::Exp2 | CtOp::Log | CtOp::Log2 | CtOp::Rsqrt => {
+            CtOp::AbsF
+            | CtOp::NegF
+            | CtOp::Ceil
+            | CtOp::Floor
+            | CtOp::Cos
+            | CtOp::CosH
+            | CtOp::Sin
+            | CtOp::SinH
+            | CtOp::Tan
+            | CtOp::TanH
+            | CtOp::Exp
+            | CtOp::Exp2
+            | CtOp::Log
+            | CtOp::Log2
+            | CtOp::Rsqrt => {
                 let f = match c.op {
                     CtOp::AbsF => Math::Abs,
                     CtOp::NegF => Math::Neg,
@@ -264,18 +409,45 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                     CtOp::Log2 => Math::Log2,
                     _ => Math::Rsqrt,
                 };
-                Value::Tile(self.lift(op, arith::math(f, self.operand_tile(op, 0)?, c.flag("flush_to_zero")))?)
+                Value::Tile(self.lift(
+                    op,
+                    arith::math(f, self.operand_tile(op, 0)?, c.flag("flush_to_zero")),
+                )?)
             }
-            CtOp::Sqrt => Value::Tile(self.lift(op, arith::sqrt(self.operand_tile(op, 0)?, self.rounding(op), c.flag("flush_to_zero")))?),
-            CtOp::Pow => Value::Tile(self.lift(op, arith::math2(self.operand_tile(op, 0)?, self.operand_tile(op, 1)?, f64::powf))?),
+            CtOp::Sqrt => Value::Tile(self.lift(
+                op,
+                arith::sqrt(
+                    self.operand_tile(op, 0)?,
+                    self.rounding(op),
+                    c.flag("flush_to_zero"),
+                ),
+            )?),
+            CtOp::Pow => Value::Tile(self.lift(
+                op,
+                arith::math2(
+                    self.operand_tile(op, 0)?,
+                    self.operand_tile(op, 1)?,
+                    f64::powf,
+                ),
+            )?),
             // atan2(x, y): the operands are named x and y; the result is the angle of the point
             // (x = second coordinate, y = first), i.e. C's atan2(x, y).
-            CtOp::Atan2 => Value::Tile(self.lift(op, arith::math2(self.operand_tile(op, 0)?, self.operand_tile(op, 1)?, f64::atan2))?),
+            CtOp::Atan2 => Value::Tile(self.lift(
+                op,
+                arith::math2(
+                    self.operand_tile(op, 0)?,
+                    self.operand_tile(op, 1)?,
+                    f64::atan2,
+                ),
+            )?),
 
             // ---- conversions ----
             CtOp::FToF => {
                 let to = self.result_num(op)?;
-                Value::Tile(self.lift(op, arith::ftof(self.operand_tile(op, 0)?, to, self.rounding(op)))?)
+                Value::Tile(self.lift(
+                    op,
+                    arith::ftof(self.operand_tile(op, 0)?, to, self.rounding(op)),
+                )?)
             }
             CtOp::FToI => {
                 let to = self.result_num(op)?;
@@ -285,37 +457,74 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
             CtOp::IToF => {
                 let to = self.result_num(op)?;
                 let s = self.enum_attr::<Signedness>(op, "signedness")?;
-                Value::Tile(self.lift(op, arith::itof(self.operand_tile(op, 0)?, to, s, self.rounding(op)))?)
+                Value::Tile(self.lift(
+                    op,
+                    arith::itof(self.operand_tile(op, 0)?, to, s, self.rounding(op)),
+                )?)
             }
             CtOp::ExtI => {
                 let to = self.result_num(op)?;
-                Value::Tile(arith::exti(self.operand_tile(op, 0)?, to, self.enum_attr::<Signedness>(op, "signedness")?))
+                Value::Tile(arith::exti(
+                    self.operand_tile(op, 0)?,
+                    to,
+                    self.enum_attr::<Signedness>(op, "signedness")?,
+                ))
             }
-            CtOp::TruncI => Value::Tile(arith::trunci(self.operand_tile(op, 0)?, self.result_num(op)?)),
-            CtOp::Bitcast => Value::Tile(arith::bitcast(self.operand_tile(op, 0)?, self.result_num(op)?)),
+            CtOp::TruncI => Value::Tile(arith::trunci(
+                self.operand_tile(op, 0)?,
+                self.result_num(op)?,
+            )),
+            CtOp::Bitcast => Value::Tile(arith::bitcast(
+                self.operand_tile(op, 0)?,
+                self.result_num(op)?,
+            )),
             CtOp::IntToPtr => {
                 let (shape, elem) = self.result_tile_type(op, 0)?;
                 let a = self.operand_tile(op, 0)?;
-                Value::Tile(Tile { shape, elem, data: Data::Ptr(a.ints().iter().map(|&x| x as u64).collect()) })
+                Value::Tile(Tile {
+                    shape,
+                    elem,
+                    data: Data::Ptr(a.ints().iter().map(|&x| x as u64).collect()),
+                })
             }
             CtOp::PtrToInt => {
                 let a = self.operand_tile(op, 0)?;
-                let Data::Ptr(p) = &a.data else { return Err(self.error(op, ErrorKind::InvalidIr, "operand is not a pointer tile")) };
-                Value::Tile(Tile { shape: a.shape.clone(), elem: TileElem::Num(NumType::I64), data: Data::Int(p.iter().map(|&x| x as i64).collect()) })
+                let Data::Ptr(p) = &a.data else {
+                    return Err(self.error(
+                        op,
+                        ErrorKind::InvalidIr,
+                        "operand is not a pointer tile",
+                    ));
+                };
+                Value::Tile(Tile {
+                    shape: a.shape.clone(),
+                    elem: TileElem::Num(NumType::I64),
+                    data: Data::Int(p.iter().map(|&x| x as i64).collect()),
+                })
             }
             CtOp::PtrToPtr => {
                 let (_, elem) = self.result_tile_type(op, 0)?;
                 let a = self.operand_tile(op, 0)?;
-                Value::Tile(Tile { shape: a.shape.clone(), elem, data: a.data.clone() })
+                Value::Tile(Tile {
+                    shape: a.shape.clone(),
+                    elem,
+                    data: a.data.clone(),
+                })
             }
 
             // ---- construction and shape ----
             CtOp::Constant => {
                 let (shape, elem) = self.result_tile_type(op, 0)?;
-                let Some(Attr::Dense(d)) = c.get("value") else { return Err(self.error(op, ErrorKind::InvalidIr, "missing dense 'value'")) };
+                let Some(Attr::Dense(d)) = c.get("value") else {
+                    return Err(self.error(op, ErrorKind::InvalidIr, "missing dense 'value'"));
+                };
                 let n: usize = shape.iter().product();
                 if !d.is_splat() && d.bits.len() != n {
-                    return Err(self.error(op, ErrorKind::InvalidIr, format!("value has {} elements, type needs {n}", d.bits.len())));
+                    return Err(self.error(
+                        op,
+                        ErrorKind::InvalidIr,
+                        format!("value has {} elements, type needs {n}", d.bits.len()),
+                    ));
                 }
                 Value::Tile(Tile::from_bits(shape, elem, (0..n).map(|i| d.get(i))))
             }
@@ -332,7 +541,9 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                 Value::Tile(self.lift(op, shape::reshape(self.operand_tile(op, 0)?, &shape))?)
             }
             CtOp::Permute => {
-                let Some(Attr::IntArray(perm)) = c.get("permutation") else { return Err(self.error(op, ErrorKind::InvalidIr, "missing 'permutation'")) };
+                let Some(Attr::IntArray(perm)) = c.get("permutation") else {
+                    return Err(self.error(op, ErrorKind::InvalidIr, "missing 'permutation'"));
+                };
                 Value::Tile(self.lift(op, shape::permute(self.operand_tile(op, 0)?, perm))?)
             }
             CtOp::Cat => {
@@ -340,7 +551,14 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                 if dim < 0 {
                     return Err(self.error(op, ErrorKind::InvalidIr, format!("invalid dim {dim}")));
                 }
-                Value::Tile(self.lift(op, shape::cat(self.operand_tile(op, 0)?, self.operand_tile(op, 1)?, dim as usize))?)
+                Value::Tile(self.lift(
+                    op,
+                    shape::cat(
+                        self.operand_tile(op, 0)?,
+                        self.operand_tile(op, 1)?,
+                        dim as usize,
+                    ),
+                )?)
             }
             CtOp::Extract => {
                 let (shape, _) = self.result_tile_type(op, 0)?;
@@ -352,26 +570,55 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                 Value::Tile(self.lift(op, shape::extract(self.operand_tile(op, 0)?, &idx, &shape))?)
             }
             CtOp::Select => {
-                let r = arith::select(self.operand_tile(op, 0)?, self.operand_tile(op, 1)?, self.operand_tile(op, 2)?);
+                let r = arith::select(
+                    self.operand_tile(op, 0)?,
+                    self.operand_tile(op, 1)?,
+                    self.operand_tile(op, 2)?,
+                );
                 Value::Tile(self.lift(op, r)?)
             }
-            CtOp::Offset => Value::Tile(self.lift(op, shape::offset(self.operand_tile(op, 0)?, self.operand_tile(op, 1)?))?),
+            CtOp::Offset => Value::Tile(self.lift(
+                op,
+                shape::offset(self.operand_tile(op, 0)?, self.operand_tile(op, 1)?),
+            )?),
             CtOp::Pack => {
                 let (shape, _) = self.result_tile_type(op, 0)?;
-                Value::Tile(self.lift(op, shape::pack(self.operand_tile(op, 0)?, shape.iter().product()))?)
+                Value::Tile(self.lift(
+                    op,
+                    shape::pack(self.operand_tile(op, 0)?, shape.iter().product()),
+                )?)
             }
             CtOp::Unpack => {
                 let (shape, _) = self.result_tile_type(op, 0)?;
                 let to = self.result_num(op)?;
-                Value::Tile(self.lift(op, shape::unpack(self.operand_tile(op, 0)?, to, shape.iter().product()))?)
+                Value::Tile(self.lift(
+                    op,
+                    shape::unpack(self.operand_tile(op, 0)?, to, shape.iter().product()),
+                )?)
             }
 
             // ---- mma ----
-            CtOp::MmaF => one(self.lift(op, mma::mmaf(self.operand_tile(op, 0)?, self.operand_tile(op, 1)?, self.operand_tile(op, 2)?)))?,
+            CtOp::MmaF => one(self.lift(
+                op,
+                mma::mmaf(
+                    self.operand_tile(op, 0)?,
+                    self.operand_tile(op, 1)?,
+                    self.operand_tile(op, 2)?,
+                ),
+            ))?,
             CtOp::MmaI => {
                 let sa = self.enum_attr::<Signedness>(op, "signedness_lhs")?;
                 let sb = self.enum_attr::<Signedness>(op, "signedness_rhs")?;
-                one(self.lift(op, mma::mmai(self.operand_tile(op, 0)?, self.operand_tile(op, 1)?, self.operand_tile(op, 2)?, sa, sb)))?
+                one(self.lift(
+                    op,
+                    mma::mmai(
+                        self.operand_tile(op, 0)?,
+                        self.operand_tile(op, 1)?,
+                        self.operand_tile(op, 2)?,
+                        sa,
+                        sb,
+                    ),
+                ))?
             }
             CtOp::MmaFScaled => one(self.lift(
                 op,
@@ -395,9 +642,17 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
 
             // ---- grid ----
             CtOp::GetTileBlockId | CtOp::GetNumTileBlocks => {
-                let v = if c.op == CtOp::GetTileBlockId { self.block } else { self.launch.grid };
+                let v = if c.op == CtOp::GetTileBlockId {
+                    self.block
+                } else {
+                    self.launch.grid
+                };
                 for (i, x) in v.iter().enumerate() {
-                    self.set_result(op, i, Value::Tile(Tile::scalar_int(NumType::I32, *x as i64)))?;
+                    self.set_result(
+                        op,
+                        i,
+                        Value::Tile(Tile::scalar_int(NumType::I32, *x as i64)),
+                    )?;
                 }
                 return Ok(None);
             }
@@ -411,7 +666,11 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                 if self.launch.options.check_assumes {
                     if let (Some(p), Value::Tile(t)) = (c.predicate(), &v) {
                         if let Some(msg) = check_assume(p, t) {
-                            return Err(self.error(op, ErrorKind::AssumptionViolated, format!("assumption {} does not hold: {msg}", p.text())));
+                            return Err(self.error(
+                                op,
+                                ErrorKind::AssumptionViolated,
+                                format!("assumption {} does not hold: {msg}", p.text()),
+                            ));
                         }
                     }
                 }
@@ -422,12 +681,18 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                 if let Some(i) = t.ints().iter().position(|&x| x == 0) {
                     let idx = unravel(i, &t.shape);
                     let msg = c.str("message").unwrap_or("");
-                    return Err(self.error(op, ErrorKind::AssertionFailed, format!("assertion failed: \"{msg}\" at index {idx:?}")));
+                    return Err(self.error(
+                        op,
+                        ErrorKind::AssertionFailed,
+                        format!("assertion failed: \"{msg}\" at index {idx:?}"),
+                    ));
                 }
                 return Ok(None);
             }
             CtOp::PrintTko => {
-                let args = c.group("args", data.operands.len()).unwrap_or(0..data.operands.len());
+                let args = c
+                    .group("args", data.operands.len())
+                    .unwrap_or(0..data.operands.len());
                 let mut tiles = Vec::new();
                 for i in args {
                     tiles.push(self.operand_tile(op, i)?);
@@ -441,9 +706,15 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
             }
             CtOp::GetGlobal => {
                 let name = c.str("name").unwrap_or("");
-                let addr = *self.launch.globals.get(name).ok_or_else(|| self.error(op, ErrorKind::InvalidIr, format!("no global named @{name}")))?;
+                let addr = *self.launch.globals.get(name).ok_or_else(|| {
+                    self.error(op, ErrorKind::InvalidIr, format!("no global named @{name}"))
+                })?;
                 let (shape, elem) = self.result_tile_type(op, 0)?;
-                Value::Tile(Tile { shape, elem, data: Data::Ptr(vec![addr]) })
+                Value::Tile(Tile {
+                    shape,
+                    elem,
+                    data: Data::Ptr(vec![addr]),
+                })
             }
             CtOp::Alloca => {
                 let (shape, elem) = self.result_tile_type(op, 0)?;
@@ -451,19 +722,41 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                 let align = c.int("alignment").unwrap_or(1).max(1) as u64;
                 let size = match elem {
                     TileElem::Ptr(t) => t.storage_bytes() as usize,
-                    TileElem::Num(_) => return Err(self.error(op, ErrorKind::InvalidIr, "alloca result must be a pointer")),
+                    TileElem::Num(_) => {
+                        return Err(self.error(
+                            op,
+                            ErrorKind::InvalidIr,
+                            "alloca result must be a pointer",
+                        ))
+                    }
                 };
-                let base = self.mem.alloc(n * size, align).ok_or_else(|| self.error(op, ErrorKind::Unsupported, "alloca is not available in parallel mode"))?;
+                let base = self.mem.alloc(n * size, align).ok_or_else(|| {
+                    self.error(
+                        op,
+                        ErrorKind::Unsupported,
+                        "alloca is not available in parallel mode",
+                    )
+                })?;
                 self.allocas.push(base);
-                Value::Tile(Tile { shape, elem, data: Data::Ptr(vec![base]) })
+                Value::Tile(Tile {
+                    shape,
+                    elem,
+                    data: Data::Ptr(vec![base]),
+                })
             }
 
             // ---- views and memory ----
             CtOp::MakeTensorView => self.make_tensor_view(op, c)?,
-            CtOp::MakePartitionView | CtOp::MakeStridedView | CtOp::MakeGatherScatterView => self.make_tile_view(op)?,
+            CtOp::MakePartitionView | CtOp::MakeStridedView | CtOp::MakeGatherScatterView => {
+                self.make_tile_view(op)?
+            }
             CtOp::GetTensorShape => {
                 let Value::TensorView(tv) = self.get(op, data.operands[0])?.clone() else {
-                    return Err(self.error(op, ErrorKind::InvalidIr, "operand is not a tensor_view"));
+                    return Err(self.error(
+                        op,
+                        ErrorKind::InvalidIr,
+                        "operand is not a tensor_view",
+                    ));
                 };
                 for (i, &d) in tv.shape.iter().enumerate() {
                     let t = self.result_num(op)?;
@@ -513,7 +806,11 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
             }
 
             CtOp::Module | CtOp::Entry | CtOp::Global | CtOp::TestingFunc => {
-                return Err(self.error(op, ErrorKind::InvalidIr, "module-level op inside a kernel body"));
+                return Err(self.error(
+                    op,
+                    ErrorKind::InvalidIr,
+                    "module-level op inside a kernel body",
+                ));
             }
         };
         self.set_result(op, 0, value)?;
@@ -523,7 +820,14 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
     fn bind_results(&mut self, op: OpId, values: Vec<Value>) -> R<()> {
         let n = self.m().ops[op].results.len();
         if values.len() != n {
-            return Err(self.error(op, ErrorKind::InvalidIr, format!("region produced {} value(s), op has {n} result(s)", values.len())));
+            return Err(self.error(
+                op,
+                ErrorKind::InvalidIr,
+                format!(
+                    "region produced {} value(s), op has {n} result(s)",
+                    values.len()
+                ),
+            ));
         }
         for (i, v) in values.into_iter().enumerate() {
             self.set_result(op, i, v)?;
@@ -564,20 +868,39 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         let ub = read(self.operand_tile(op, 1)?);
         let step = read(self.operand_tile(op, 2)?);
         if step <= 0 {
-            return Err(self.error(op, ErrorKind::UndefinedBehavior, format!("loop step must be positive, got {step}")));
+            return Err(self.error(
+                op,
+                ErrorKind::UndefinedBehavior,
+                format!("loop step must be positive, got {step}"),
+            ));
         }
         let n = self.m().ops[op].operands.len();
-        let mut iter: Vec<Value> = (3..n).map(|i| self.get(op, self.m().ops[op].operands[i]).cloned()).collect::<R<_>>()?;
-        let body = self.m().entry_block(op, 0).ok_or_else(|| self.error(op, ErrorKind::InvalidIr, "for has no body"))?;
+        let mut iter: Vec<Value> = (3..n)
+            .map(|i| self.get(op, self.m().ops[op].operands[i]).cloned())
+            .collect::<R<_>>()?;
+        let body = self
+            .m()
+            .entry_block(op, 0)
+            .ok_or_else(|| self.error(op, ErrorKind::InvalidIr, "for has no body"))?;
         while iv < ub {
             self.count_iteration(op)?;
             let mut args = Vec::with_capacity(iter.len() + 1);
-            args.push(Value::Tile(Tile { shape: vec![], elem: lb_t.elem, data: Data::Int(vec![canon(w, iv as i64)]) }));
+            args.push(Value::Tile(Tile {
+                shape: vec![],
+                elem: lb_t.elem,
+                data: Data::Int(vec![canon(w, iv as i64)]),
+            }));
             args.append(&mut iter);
             match self.run_block(body, args)? {
                 Flow::Continue(v) | Flow::Yield(v) => iter = v,
                 Flow::Return(v) => return Ok(Some(Flow::Return(v))),
-                Flow::Break(_) => return Err(self.error(op, ErrorKind::InvalidIr, "'break' cannot exit a 'for' loop")),
+                Flow::Break(_) => {
+                    return Err(self.error(
+                        op,
+                        ErrorKind::InvalidIr,
+                        "'break' cannot exit a 'for' loop",
+                    ))
+                }
             }
             iv += step;
         }
@@ -587,7 +910,10 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
 
     fn exec_loop(&mut self, op: OpId) -> R<Option<Flow>> {
         let mut iter = self.operand_values(op)?;
-        let body = self.m().entry_block(op, 0).ok_or_else(|| self.error(op, ErrorKind::InvalidIr, "loop has no body"))?;
+        let body = self
+            .m()
+            .entry_block(op, 0)
+            .ok_or_else(|| self.error(op, ErrorKind::InvalidIr, "loop has no body"))?;
         loop {
             self.count_iteration(op)?;
             match self.run_block(body, iter)? {
@@ -608,30 +934,52 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
     fn exec_reduce_scan(&mut self, op: OpId, c: &CudaTileOp) -> R<Vec<Tile>> {
         let m = self.m();
         let is_scan = c.op == CtOp::Scan;
-        let inputs: Vec<Tile> = (0..m.ops[op].operands.len()).map(|i| self.operand_tile(op, i).cloned()).collect::<R<_>>()?;
-        let Some(first) = inputs.first() else { return Err(self.error(op, ErrorKind::InvalidIr, "no operands")) };
+        let inputs: Vec<Tile> = (0..m.ops[op].operands.len())
+            .map(|i| self.operand_tile(op, i).cloned())
+            .collect::<R<_>>()?;
+        let Some(first) = inputs.first() else {
+            return Err(self.error(op, ErrorKind::InvalidIr, "no operands"));
+        };
         let shape = first.shape.clone();
         let dim = c.int("dim").unwrap_or(-1);
         if dim < 0 || dim as usize >= shape.len() {
-            return Err(self.error(op, ErrorKind::InvalidIr, format!("dim {dim} out of range for rank {}", shape.len())));
+            return Err(self.error(
+                op,
+                ErrorKind::InvalidIr,
+                format!("dim {dim} out of range for rank {}", shape.len()),
+            ));
         }
         let dim = dim as usize;
         let reverse = c.flag("reverse");
-        let Some(Attr::Array(ids)) = c.get("identities") else { return Err(self.error(op, ErrorKind::InvalidIr, "missing identities")) };
+        let Some(Attr::Array(ids)) = c.get("identities") else {
+            return Err(self.error(op, ErrorKind::InvalidIr, "missing identities"));
+        };
         if ids.len() != inputs.len() {
-            return Err(self.error(op, ErrorKind::InvalidIr, format!("{} identities for {} operands", ids.len(), inputs.len())));
+            return Err(self.error(
+                op,
+                ErrorKind::InvalidIr,
+                format!("{} identities for {} operands", ids.len(), inputs.len()),
+            ));
         }
-        let body = m.entry_block(op, 0).ok_or_else(|| self.error(op, ErrorKind::InvalidIr, "missing body"))?;
+        let body = m
+            .entry_block(op, 0)
+            .ok_or_else(|| self.error(op, ErrorKind::InvalidIr, "missing body"))?;
         let outer: usize = shape[..dim].iter().product();
         let d = shape[dim];
         let inner: usize = shape[dim + 1..].iter().product();
         let lanes = outer * inner;
-        let lane_src = |k: usize| -> Vec<usize> { (0..lanes).map(|l| (l / inner) * d * inner + k * inner + l % inner).collect() };
+        let lane_src = |k: usize| -> Vec<usize> {
+            (0..lanes)
+                .map(|l| (l / inner) * d * inner + k * inner + l % inner)
+                .collect()
+        };
         // Identity per operand, converted to the operand's element type if it differs (the
         // verifier tolerates an f16 identity on bf16 and vice versa).
         let mut acc0 = Vec::new();
         for (t, id) in inputs.iter().zip(ids) {
-            let Attr::Scalar(it, bits) = id else { return Err(self.error(op, ErrorKind::InvalidIr, "identity is not a typed scalar")) };
+            let Attr::Scalar(it, bits) = id else {
+                return Err(self.error(op, ErrorKind::InvalidIr, "identity is not a typed scalar"));
+            };
             let mut v = Tile::from_bits(vec![], TileElem::Num(*it), [*bits]);
             if v.elem != t.elem {
                 v = self.lift(op, arith::ftof(&v, t.num(), RoundingMode::NearestEven))?;
@@ -639,9 +987,18 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
             acc0.push(v);
         }
         let vectorized = m.blocks[body].ops.iter().all(|&o| {
-            m.ops[o].kind.ct().is_some_and(|k| k == CtOp::Constant || k == CtOp::Yield || k.schema().has(tileir_ir::dialect::cuda_tile::schema::traits::ELEMENTWISE))
+            m.ops[o].kind.ct().is_some_and(|k| {
+                k == CtOp::Constant
+                    || k == CtOp::Yield
+                    || k.schema()
+                        .has(tileir_ir::dialect::cuda_tile::schema::traits::ELEMENTWISE)
+            })
         });
-        let order: Vec<usize> = if is_scan && reverse { (0..d).rev().collect() } else { (0..d).collect() };
+        let order: Vec<usize> = if is_scan && reverse {
+            (0..d).rev().collect()
+        } else {
+            (0..d).collect()
+        };
         let mut scan_out: Vec<Tile> = if is_scan { inputs.clone() } else { Vec::new() };
         let finish_lanes = |accs: Vec<Tile>, this: &Self| -> R<Vec<Tile>> {
             let mut out_shape = shape.clone();
@@ -649,11 +1006,23 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
             accs.into_iter()
                 .zip(&inputs)
                 .map(|(a, t)| {
-                    let data = if a.len() == lanes { a.data } else { a.data.gather(&vec![0; lanes]) };
+                    let data = if a.len() == lanes {
+                        a.data
+                    } else {
+                        a.data.gather(&vec![0; lanes])
+                    };
                     if data.len() != lanes {
-                        return Err(this.error(op, ErrorKind::InvalidIr, "reduction body changed the element count"));
+                        return Err(this.error(
+                            op,
+                            ErrorKind::InvalidIr,
+                            "reduction body changed the element count",
+                        ));
                     }
-                    Ok(Tile { shape: out_shape.clone(), elem: t.elem, data })
+                    Ok(Tile {
+                        shape: out_shape.clone(),
+                        elem: t.elem,
+                        data,
+                    })
                 })
                 .collect()
         };
@@ -663,30 +1032,49 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                 let src = lane_src(k);
                 let mut args = Vec::with_capacity(2 * inputs.len());
                 for (t, a) in inputs.iter().zip(&accs) {
-                    args.push(Value::Tile(Tile { shape: vec![lanes], elem: t.elem, data: t.data.gather(&src) }));
+                    args.push(Value::Tile(Tile {
+                        shape: vec![lanes],
+                        elem: t.elem,
+                        data: t.data.gather(&src),
+                    }));
                     args.push(Value::Tile(a.clone()));
                 }
                 accs = self.run_body_yield(op, body, args, inputs.len())?;
                 if is_scan {
                     for (o, a) in scan_out.iter_mut().zip(&accs) {
                         for (l, &s) in src.iter().enumerate() {
-                            o.data.set_from(s, &a.data, if a.len() == 1 { 0 } else { l });
+                            o.data
+                                .set_from(s, &a.data, if a.len() == 1 { 0 } else { l });
                         }
                     }
                 }
             }
-            return if is_scan { Ok(scan_out) } else { finish_lanes(accs, self) };
+            return if is_scan {
+                Ok(scan_out)
+            } else {
+                finish_lanes(accs, self)
+            };
         }
         // Per-lane execution with rank-0 tiles.
-        let mut results: Vec<Tile> =
-            inputs.iter().map(|t| Tile { shape: vec![lanes], elem: t.elem, data: t.data.gather(&vec![0; lanes]) }).collect();
+        let mut results: Vec<Tile> = inputs
+            .iter()
+            .map(|t| Tile {
+                shape: vec![lanes],
+                elem: t.elem,
+                data: t.data.gather(&vec![0; lanes]),
+            })
+            .collect();
         for l in 0..lanes {
             let mut accs = acc0.clone();
             for &k in &order {
                 let s = (l / inner) * d * inner + k * inner + l % inner;
                 let mut args = Vec::with_capacity(2 * inputs.len());
                 for (t, a) in inputs.iter().zip(&accs) {
-                    args.push(Value::Tile(Tile { shape: vec![], elem: t.elem, data: t.data.gather(&[s]) }));
+                    args.push(Value::Tile(Tile {
+                        shape: vec![],
+                        elem: t.elem,
+                        data: t.data.gather(&[s]),
+                    }));
                     args.push(Value::Tile(a.clone()));
                 }
                 accs = self.run_body_yield(op, body, args, inputs.len())?;
@@ -707,7 +1095,13 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         }
     }
 
-    fn run_body_yield(&mut self, op: OpId, body: BlockId, args: Vec<Value>, n: usize) -> R<Vec<Tile>> {
+    fn run_body_yield(
+        &mut self,
+        op: OpId,
+        body: BlockId,
+        args: Vec<Value>,
+        n: usize,
+    ) -> R<Vec<Tile>> {
         match self.run_block(body, args)? {
             Flow::Yield(v) if v.len() == n => v
                 .into_iter()
@@ -716,7 +1110,11 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                     _ => Err(self.error(op, ErrorKind::InvalidIr, "body yielded a non-tile")),
                 })
                 .collect(),
-            _ => Err(self.error(op, ErrorKind::InvalidIr, format!("body must yield {n} value(s)"))),
+            _ => Err(self.error(
+                op,
+                ErrorKind::InvalidIr,
+                format!("body must yield {n} value(s)"),
+            )),
         }
     }
 
@@ -724,12 +1122,16 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
 
     fn make_tensor_view(&mut self, op: OpId, c: &CudaTileOp) -> R<Value> {
         let m = self.m();
-        let Type::TensorView(tvt) = self.result_type(op, 0)? else { return Err(self.error(op, ErrorKind::InvalidIr, "result is not a tensor_view")) };
+        let Type::TensorView(tvt) = self.result_type(op, 0)? else {
+            return Err(self.error(op, ErrorKind::InvalidIr, "result is not a tensor_view"));
+        };
         let n = m.ops[op].operands.len();
         let shape_r = c.group("dynamicShape", n).unwrap_or(1..1);
         let strides_r = c.group("dynamicStrides", n).unwrap_or(n..n);
         let base = self.operand_tile(op, 0)?;
-        let Data::Ptr(p) = &base.data else { return Err(self.error(op, ErrorKind::InvalidIr, "base is not a pointer")) };
+        let Data::Ptr(p) = &base.data else {
+            return Err(self.error(op, ErrorKind::InvalidIr, "base is not a pointer"));
+        };
         let base = p[0];
         let dyn_vals = |r: std::ops::Range<usize>, dims: &[Dim], what: &str| -> R<Vec<u64>> {
             let mut it = r.into_iter();
@@ -737,7 +1139,13 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                 .map(|d| match d {
                     Dim::Static(v) => Ok(*v as u64),
                     Dim::Dynamic => {
-                        let i = it.next().ok_or_else(|| self.error(op, ErrorKind::InvalidIr, format!("too few dynamic {what} operands")))?;
+                        let i = it.next().ok_or_else(|| {
+                            self.error(
+                                op,
+                                ErrorKind::InvalidIr,
+                                format!("too few dynamic {what} operands"),
+                            )
+                        })?;
                         let t = self.operand_tile(op, i)?;
                         Ok(unsigned(t.num().bit_width(), t.ints()[0]))
                     }
@@ -746,7 +1154,12 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         };
         let shape = dyn_vals(shape_r, &tvt.shape, "shape")?;
         let strides = dyn_vals(strides_r, &tvt.strides, "stride")?;
-        Ok(Value::TensorView(TensorView { base, elem: tvt.elem, shape, strides }))
+        Ok(Value::TensorView(TensorView {
+            base,
+            elem: tvt.elem,
+            shape,
+            strides,
+        }))
     }
 
     fn make_tile_view(&mut self, op: OpId) -> R<Value> {
@@ -755,22 +1168,54 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
             return Err(self.error(op, ErrorKind::InvalidIr, "operand is not a tensor_view"));
         };
         let rank = tv.shape.len();
-        let dim_map_of = |dm: &[i64]| -> Vec<usize> { if dm.is_empty() { (0..rank).collect() } else { dm.iter().map(|&d| d as usize).collect() } };
+        let dim_map_of = |dm: &[i64]| -> Vec<usize> {
+            if dm.is_empty() {
+                (0..rank).collect()
+            } else {
+                dm.iter().map(|&d| d as usize).collect()
+            }
+        };
         let (tile_shape, dim_map, padding, kind) = match self.result_type(op, 0)? {
-            Type::PartitionView(pv) => (pv.tile_shape.clone(), dim_map_of(&pv.dim_map), pv.padding, ViewKind::Partition),
+            Type::PartitionView(pv) => (
+                pv.tile_shape.clone(),
+                dim_map_of(&pv.dim_map),
+                pv.padding,
+                ViewKind::Partition,
+            ),
             Type::StridedView(sv) => {
                 let dm = dim_map_of(&sv.dim_map);
                 // traversal_strides are given per tensor dimension; store them per tile dimension.
-                let st = dm.iter().map(|&d| sv.traversal_strides.get(d).copied().unwrap_or(1).max(1) as u64).collect();
+                let st = dm
+                    .iter()
+                    .map(|&d| sv.traversal_strides.get(d).copied().unwrap_or(1).max(1) as u64)
+                    .collect();
                 (sv.tile_shape.clone(), dm, sv.padding, ViewKind::Strided(st))
             }
-            Type::GatherScatterView(gv) => ((gv.tile_shape.clone()), (0..rank).collect(), gv.padding, ViewKind::GatherScatter(gv.sparse_dim.max(0) as usize)),
+            Type::GatherScatterView(gv) => (
+                (gv.tile_shape.clone()),
+                (0..rank).collect(),
+                gv.padding,
+                ViewKind::GatherScatter(gv.sparse_dim.max(0) as usize),
+            ),
             _ => return Err(self.error(op, ErrorKind::InvalidIr, "result is not a tile view")),
         };
         if tile_shape.len() != rank || dim_map.len() != rank || dim_map.iter().any(|&d| d >= rank) {
-            return Err(self.error(op, ErrorKind::InvalidIr, format!("view of rank {} over a rank-{rank} tensor", tile_shape.len())));
+            return Err(self.error(
+                op,
+                ErrorKind::InvalidIr,
+                format!(
+                    "view of rank {} over a rank-{rank} tensor",
+                    tile_shape.len()
+                ),
+            ));
         }
-        Ok(Value::View(TileView { tensor: tv, tile_shape: tile_shape.iter().map(|&d| d.max(1) as u64).collect(), dim_map, padding, kind }))
+        Ok(Value::View(TileView {
+            tensor: tv,
+            tile_shape: tile_shape.iter().map(|&d| d.max(1) as u64).collect(),
+            dim_map,
+            padding,
+            kind,
+        }))
     }
 
     /// For each tile dimension, the tensor coordinate (None when out of bounds) of each
@@ -778,7 +1223,11 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
     fn view_coords(&self, op: OpId, view: &TileView, index: &[&Tile]) -> R<Vec<Vec<Option<u64>>>> {
         let rank = view.tile_shape.len();
         if index.len() != rank {
-            return Err(self.error(op, ErrorKind::InvalidIr, format!("view needs {rank} indices, got {}", index.len())));
+            return Err(self.error(
+                op,
+                ErrorKind::InvalidIr,
+                format!("view needs {rank} indices, got {}", index.len()),
+            ));
         }
         let space = view.index_space();
         let mut coords = Vec::with_capacity(rank);
@@ -791,9 +1240,19 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
             let c: Vec<Option<u64>> = match &view.kind {
                 ViewKind::GatherScatter(sd) if *sd == i => {
                     if idx.len() as u64 != n {
-                        return Err(self.error(op, ErrorKind::InvalidIr, format!("gather index tile has {} entries, tile dimension is {n}", idx.len())));
+                        return Err(self.error(
+                            op,
+                            ErrorKind::InvalidIr,
+                            format!(
+                                "gather index tile has {} entries, tile dimension is {n}",
+                                idx.len()
+                            ),
+                        ));
                     }
-                    idx.ints().iter().map(|&x| Some(unsigned(w, x)).filter(|&r| r < size)).collect()
+                    idx.ints()
+                        .iter()
+                        .map(|&x| Some(unsigned(w, x)).filter(|&r| r < size))
+                        .collect()
                 }
                 _ => {
                     let v = unsigned(w, idx.ints()[0]);
@@ -801,7 +1260,10 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                         return Err(self.error(
                             op,
                             ErrorKind::UndefinedBehavior,
-                            format!("index {v} along dimension {i} is outside the index space of size {} (undefined behavior)", space[i]),
+                            format!(
+                                "index {v} along dimension {i} is outside the index space of size {} (undefined behavior)",
+                                space[i]
+                            ),
                         ));
                     }
                     let step = match &view.kind {
@@ -809,11 +1271,17 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                         _ => n,
                     };
                     let origin = v * step;
-                    (0..n).map(|t| Some(origin + t).filter(|&r| r < size)).collect()
+                    (0..n)
+                        .map(|t| Some(origin + t).filter(|&r| r < size))
+                        .collect()
                 }
             };
             if c.iter().all(|x| x.is_none()) {
-                return Err(self.error(op, ErrorKind::UndefinedBehavior, format!("the tile is entirely out of bounds along dimension {i} (undefined behavior)")));
+                return Err(self.error(
+                    op,
+                    ErrorKind::UndefinedBehavior,
+                    format!("the tile is entirely out of bounds along dimension {i} (undefined behavior)"),
+                ));
             }
             coords.push(c);
         }
@@ -824,11 +1292,26 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         let m = self.m();
         let ops = &m.ops[op].operands;
         let n = ops.len();
-        let view_pos = c.schema().operands.iter().position(|o| o.name == "view").unwrap_or(0);
+        let view_pos = c
+            .schema()
+            .operands
+            .iter()
+            .position(|o| o.name == "view")
+            .unwrap_or(0);
         let view_i = c.operand_groups(n).map(|g| g[view_pos].start).unwrap_or(0);
-        let Value::View(view) = self.get(op, ops[view_i])?.clone() else { return Err(self.error(op, ErrorKind::InvalidIr, "operand is not a tile view")) };
-        let idx_r = c.group("index", n).ok_or_else(|| self.error(op, ErrorKind::InvalidIr, "cannot split operands into groups"))?;
-        let idx = idx_r.map(|i| self.operand_tile(op, i).cloned()).collect::<R<Vec<_>>>()?;
+        let Value::View(view) = self.get(op, ops[view_i])?.clone() else {
+            return Err(self.error(op, ErrorKind::InvalidIr, "operand is not a tile view"));
+        };
+        let idx_r = c.group("index", n).ok_or_else(|| {
+            self.error(
+                op,
+                ErrorKind::InvalidIr,
+                "cannot split operands into groups",
+            )
+        })?;
+        let idx = idx_r
+            .map(|i| self.operand_tile(op, i).cloned())
+            .collect::<R<Vec<_>>>()?;
         Ok((view, idx))
     }
 
@@ -889,7 +1372,9 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
             if contiguous {
                 let addr = view.tensor.base + row[0].unwrap() * esize as u64;
                 buf.resize(row.len() * esize, 0);
-                self.mem.read(addr, &mut buf).map_err(|e| self.mem_error(op, e))?;
+                self.mem
+                    .read(addr, &mut buf)
+                    .map_err(|e| self.mem_error(op, e))?;
                 decode_bytes(t, &buf, &mut data);
             } else {
                 for o in row {
@@ -915,23 +1400,41 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         let t = view.tensor.elem;
         let offs = self.element_offsets(&view, &coords);
         if offs.len() != tile.len() {
-            return Err(self.error(op, ErrorKind::InvalidIr, format!("tile has {} elements, view tile {}", tile.len(), offs.len())));
+            return Err(self.error(
+                op,
+                ErrorKind::InvalidIr,
+                format!("tile has {} elements, view tile {}", tile.len(), offs.len()),
+            ));
         }
         let esize = t.storage_bytes() as usize;
         let inner = *tile.shape.last().unwrap_or(&1);
-        let bytes = if t.bit_width() >= 8 { Some(encode_tile_bytes(&tile).map_err(|e| self.error(op, ErrorKind::Unsupported, e))?) } else { None };
+        let bytes = if t.bit_width() >= 8 {
+            Some(encode_tile_bytes(&tile).map_err(|e| self.error(op, ErrorKind::Unsupported, e))?)
+        } else {
+            None
+        };
         for (r, row) in offs.chunks(inner.max(1)).enumerate() {
             let start = r * inner;
-            let contiguous =
-                bytes.is_some() && row.iter().all(|o| o.is_some()) && row.windows(2).all(|w| w[1].unwrap() == w[0].unwrap() + 1);
+            let contiguous = bytes.is_some()
+                && row.iter().all(|o| o.is_some())
+                && row.windows(2).all(|w| w[1].unwrap() == w[0].unwrap() + 1);
             if contiguous {
                 let b = bytes.as_ref().unwrap();
                 let addr = view.tensor.base + row[0].unwrap() * esize as u64;
-                self.mem.write(addr, &b[start * esize..(start + row.len()) * esize], false).map_err(|e| self.mem_error(op, e))?;
+                self.mem
+                    .write(addr, &b[start * esize..(start + row.len()) * esize], false)
+                    .map_err(|e| self.mem_error(op, e))?;
             } else {
                 for (k, o) in row.iter().enumerate() {
                     if let Some(o) = o {
-                        self.write_elem(op, t, view.tensor.base, *o, tile.bits_at(start + k), false)?;
+                        self.write_elem(
+                            op,
+                            t,
+                            view.tensor.base,
+                            *o,
+                            tile.bits_at(start + k),
+                            false,
+                        )?;
                     }
                 }
             }
@@ -949,28 +1452,47 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
     fn read_elem(&mut self, op: OpId, t: NumType, base: u64, index: u64) -> R<u64> {
         if t.bit_width() == 4 {
             let mut b = [0u8];
-            self.mem.read(base + index / 2, &mut b).map_err(|e| self.mem_error(op, e))?;
+            self.mem
+                .read(base + index / 2, &mut b)
+                .map_err(|e| self.mem_error(op, e))?;
             return Ok(((b[0] >> (4 * (index % 2))) & 0xf) as u64);
         }
         let size = t.storage_bytes() as usize;
         let mut b = [0u8; 8];
-        self.mem.read(base + index * size as u64, &mut b[..size]).map_err(|e| self.mem_error(op, e))?;
+        self.mem
+            .read(base + index * size as u64, &mut b[..size])
+            .map_err(|e| self.mem_error(op, e))?;
         let v = u64::from_le_bytes(b);
         Ok(if t == NumType::I1 { (v != 0) as u64 } else { v })
     }
 
-    fn write_elem(&mut self, op: OpId, t: NumType, base: u64, index: u64, bits: u64, atomic: bool) -> R<()> {
+    fn write_elem(
+        &mut self,
+        op: OpId,
+        t: NumType,
+        base: u64,
+        index: u64,
+        bits: u64,
+        atomic: bool,
+    ) -> R<()> {
         if t.bit_width() == 4 {
             let addr = base + index / 2;
             let mut b = [0u8];
-            self.mem.read(addr, &mut b).map_err(|e| self.mem_error(op, e))?;
+            self.mem
+                .read(addr, &mut b)
+                .map_err(|e| self.mem_error(op, e))?;
             let sh = 4 * (index % 2);
             b[0] = (b[0] & !(0xf << sh)) | (((bits & 0xf) as u8) << sh);
-            return self.mem.write(addr, &b, atomic).map_err(|e| self.mem_error(op, e));
+            return self
+                .mem
+                .write(addr, &b, atomic)
+                .map_err(|e| self.mem_error(op, e));
         }
         let size = t.storage_bytes() as usize;
         let b = bits.to_le_bytes();
-        self.mem.write(base + index * size as u64, &b[..size], atomic).map_err(|e| self.mem_error(op, e))
+        self.mem
+            .write(base + index * size as u64, &b[..size], atomic)
+            .map_err(|e| self.mem_error(op, e))
     }
 
     fn optional_operand(&self, op: OpId, c: &CudaTileOp, name: &str) -> R<Option<Tile>> {
@@ -983,9 +1505,15 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
 
     fn pointers(&self, op: OpId, i: usize) -> R<(Vec<u64>, NumType, Vec<usize>)> {
         let p = self.operand_tile(op, i)?;
-        let Data::Ptr(v) = &p.data else { return Err(self.error(op, ErrorKind::InvalidIr, "expected a pointer tile")) };
+        let Data::Ptr(v) = &p.data else {
+            return Err(self.error(op, ErrorKind::InvalidIr, "expected a pointer tile"));
+        };
         if p.num().bit_width() == 4 {
-            return Err(self.error(op, ErrorKind::Unsupported, "4-bit elements through pointers are not supported by the interpreter"));
+            return Err(self.error(
+                op,
+                ErrorKind::Unsupported,
+                "4-bit elements through pointers are not supported by the interpreter",
+            ));
         }
         Ok((v.clone(), p.num(), p.shape.clone()))
     }
@@ -996,13 +1524,19 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         let pad = self.optional_operand(op, c, "paddingValue")?;
         let mut bits = Vec::with_capacity(ptrs.len());
         for (i, &p) in ptrs.iter().enumerate() {
-            let on = mask.as_ref().is_none_or(|m| m.ints()[if m.len() == 1 { 0 } else { i }] != 0);
+            let on = mask
+                .as_ref()
+                .is_none_or(|m| m.ints()[if m.len() == 1 { 0 } else { i }] != 0);
             if on {
                 bits.push(self.read_elem(op, t, p, 0)?);
             } else {
                 // Masked lanes read the padding value (zero when none is given: the spec
                 // leaves them undefined).
-                bits.push(pad.as_ref().map(|pt| pt.bits_at(if pt.len() == 1 { 0 } else { i })).unwrap_or(0));
+                bits.push(
+                    pad.as_ref()
+                        .map(|pt| pt.bits_at(if pt.len() == 1 { 0 } else { i }))
+                        .unwrap_or(0),
+                );
             }
         }
         Ok(Tile::from_bits(shape, TileElem::Num(t), bits))
@@ -1013,7 +1547,9 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         let value = self.operand_tile(op, 1)?.clone();
         let mask = self.optional_operand(op, c, "mask")?;
         for (i, &p) in ptrs.iter().enumerate() {
-            let on = mask.as_ref().is_none_or(|m| m.ints()[if m.len() == 1 { 0 } else { i }] != 0);
+            let on = mask
+                .as_ref()
+                .is_none_or(|m| m.ints()[if m.len() == 1 { 0 } else { i }] != 0);
             if on {
                 let v = value.bits_at(if value.len() == 1 { 0 } else { i });
                 self.write_elem(op, t, p, 0, v, false)?;
@@ -1027,19 +1563,32 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         let (ptrs, t, shape) = self.pointers(op, 0)?;
         let mask = self.optional_operand(op, c, "mask")?;
         let (cmp, arg) = if c.op == CtOp::AtomicCasTko {
-            (Some(self.operand_tile(op, 1)?.clone()), self.operand_tile(op, 2)?.clone())
+            (
+                Some(self.operand_tile(op, 1)?.clone()),
+                self.operand_tile(op, 2)?.clone(),
+            )
         } else {
             (None, self.operand_tile(op, 1)?.clone())
         };
-        let mode = if c.op == CtOp::AtomicRmwTko { Some(self.enum_attr::<AtomicRmwMode>(op, "mode")?) } else { None };
+        let mode = if c.op == CtOp::AtomicRmwTko {
+            Some(self.enum_attr::<AtomicRmwMode>(op, "mode")?)
+        } else {
+            None
+        };
         let mut out = Vec::with_capacity(ptrs.len());
         for (i, &p) in ptrs.iter().enumerate() {
-            let on = mask.as_ref().is_none_or(|m| m.ints()[if m.len() == 1 { 0 } else { i }] != 0);
+            let on = mask
+                .as_ref()
+                .is_none_or(|m| m.ints()[if m.len() == 1 { 0 } else { i }] != 0);
             let a = arg.bits_at(if arg.len() == 1 { 0 } else { i });
             if !on {
                 // Masked CAS lanes return `cmp`; masked RMW lanes are implementation defined
                 // (zero here).
-                out.push(cmp.as_ref().map(|ct| ct.bits_at(if ct.len() == 1 { 0 } else { i })).unwrap_or(0));
+                out.push(
+                    cmp.as_ref()
+                        .map(|ct| ct.bits_at(if ct.len() == 1 { 0 } else { i }))
+                        .unwrap_or(0),
+                );
                 continue;
             }
             let old = self.read_elem(op, t, p, 0)?;
@@ -1065,7 +1614,10 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
     fn atomic_red_view(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
         let (view, idx) = self.view_and_indices(op, c)?;
         let n = self.m().ops[op].operands.len();
-        let vi = c.group("value", n).ok_or_else(|| self.error(op, ErrorKind::InvalidIr, "missing value operand"))?.start;
+        let vi = c
+            .group("value", n)
+            .ok_or_else(|| self.error(op, ErrorKind::InvalidIr, "missing value operand"))?
+            .start;
         let value = self.operand_tile(op, vi)?.clone();
         let mode = self.enum_attr::<AtomicRmwMode>(op, "mode")?;
         let idx_refs: Vec<&Tile> = idx.iter().collect();
@@ -1111,14 +1663,46 @@ pub(crate) fn decode_bytes(t: NumType, bytes: &[u8], out: &mut Data) {
     match (t, out) {
         (NumType::I1, Data::Int(v)) => v.extend(bytes.iter().map(|&b| -((b != 0) as i64))),
         (NumType::I8, Data::Int(v)) => v.extend(bytes.iter().map(|&b| b as i8 as i64)),
-        (NumType::I16, Data::Int(v)) => v.extend(bytes.chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]]) as i64)),
-        (NumType::I32, Data::Int(v)) => v.extend(bytes.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as i64)),
-        (NumType::I64, Data::Int(v)) => v.extend(bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap()))),
-        (NumType::F32 | NumType::TF32, Data::F32(v)) => v.extend(bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))),
-        (NumType::F16, Data::F32(v)) => v.extend(bytes.chunks_exact(2).map(|c| crate::float::f16_to_f32(u16::from_le_bytes([c[0], c[1]])))),
-        (NumType::BF16, Data::F32(v)) => v.extend(bytes.chunks_exact(2).map(|c| crate::float::bf16_to_f32(u16::from_le_bytes([c[0], c[1]])))),
-        (NumType::F64, Data::F64(v)) => v.extend(bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap()))),
-        (t, Data::F32(v)) => v.extend(bytes.iter().map(|&b| crate::float::bits_to_f32_storage(t, b as u64))),
+        (NumType::I16, Data::Int(v)) => v.extend(
+            bytes
+                .chunks_exact(2)
+                .map(|c| i16::from_le_bytes([c[0], c[1]]) as i64),
+        ),
+        (NumType::I32, Data::Int(v)) => v.extend(
+            bytes
+                .chunks_exact(4)
+                .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as i64),
+        ),
+        (NumType::I64, Data::Int(v)) => v.extend(
+            bytes
+                .chunks_exact(8)
+                .map(|c| i64::from_le_bytes(c.try_into().unwrap())),
+        ),
+        (NumType::F32 | NumType::TF32, Data::F32(v)) => v.extend(
+            bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+        ),
+        (NumType::F16, Data::F32(v)) => v.extend(
+            bytes
+                .chunks_exact(2)
+                .map(|c| crate::float::f16_to_f32(u16::from_le_bytes([c[0], c[1]]))),
+        ),
+        (NumType::BF16, Data::F32(v)) => v.extend(
+            bytes
+                .chunks_exact(2)
+                .map(|c| crate::float::bf16_to_f32(u16::from_le_bytes([c[0], c[1]]))),
+        ),
+        (NumType::F64, Data::F64(v)) => v.extend(
+            bytes
+                .chunks_exact(8)
+                .map(|c| f64::from_le_bytes(c.try_into().unwrap())),
+        ),
+        (t, Data::F32(v)) => v.extend(
+            bytes
+                .iter()
+                .map(|&b| crate::float::bits_to_f32_storage(t, b as u64)),
+        ),
         _ => unreachable!("storage class follows the element type"),
     }
 }
@@ -1132,8 +1716,12 @@ pub(crate) fn encode_tile_bytes(t: &Tile) -> Result<Vec<u8>, String> {
     let size = nt.storage_bytes() as usize;
     let mut out = Vec::with_capacity(t.len() * size);
     match (&t.data, nt) {
-        (Data::F32(v), NumType::F32 | NumType::TF32) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-        (Data::F64(v), _) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        (Data::F32(v), NumType::F32 | NumType::TF32) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        (Data::F64(v), _) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
         _ => {
             for b in t.to_bits() {
                 out.extend_from_slice(&b.to_le_bytes()[..size]);
@@ -1169,35 +1757,61 @@ fn check_assume(p: &AssumePredicate, t: &Tile) -> Option<String> {
         _ => return None,
     };
     match p {
-        AssumePredicate::DivBy { divisor, every_along } => {
+        AssumePredicate::DivBy {
+            divisor,
+            every_along,
+        } => {
             let d = *divisor as i128;
             let check = |i: usize| -> bool {
                 match every_along {
                     None => true,
                     Some((every, along)) => {
                         let idx = unravel(i, &t.shape);
-                        *every > 0 && idx.get(*along as usize).is_some_and(|x| *x as i64 % every == 0)
+                        *every > 0
+                            && idx
+                                .get(*along as usize)
+                                .is_some_and(|x| *x as i64 % every == 0)
                     }
                 }
             };
-            let bad = vals.iter().enumerate().find(|(i, v)| check(*i) && d != 0 && **v % d != 0)?;
-            Some(format!("element {:?} = {} is not a multiple of {d}", unravel(bad.0, &t.shape), bad.1))
+            let bad = vals
+                .iter()
+                .enumerate()
+                .find(|(i, v)| check(*i) && d != 0 && **v % d != 0)?;
+            Some(format!(
+                "element {:?} = {} is not a multiple of {d}",
+                unravel(bad.0, &t.shape),
+                bad.1
+            ))
         }
         AssumePredicate::Bounded(lb, ub) => {
-            let bad = vals.iter().enumerate().find(|(_, &v)| lb.is_some_and(|l| v < l as i128) || ub.is_some_and(|u| v > u as i128))?;
-            Some(format!("element {:?} = {} is out of bounds", unravel(bad.0, &t.shape), bad.1))
+            let bad = vals.iter().enumerate().find(|(_, &v)| {
+                lb.is_some_and(|l| v < l as i128) || ub.is_some_and(|u| v > u as i128)
+            })?;
+            Some(format!(
+                "element {:?} = {} is out of bounds",
+                unravel(bad.0, &t.shape),
+                bad.1
+            ))
         }
         AssumePredicate::SameElements(groups) => {
             let st = shape::strides_of(&t.shape);
             for (i, v) in vals.iter().enumerate() {
                 let idx = unravel(i, &t.shape);
                 // The first element of this element's group.
-                let g: usize = idx.iter().enumerate().map(|(d, &x)| {
-                    let n = groups.get(d).copied().unwrap_or(1).max(1) as usize;
-                    (x / n * n) * st[d]
-                }).sum();
+                let g: usize = idx
+                    .iter()
+                    .enumerate()
+                    .map(|(d, &x)| {
+                        let n = groups.get(d).copied().unwrap_or(1).max(1) as usize;
+                        (x / n * n) * st[d]
+                    })
+                    .sum();
                 if vals[g] != *v {
-                    return Some(format!("element {idx:?} = {v} differs from the first element of its group ({})", vals[g]));
+                    return Some(format!(
+                        "element {idx:?} = {v} differs from the first element of its group ({})",
+                        vals[g]
+                    ));
                 }
             }
             None

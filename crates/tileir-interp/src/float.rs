@@ -91,12 +91,20 @@ pub fn f32_to_f16(x: f32) -> u16 {
         let q = m >> shift;
         let r = m & ((1 << shift) - 1);
         let half = 1 << (shift - 1);
-        let q = if r > half || (r == half && q & 1 == 1) { q + 1 } else { q };
+        let q = if r > half || (r == half && q & 1 == 1) {
+            q + 1
+        } else {
+            q
+        };
         return sign | q as u16;
     }
     let q = ((e as u32) << 10) | (man >> 13);
     let r = man & 0x1fff;
-    let q = if r > 0x1000 || (r == 0x1000 && q & 1 == 1) { q + 1 } else { q };
+    let q = if r > 0x1000 || (r == 0x1000 && q & 1 == 1) {
+        q + 1
+    } else {
+        q
+    };
     sign | q as u16
 }
 
@@ -320,8 +328,6 @@ pub fn directed_f64(r: f64, resid: f64, rm: RoundingMode, finite_inputs: bool) -
                 next_down(r)
             } else if r < 0.0 && resid > 0.0 {
                 next_up(r)
-            } else if r == 0.0 {
-                r
             } else {
                 r
             }
@@ -347,7 +353,12 @@ pub fn exact_sum_sign(terms: &[f64]) -> f64 {
         expansion = next;
     }
     // Components are in increasing magnitude; the last nonzero one dominates.
-    expansion.iter().rev().find(|&&c| c != 0.0).map(|c| c.signum()).unwrap_or(0.0)
+    expansion
+        .iter()
+        .rev()
+        .find(|&&c| c != 0.0)
+        .map(|c| c.signum())
+        .unwrap_or(0.0)
 }
 
 /// Flushes an `f32` subnormal to a zero of the same sign (flush_to_zero).
@@ -393,9 +404,19 @@ mod tests {
             if f.is_nan() {
                 continue;
             }
-            let want = encode(FloatFormat::F16, f as f64, Rounding::NearestEven, Saturation::None);
+            let want = encode(
+                FloatFormat::F16,
+                f as f64,
+                Rounding::NearestEven,
+                Saturation::None,
+            );
             assert_eq!(f32_to_f16(f) as u64, want, "{f:e}");
-            let want = encode(FloatFormat::BF16, f as f64, Rounding::NearestEven, Saturation::None);
+            let want = encode(
+                FloatFormat::BF16,
+                f as f64,
+                Rounding::NearestEven,
+                Saturation::None,
+            );
             assert_eq!(f32_to_bf16(f) as u64, want, "{f:e}");
         }
     }
@@ -404,7 +425,10 @@ mod tests {
     fn odd_rounding_avoids_double_rounding() {
         // 1 + 2^-11 + 2^-40 must round up in f16 (above the tie), though RN to f32 drops 2^-40.
         let x = 1.0 + 2f64.powi(-11) + 2f64.powi(-40);
-        assert_eq!(round_f64_to_f32_storage(NumType::F16, x, RoundingMode::NearestEven), 1.0 + 2f32.powi(-10));
+        assert_eq!(
+            round_f64_to_f32_storage(NumType::F16, x, RoundingMode::NearestEven),
+            1.0 + 2f32.powi(-10)
+        );
         assert_eq!(exact_sum_sign(&[1.0, 1e-30, -1.0]), 1.0);
         assert_eq!(exact_sum_sign(&[1.0, -1.0]), 0.0);
     }

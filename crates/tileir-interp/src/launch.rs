@@ -24,19 +24,31 @@ pub enum ArgValue {
 impl ArgValue {
     /// An `i32` scalar.
     pub fn i32(v: i32) -> ArgValue {
-        ArgValue::Scalar { ty: NumType::I32, bits: v as u32 as u64 }
+        ArgValue::Scalar {
+            ty: NumType::I32,
+            bits: v as u32 as u64,
+        }
     }
     /// An `i64` scalar.
     pub fn i64(v: i64) -> ArgValue {
-        ArgValue::Scalar { ty: NumType::I64, bits: v as u64 }
+        ArgValue::Scalar {
+            ty: NumType::I64,
+            bits: v as u64,
+        }
     }
     /// An `f32` scalar.
     pub fn f32(v: f32) -> ArgValue {
-        ArgValue::Scalar { ty: NumType::F32, bits: v.to_bits() as u64 }
+        ArgValue::Scalar {
+            ty: NumType::F32,
+            bits: v.to_bits() as u64,
+        }
     }
     /// An `f64` scalar.
     pub fn f64(v: f64) -> ArgValue {
-        ArgValue::Scalar { ty: NumType::F64, bits: v.to_bits() }
+        ArgValue::Scalar {
+            ty: NumType::F64,
+            bits: v.to_bits(),
+        }
     }
 }
 
@@ -70,7 +82,13 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { order: BlockOrder::Sequential, parallel: false, detect_races: false, check_assumes: false, max_loop_iterations: Some(100_000_000) }
+        RunOptions {
+            order: BlockOrder::Sequential,
+            parallel: false,
+            detect_races: false,
+            check_assumes: false,
+            max_loop_iterations: Some(100_000_000),
+        }
     }
 }
 
@@ -126,7 +144,13 @@ pub struct InterpError {
 impl InterpError {
     /// An error not tied to an op.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> InterpError {
-        InterpError { kind, message: message.into(), location: None, op: None, block: None }
+        InterpError {
+            kind,
+            message: message.into(),
+            location: None,
+            op: None,
+            block: None,
+        }
     }
 }
 
@@ -156,7 +180,10 @@ pub(crate) type Intervals = Vec<(u64, u64)>;
 enum MemMode<'a> {
     Direct(&'a mut Memory),
     /// Parallel mode: reads see `base` plus this block's own writes, writes are logged.
-    Overlay { base: &'a Memory, log: Vec<(u64, Vec<u8>)> },
+    Overlay {
+        base: &'a Memory,
+        log: Vec<(u64, Vec<u8>)>,
+    },
 }
 
 /// The memory one block sees.
@@ -183,7 +210,8 @@ impl<'a> MemCtx<'a> {
                     if *a < end && b_end > addr {
                         let lo = (*a).max(addr);
                         let hi = b_end.min(end);
-                        out[(lo - addr) as usize..(hi - addr) as usize].copy_from_slice(&bytes[(lo - a) as usize..(hi - a) as usize]);
+                        out[(lo - addr) as usize..(hi - addr) as usize]
+                            .copy_from_slice(&bytes[(lo - a) as usize..(hi - a) as usize]);
                     }
                 }
                 Ok(())
@@ -247,7 +275,10 @@ fn normalize(mut v: Intervals) -> Intervals {
 }
 
 /// The first byte written by two different blocks, with the two blocks.
-fn find_overlap(sets: &[(usize, Intervals)], against: Option<&[(usize, Intervals)]>) -> Option<(u64, usize, usize)> {
+fn find_overlap(
+    sets: &[(usize, Intervals)],
+    against: Option<&[(usize, Intervals)]>,
+) -> Option<(u64, usize, usize)> {
     // Sweep over (start, end, block) of every interval.
     let mut all: Vec<(u64, u64, usize, bool)> = Vec::new();
     for (b, iv) in sets {
@@ -339,34 +370,65 @@ pub fn run_entry(
 ) -> Result<RunReport, InterpError> {
     let entry_op = find_symbol(module, CtOp::Entry, entry)
         .or_else(|| find_symbol(module, CtOp::TestingFunc, entry))
-        .ok_or_else(|| InterpError::new(ErrorKind::InvalidLaunch, format!("no entry named '{entry}' in the module")))?;
+        .ok_or_else(|| {
+            InterpError::new(
+                ErrorKind::InvalidLaunch,
+                format!("no entry named '{entry}' in the module"),
+            )
+        })?;
     if grid.iter().any(|&g| g == 0 || g > (1 << 24) - 1) {
-        return Err(InterpError::new(ErrorKind::InvalidLaunch, format!("grid {grid:?}: every dimension must be in 1..=16777215")));
+        return Err(InterpError::new(
+            ErrorKind::InvalidLaunch,
+            format!("grid {grid:?}: every dimension must be in 1..=16777215"),
+        ));
     }
-    let body = module
-        .entry_block(entry_op, 0)
-        .ok_or_else(|| InterpError::new(ErrorKind::InvalidIr, format!("entry '{entry}' has no body")))?;
+    let body = module.entry_block(entry_op, 0).ok_or_else(|| {
+        InterpError::new(ErrorKind::InvalidIr, format!("entry '{entry}' has no body"))
+    })?;
     let params = &module.blocks[body].args;
     if params.len() != args.len() {
         return Err(InterpError::new(
             ErrorKind::InvalidLaunch,
-            format!("entry '{entry}' takes {} argument(s), {} given", params.len(), args.len()),
+            format!(
+                "entry '{entry}' takes {} argument(s), {} given",
+                params.len(),
+                args.len()
+            ),
         ));
     }
     let mut values = Vec::with_capacity(args.len());
     for (i, (&p, a)) in params.iter().zip(args).enumerate() {
         let ty = module.types.get(module.value_type(p));
         let v = match (ty, a) {
-            (Type::Tile { shape, elem: TileElem::Ptr(t), .. }, ArgValue::Ptr(addr)) if shape.is_empty() => {
-                Value::Tile(Tile { shape: vec![], elem: TileElem::Ptr(*t), data: crate::value::Data::Ptr(vec![*addr]) })
-            }
-            (Type::Tile { shape, elem: TileElem::Num(t), .. }, ArgValue::Scalar { ty, bits }) if shape.is_empty() && t == ty => {
+            (
+                Type::Tile {
+                    shape,
+                    elem: TileElem::Ptr(t),
+                    ..
+                },
+                ArgValue::Ptr(addr),
+            ) if shape.is_empty() => Value::Tile(Tile {
+                shape: vec![],
+                elem: TileElem::Ptr(*t),
+                data: crate::value::Data::Ptr(vec![*addr]),
+            }),
+            (
+                Type::Tile {
+                    shape,
+                    elem: TileElem::Num(t),
+                    ..
+                },
+                ArgValue::Scalar { ty, bits },
+            ) if shape.is_empty() && t == ty => {
                 Value::Tile(Tile::from_bits(vec![], TileElem::Num(*t), [*bits]))
             }
             _ => {
                 return Err(InterpError::new(
                     ErrorKind::InvalidLaunch,
-                    format!("argument #{i} of '{entry}': {a:?} does not fit parameter type {}", module.types.display(module.value_type(p), true)),
+                    format!(
+                        "argument #{i} of '{entry}': {a:?} does not fit parameter type {}",
+                        module.types.display(module.value_type(p), true)
+                    ),
                 ))
             }
         };
@@ -376,19 +438,36 @@ pub fn run_entry(
     // Globals: allocate and initialize for this launch.
     let mut globals = HashMap::new();
     for op in module.walk() {
-        let Some(g) = module.ops[op].kind.cuda_tile().filter(|g| g.op == CtOp::Global) else { continue };
-        let (Some(name), Some(Attr::Dense(d))) = (g.str("sym_name"), g.get("value")) else { continue };
+        let Some(g) = module.ops[op]
+            .kind
+            .cuda_tile()
+            .filter(|g| g.op == CtOp::Global)
+        else {
+            continue;
+        };
+        let (Some(name), Some(Attr::Dense(d))) = (g.str("sym_name"), g.get("value")) else {
+            continue;
+        };
         let elem = TileElem::Num(d.elem);
         let n = d.num_elements();
         let tile = Tile::from_bits(vec![n], elem, (0..n).map(|i| d.get(i)));
-        let bytes = crate::exec::encode_tile_bytes(&tile).map_err(|e| InterpError::new(ErrorKind::Unsupported, format!("global @{name}: {e}")))?;
+        let bytes = crate::exec::encode_tile_bytes(&tile).map_err(|e| {
+            InterpError::new(ErrorKind::Unsupported, format!("global @{name}: {e}"))
+        })?;
         let align = g.int("alignment").unwrap_or(0).max(1) as u64;
         let base = memory.alloc(bytes.len(), align);
         memory.write(base, &bytes).expect("fresh allocation");
         globals.insert(name.to_string(), base);
     }
 
-    let launch = Launch { module, entry: entry_op, grid, args: values, globals, options };
+    let launch = Launch {
+        module,
+        entry: entry_op,
+        grid,
+        args: values,
+        globals,
+        options,
+    };
     let result = run_blocks(&launch, memory);
     for base in launch.globals.values() {
         memory.free(*base);
@@ -398,7 +477,10 @@ pub fn run_entry(
 
 fn find_symbol(module: &Module, kind: CtOp, name: &str) -> Option<OpId> {
     module.walk().into_iter().find(|&op| {
-        module.ops[op].kind.cuda_tile().is_some_and(|o| o.op == kind && o.str("sym_name") == Some(name))
+        module.ops[op]
+            .kind
+            .cuda_tile()
+            .is_some_and(|o| o.op == kind && o.str("sym_name") == Some(name))
     })
 }
 
@@ -425,7 +507,10 @@ fn block_list(grid: [u32; 3], order: BlockOrder) -> Vec<[u32; 3]> {
 fn parallel_safe(module: &Module, entry: OpId) -> bool {
     let mut stack = vec![entry];
     while let Some(op) = stack.pop() {
-        if matches!(module.ops[op].kind.ct(), Some(CtOp::AtomicCasTko | CtOp::AtomicRmwTko | CtOp::AtomicRedViewTko | CtOp::Alloca)) {
+        if matches!(
+            module.ops[op].kind.ct(),
+            Some(CtOp::AtomicCasTko | CtOp::AtomicRmwTko | CtOp::AtomicRedViewTko | CtOp::Alloca)
+        ) {
             return false;
         }
         for &r in &module.ops[op].regions {
@@ -447,7 +532,11 @@ fn run_blocks(launch: &Launch, memory: &mut Memory) -> Result<RunReport, InterpE
     let mut output = String::new();
     let mut writes: Vec<(usize, Intervals)> = Vec::new();
     for (i, &b) in blocks.iter().enumerate() {
-        let mem = MemCtx { mode: MemMode::Direct(memory), writes: launch.options.detect_races.then(Vec::new), reads: None };
+        let mem = MemCtx {
+            mode: MemMode::Direct(memory),
+            writes: launch.options.detect_races.then(Vec::new),
+            reads: None,
+        };
         let outcome = run_one(launch, b, mem)?;
         output.push_str(&outcome.output);
         if launch.options.detect_races {
@@ -457,7 +546,11 @@ fn run_blocks(launch: &Launch, memory: &mut Memory) -> Result<RunReport, InterpE
     if launch.options.detect_races {
         check_races(&writes, &blocks)?;
     }
-    Ok(RunReport { output, blocks: blocks.len() as u64, ran_parallel: false })
+    Ok(RunReport {
+        output,
+        blocks: blocks.len() as u64,
+        ran_parallel: false,
+    })
 }
 
 fn check_races(writes: &[(usize, Intervals)], blocks: &[[u32; 3]]) -> Result<(), InterpError> {
@@ -485,7 +578,10 @@ fn run_one(launch: &Launch, block: [u32; 3], mem: MemCtx) -> Result<BlockOutcome
         e
     })?;
     if let Flow::Break(_) | Flow::Continue(_) = flow {
-        let mut e = InterpError::new(ErrorKind::InvalidIr, "'break'/'continue' reached the kernel body");
+        let mut e = InterpError::new(
+            ErrorKind::InvalidIr,
+            "'break'/'continue' reached the kernel body",
+        );
         e.block = Some(block);
         return Err(e);
     }
@@ -493,8 +589,15 @@ fn run_one(launch: &Launch, block: [u32; 3], mem: MemCtx) -> Result<BlockOutcome
 }
 
 /// Parallel execution; `Ok(None)` means "conflicts found, run sequentially instead".
-fn run_parallel(launch: &Launch, memory: &mut Memory, blocks: &[[u32; 3]]) -> Result<Option<RunReport>, InterpError> {
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(4).min(blocks.len());
+fn run_parallel(
+    launch: &Launch,
+    memory: &mut Memory,
+    blocks: &[[u32; 3]],
+) -> Result<Option<RunReport>, InterpError> {
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(4)
+        .min(blocks.len());
     let next = std::sync::atomic::AtomicUsize::new(0);
     let base: &Memory = memory;
     let mut results: Vec<Option<Result<BlockOutcome, InterpError>>> = Vec::new();
@@ -508,7 +611,14 @@ fn run_parallel(launch: &Launch, memory: &mut Memory, blocks: &[[u32; 3]]) -> Re
                         if i >= blocks.len() {
                             break;
                         }
-                        let mem = MemCtx { mode: MemMode::Overlay { base, log: Vec::new() }, writes: Some(Vec::new()), reads: Some(Vec::new()) };
+                        let mem = MemCtx {
+                            mode: MemMode::Overlay {
+                                base,
+                                log: Vec::new(),
+                            },
+                            writes: Some(Vec::new()),
+                            reads: Some(Vec::new()),
+                        };
                         mine.push((i, run_one(launch, blocks[i], mem)));
                     }
                     mine
@@ -531,11 +641,19 @@ fn run_parallel(launch: &Launch, memory: &mut Memory, blocks: &[[u32; 3]]) -> Re
             Err(_) => return Ok(None),
         }
     }
-    let writes: Vec<(usize, Intervals)> = outcomes.iter().enumerate().map(|(i, o)| (i, normalize(o.writes.clone()))).collect();
+    let writes: Vec<(usize, Intervals)> = outcomes
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (i, normalize(o.writes.clone())))
+        .collect();
     if launch.options.detect_races {
         check_races(&writes, blocks)?;
     }
-    let reads: Vec<(usize, Intervals)> = outcomes.iter().enumerate().map(|(i, o)| (i, normalize(o.reads.clone()))).collect();
+    let reads: Vec<(usize, Intervals)> = outcomes
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (i, normalize(o.reads.clone())))
+        .collect();
     if find_overlap(&writes, None).is_some() || find_overlap(&writes, Some(&reads)).is_some() {
         return Ok(None);
     }
@@ -543,10 +661,16 @@ fn run_parallel(launch: &Launch, memory: &mut Memory, blocks: &[[u32; 3]]) -> Re
     for o in outcomes {
         output.push_str(&o.output);
         for (addr, bytes) in o.log {
-            memory.write(addr, &bytes).map_err(|e| InterpError::new(ErrorKind::MemoryFault, e.to_string()))?;
+            memory
+                .write(addr, &bytes)
+                .map_err(|e| InterpError::new(ErrorKind::MemoryFault, e.to_string()))?;
         }
     }
-    Ok(Some(RunReport { output, blocks: blocks.len() as u64, ran_parallel: true }))
+    Ok(Some(RunReport {
+        output,
+        blocks: blocks.len() as u64,
+        ran_parallel: true,
+    }))
 }
 
 impl BlockOutcome {
@@ -555,7 +679,12 @@ impl BlockOutcome {
             MemMode::Overlay { log, .. } => log,
             MemMode::Direct(_) => Vec::new(),
         };
-        BlockOutcome { output, writes: mem.writes.unwrap_or_default(), reads: mem.reads.unwrap_or_default(), log }
+        BlockOutcome {
+            output,
+            writes: mem.writes.unwrap_or_default(),
+            reads: mem.reads.unwrap_or_default(),
+            log,
+        }
     }
 }
 

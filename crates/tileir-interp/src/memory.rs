@@ -20,7 +20,11 @@ pub struct MemError {
 
 impl std::fmt::Display for MemError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "out-of-bounds {} of {} byte(s) at address {:#x} (not inside any allocation)", self.what, self.len, self.addr)
+        write!(
+            f,
+            "out-of-bounds {} of {} byte(s) at address {:#x} (not inside any allocation)",
+            self.what, self.len, self.addr
+        )
     }
 }
 
@@ -40,7 +44,10 @@ impl Memory {
 
     /// Empty memory.
     pub fn new() -> Memory {
-        Memory { allocs: BTreeMap::new(), next: Memory::FIRST_BASE }
+        Memory {
+            allocs: BTreeMap::new(),
+            next: Memory::FIRST_BASE,
+        }
     }
 
     /// Allocates `len` zeroed bytes aligned to `align` (a power of two; at least 256 is
@@ -59,7 +66,10 @@ impl Memory {
     /// Allocates a copy of `bytes`; returns the base address.
     pub fn alloc_bytes(&mut self, bytes: &[u8]) -> u64 {
         let base = self.alloc(bytes.len(), 256);
-        self.allocs.get_mut(&base).expect("just allocated").copy_from_slice(bytes);
+        self.allocs
+            .get_mut(&base)
+            .expect("just allocated")
+            .copy_from_slice(bytes);
         base
     }
 
@@ -129,7 +139,9 @@ impl Memory {
     /// Reads `n` little-endian f32 values at `addr`.
     pub fn read_f32(&self, addr: u64, n: usize) -> Result<Vec<f32>, MemError> {
         let s = self.slice(addr, n * 4)?;
-        Ok(s.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+        Ok(s.chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
     }
 
     /// Copies `values` (little-endian) into a fresh allocation; returns its base address.
@@ -141,7 +153,9 @@ impl Memory {
     /// Reads `n` little-endian i32 values at `addr`.
     pub fn read_i32(&self, addr: u64, n: usize) -> Result<Vec<i32>, MemError> {
         let s = self.slice(addr, n * 4)?;
-        Ok(s.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+        Ok(s.chunks_exact(4)
+            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
     }
 }
 

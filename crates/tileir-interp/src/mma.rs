@@ -17,12 +17,23 @@ fn dims(a: &Tile, b: &Tile, c: &Tile) -> OpResult<(usize, usize, usize, usize)> 
     let (sa, sb, sc) = (&a.shape, &b.shape, &c.shape);
     let r = sa.len();
     if !(r == 2 || r == 3) || sb.len() != r || sc.len() != r {
-        return Err(format!("mma operands must all be rank 2 or 3, got ranks {}, {}, {}", r, sb.len(), sc.len()));
+        return Err(format!(
+            "mma operands must all be rank 2 or 3, got ranks {}, {}, {}",
+            r,
+            sb.len(),
+            sc.len()
+        ));
     }
     let batch = if r == 3 { sa[0] } else { 1 };
     let (m, k, n) = (sa[r - 2], sa[r - 1], sb[r - 1]);
-    if sb[r - 2] != k || sc[r - 2] != m || sc[r - 1] != n || (r == 3 && (sb[0] != batch || sc[0] != batch)) {
-        return Err(format!("mma shapes do not agree: lhs {sa:?}, rhs {sb:?}, acc {sc:?}"));
+    if sb[r - 2] != k
+        || sc[r - 2] != m
+        || sc[r - 1] != n
+        || (r == 3 && (sb[0] != batch || sc[0] != batch))
+    {
+        return Err(format!(
+            "mma shapes do not agree: lhs {sa:?}, rhs {sb:?}, acc {sc:?}"
+        ));
     }
     Ok((batch, m, k, n))
 }
@@ -42,7 +53,9 @@ pub fn mmaf(a: &Tile, b: &Tile, c: &Tile) -> OpResult<Tile> {
     let acc_t = c.num();
     let data = match (&c.data, acc_t) {
         (Data::F64(acc), _) => {
-            let (Data::F64(x), Data::F64(y)) = (&a.data, &b.data) else { return Err("f64 mma needs f64 inputs".into()) };
+            let (Data::F64(x), Data::F64(y)) = (&a.data, &b.data) else {
+                return Err("f64 mma needs f64 inputs".into());
+            };
             let mut out = acc.clone();
             for bi in 0..batch {
                 for i in 0..m {
@@ -65,7 +78,8 @@ pub fn mmaf(a: &Tile, b: &Tile, c: &Tile) -> OpResult<Tile> {
             // f16 and fp8 products are exact in f32 (at most 22 significant bits, exponents far
             // inside the f32 range); bf16/tf32 products can leave the f32 exponent range, so
             // they are formed in f64 and added with a single rounding.
-            let exact_in_f32 = matches!(a.num(), NumType::F16 | NumType::F8E4M3FN | NumType::F8E5M2);
+            let exact_in_f32 =
+                matches!(a.num(), NumType::F16 | NumType::F8E4M3FN | NumType::F8E5M2);
             let mut out = acc.clone();
             for bi in 0..batch {
                 for i in 0..m {
@@ -103,9 +117,12 @@ pub fn mmaf(a: &Tile, b: &Tile, c: &Tile) -> OpResult<Tile> {
                         let o = &mut out[(bi * m + i) * n + j];
                         let mut s = *o;
                         for kk in 0..k {
-                            let p = x[(bi * m + i) * k + kk] as f64 * y[(bi * k + kk) * n + j] as f64;
+                            let p =
+                                x[(bi * m + i) * k + kk] as f64 * y[(bi * k + kk) * n + j] as f64;
                             // acc + p rounded once to f16 (round-to-odd intermediate).
-                            s = f16_to_f32(f32_to_f16(crate::float::f64_to_f32_odd(add_odd(s as f64, p))));
+                            s = f16_to_f32(f32_to_f16(crate::float::f64_to_f32_odd(add_odd(
+                                s as f64, p,
+                            ))));
                         }
                         *o = s;
                     }
@@ -115,7 +132,11 @@ pub fn mmaf(a: &Tile, b: &Tile, c: &Tile) -> OpResult<Tile> {
         }
         _ => return Err(format!("unsupported mmaf accumulator type {}", acc_t)),
     };
-    Ok(Tile { shape: c.shape.clone(), elem: c.elem, data })
+    Ok(Tile {
+        shape: c.shape.clone(),
+        elem: c.elem,
+        data,
+    })
 }
 
 /// `mmai`: i8 × i8 (signedness per side) accumulated into i32 with wrap-around.
@@ -141,7 +162,11 @@ pub fn mmai(a: &Tile, b: &Tile, c: &Tile, sa: Signedness, sb: Signedness) -> OpR
             }
         }
     }
-    Ok(Tile { shape: c.shape.clone(), elem: c.elem, data: Data::Int(out.into_iter().map(|v| canon(32, v as i64)).collect()) })
+    Ok(Tile {
+        shape: c.shape.clone(),
+        elem: c.elem,
+        data: Data::Int(out.into_iter().map(|v| canon(32, v as i64)).collect()),
+    })
 }
 
 /// `mmaf_scaled`: `acc + Σ_k (a[m,k]·sa[m,k/V]) · (b[k,n]·sb[k/V,n])` with `V = K / K_scale`.
@@ -151,11 +176,22 @@ pub fn mmaf_scaled(a: &Tile, b: &Tile, c: &Tile, sa: &Tile, sb: &Tile) -> OpResu
     let (batch, m, k, n) = dims(a, b, c)?;
     let r = a.shape.len();
     let ks = sa.shape[r - 1];
-    if ks == 0 || k % ks != 0 || sb.shape.len() != r || sb.shape[r - 2] != ks || sa.shape[r - 2] != m || sb.shape[r - 1] != n {
-        return Err(format!("mmaf_scaled scale shapes {:?} and {:?} do not fit K = {k}", sa.shape, sb.shape));
+    if ks == 0
+        || k % ks != 0
+        || sb.shape.len() != r
+        || sb.shape[r - 2] != ks
+        || sa.shape[r - 2] != m
+        || sb.shape[r - 1] != n
+    {
+        return Err(format!(
+            "mmaf_scaled scale shapes {:?} and {:?} do not fit K = {k}",
+            sa.shape, sb.shape
+        ));
     }
     let v = k / ks;
-    let (Data::F32(x), Data::F32(y), Data::F32(xs), Data::F32(ys), Data::F32(acc)) = (&a.data, &b.data, &sa.data, &sb.data, &c.data) else {
+    let (Data::F32(x), Data::F32(y), Data::F32(xs), Data::F32(ys), Data::F32(acc)) =
+        (&a.data, &b.data, &sa.data, &sb.data, &c.data)
+    else {
         return Err("mmaf_scaled needs narrow float inputs and an f32 accumulator".into());
     };
     let mut out = acc.clone();
@@ -164,13 +200,23 @@ pub fn mmaf_scaled(a: &Tile, b: &Tile, c: &Tile, sa: &Tile, sb: &Tile) -> OpResu
             for j in 0..n {
                 let mut s = out[(bi * m + i) * n + j];
                 for kk in 0..k {
-                    let av = x[(bi * m + i) * k + kk] as f64 * xs[(bi * m + i) * ks + kk / v] as f64;
-                    let bv = y[(bi * k + kk) * n + j] as f64 * ys[(bi * ks + kk / v) * n + j] as f64;
-                    s = round_f64_to_f32_storage(NumType::F32, add_odd(s as f64, av * bv), RoundingMode::NearestEven);
+                    let av =
+                        x[(bi * m + i) * k + kk] as f64 * xs[(bi * m + i) * ks + kk / v] as f64;
+                    let bv =
+                        y[(bi * k + kk) * n + j] as f64 * ys[(bi * ks + kk / v) * n + j] as f64;
+                    s = round_f64_to_f32_storage(
+                        NumType::F32,
+                        add_odd(s as f64, av * bv),
+                        RoundingMode::NearestEven,
+                    );
                 }
                 out[(bi * m + i) * n + j] = s;
             }
         }
     }
-    Ok(Tile { shape: c.shape.clone(), elem: c.elem, data: Data::F32(out) })
+    Ok(Tile {
+        shape: c.shape.clone(),
+        elem: c.elem,
+        data: Data::F32(out),
+    })
 }

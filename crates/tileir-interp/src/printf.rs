@@ -64,16 +64,24 @@ pub fn format(fmt: &str, args: &[&Tile]) -> Result<String, String> {
         while matches!(chars.peek(), Some('h' | 'l' | 'L' | 'q' | 'j' | 'z' | 't')) {
             chars.next();
         }
-        let Some(conv) = chars.next() else { return Err("format string ends inside a conversion".into()) };
+        let Some(conv) = chars.next() else {
+            return Err("format string ends inside a conversion".into());
+        };
         spec.conv = conv;
         let Some(arg) = args.get(next_arg) else {
-            return Err(format!("format string has more conversions than the {} argument(s)", args.len()));
+            return Err(format!(
+                "format string has more conversions than the {} argument(s)",
+                args.len()
+            ));
         };
         next_arg += 1;
         format_tile(&mut out, arg, &spec);
     }
     if next_arg != args.len() {
-        return Err(format!("format string has {next_arg} conversion(s) but {} argument(s) were given", args.len()));
+        return Err(format!(
+            "format string has {next_arg} conversion(s) but {} argument(s) were given",
+            args.len()
+        ));
     }
     Ok(out)
 }
@@ -124,7 +132,11 @@ fn format_elem(t: &Tile, i: usize, spec: &Spec) -> String {
             (s, v < 0, true)
         }
         'u' | 'o' | 'x' | 'X' => {
-            let v = if is_float { float.trunc() as i128 as u128 } else { uint };
+            let v = if is_float {
+                float.trunc() as i128 as u128
+            } else {
+                uint
+            };
             let mut s = match spec.conv {
                 'u' => v.to_string(),
                 'o' => format!("{v:o}"),
@@ -146,11 +158,19 @@ fn format_elem(t: &Tile, i: usize, spec: &Spec) -> String {
             }
             (s, false, true)
         }
-        'c' => (char::from_u32(uint as u32).unwrap_or('?').to_string(), false, false),
+        'c' => (
+            char::from_u32(uint as u32).unwrap_or('?').to_string(),
+            false,
+            false,
+        ),
         'p' => (format!("0x{uint:x}"), false, false),
         _ => {
             let v = if is_float { float } else { int as f64 };
-            (format_float(v.abs(), spec), v.is_sign_negative() && !v.is_nan(), true)
+            (
+                format_float(v.abs(), spec),
+                v.is_sign_negative() && !v.is_nan(),
+                true,
+            )
         }
     };
     let sign = if negative {
@@ -169,7 +189,12 @@ fn format_elem(t: &Tile, i: usize, spec: &Spec) -> String {
     let pad = spec.width - len;
     if spec.left {
         format!("{sign}{body}{}", " ".repeat(pad))
-    } else if spec.zero && numeric && body.chars().all(|c| c.is_ascii_hexdigit() || ".xXp+-e".contains(c)) {
+    } else if spec.zero
+        && numeric
+        && body
+            .chars()
+            .all(|c| c.is_ascii_hexdigit() || ".xXp+-e".contains(c))
+    {
         format!("{sign}{}{body}", "0".repeat(pad))
     } else {
         format!("{}{sign}{body}", " ".repeat(pad))
@@ -198,7 +223,11 @@ fn format_float(v: f64, spec: &Spec) -> String {
                     let e = exp_form(v, p - 1);
                     e[e.find('e').unwrap() + 1..].parse::<i32>().unwrap_or(0)
                 };
-                let mut s = if x < -4 || x >= p as i32 { exp_form(v, p - 1) } else { format!("{:.*}", (p as i32 - 1 - x) as usize, v) };
+                let mut s = if x < -4 || x >= p as i32 {
+                    exp_form(v, p - 1)
+                } else {
+                    format!("{:.*}", (p as i32 - 1 - x) as usize, v)
+                };
                 if !spec.alt {
                     s = strip_zeros(&s);
                 }
@@ -218,7 +247,11 @@ fn strip_zeros(s: &str) -> String {
         Some(i) => (&s[..i], &s[i..]),
         None => (s, ""),
     };
-    let mant = if mant.contains('.') { mant.trim_end_matches('0').trim_end_matches('.') } else { mant };
+    let mant = if mant.contains('.') {
+        mant.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        mant
+    };
     format!("{mant}{exp}")
 }
 
@@ -257,7 +290,11 @@ fn hex_float(v: f64, precision: Option<usize>) -> String {
         }
     }
     let dot = if digits.is_empty() { "" } else { "." };
-    format!("0x1{dot}{digits}p{}{}", if e < 0 { '-' } else { '+' }, e.abs())
+    format!(
+        "0x1{dot}{digits}p{}{}",
+        if e < 0 { '-' } else { '+' },
+        e.abs()
+    )
 }
 
 #[cfg(test)]
@@ -266,15 +303,36 @@ mod tests {
     use tileir_ir::{NumType, TileElem};
 
     fn f(v: f64) -> Tile {
-        Tile { shape: vec![], elem: TileElem::Num(NumType::F64), data: Data::F64(vec![v]) }
+        Tile {
+            shape: vec![],
+            elem: TileElem::Num(NumType::F64),
+            data: Data::F64(vec![v]),
+        }
     }
 
     #[test]
     fn c_like_formatting() {
-        assert_eq!(format("x=%f %e %g %g", &[&f(1.5), &f(12345.678), &f(0.0001), &f(1e20)]).unwrap(), "x=1.500000 1.234568e+04 0.0001 1e+20");
-        let i = Tile { shape: vec![2], elem: TileElem::Num(NumType::I8), data: Data::Int(vec![-1, 5]) };
-        assert_eq!(format("%d|%x|%4u%%", &[&i, &i, &i]).unwrap(), "[-1, 5]|[ff, 5]|[ 255,    5]%");
-        assert_eq!(format("%a %5.1f|%-4d|", &[&f(1.0), &f(-2.25), &f(3.0)]).unwrap(), "0x1p+0  -2.2|3   |");
+        assert_eq!(
+            format(
+                "x=%f %e %g %g",
+                &[&f(1.5), &f(12345.678), &f(0.0001), &f(1e20)]
+            )
+            .unwrap(),
+            "x=1.500000 1.234568e+04 0.0001 1e+20"
+        );
+        let i = Tile {
+            shape: vec![2],
+            elem: TileElem::Num(NumType::I8),
+            data: Data::Int(vec![-1, 5]),
+        };
+        assert_eq!(
+            format("%d|%x|%4u%%", &[&i, &i, &i]).unwrap(),
+            "[-1, 5]|[ff, 5]|[ 255,    5]%"
+        );
+        assert_eq!(
+            format("%a %5.1f|%-4d|", &[&f(1.0), &f(-2.25), &f(3.0)]).unwrap(),
+            "0x1p+0  -2.2|3   |"
+        );
         assert!(format("%d %d", &[&f(1.0)]).is_err());
     }
 }

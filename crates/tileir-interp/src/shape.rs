@@ -35,7 +35,11 @@ fn index_map(out_shape: &[usize], mut f: impl FnMut(&[usize]) -> usize) -> Vec<u
 /// `broadcast` to `shape` (same rank; source dims equal or 1).
 pub fn broadcast(a: &Tile, shape: &[usize]) -> OpResult<Tile> {
     if a.shape.len() != shape.len() {
-        return Err(format!("broadcast from rank {} to rank {}", a.shape.len(), shape.len()));
+        return Err(format!(
+            "broadcast from rank {} to rank {}",
+            a.shape.len(),
+            shape.len()
+        ));
     }
     for (s, d) in a.shape.iter().zip(shape) {
         if s != d && *s != 1 {
@@ -46,8 +50,17 @@ pub fn broadcast(a: &Tile, shape: &[usize]) -> OpResult<Tile> {
         return Ok(a.clone());
     }
     let st = strides_of(&a.shape);
-    let idx = index_map(shape, |c| c.iter().enumerate().map(|(d, &x)| if a.shape[d] == 1 { 0 } else { x * st[d] }).sum());
-    Ok(Tile { shape: shape.to_vec(), elem: a.elem, data: a.data.gather(&idx) })
+    let idx = index_map(shape, |c| {
+        c.iter()
+            .enumerate()
+            .map(|(d, &x)| if a.shape[d] == 1 { 0 } else { x * st[d] })
+            .sum()
+    });
+    Ok(Tile {
+        shape: shape.to_vec(),
+        elem: a.elem,
+        data: a.data.gather(&idx),
+    })
 }
 
 /// `reshape` (row-major order kept).
@@ -56,26 +69,47 @@ pub fn reshape(a: &Tile, shape: &[usize]) -> OpResult<Tile> {
     if n != a.len() {
         return Err(format!("reshape of {} elements to {} elements", a.len(), n));
     }
-    Ok(Tile { shape: shape.to_vec(), elem: a.elem, data: a.data.clone() })
+    Ok(Tile {
+        shape: shape.to_vec(),
+        elem: a.elem,
+        data: a.data.clone(),
+    })
 }
 
 /// `permute`: result dimension `i` is source dimension `perm[i]`.
 pub fn permute(a: &Tile, perm: &[i64]) -> OpResult<Tile> {
     let r = a.shape.len();
     let mut seen = vec![false; r];
-    if perm.len() != r || perm.iter().any(|&p| p < 0 || p as usize >= r || std::mem::replace(&mut seen[p as usize], true)) {
+    if perm.len() != r
+        || perm
+            .iter()
+            .any(|&p| p < 0 || p as usize >= r || std::mem::replace(&mut seen[p as usize], true))
+    {
         return Err(format!("invalid permutation {perm:?} for rank {r}"));
     }
     let st = strides_of(&a.shape);
     let shape: Vec<usize> = perm.iter().map(|&p| a.shape[p as usize]).collect();
-    let idx = index_map(&shape, |c| c.iter().enumerate().map(|(i, &x)| x * st[perm[i] as usize]).sum());
-    Ok(Tile { shape, elem: a.elem, data: a.data.gather(&idx) })
+    let idx = index_map(&shape, |c| {
+        c.iter()
+            .enumerate()
+            .map(|(i, &x)| x * st[perm[i] as usize])
+            .sum()
+    });
+    Ok(Tile {
+        shape,
+        elem: a.elem,
+        data: a.data.gather(&idx),
+    })
 }
 
 /// `cat` along `dim`.
 pub fn cat(a: &Tile, b: &Tile, dim: usize) -> OpResult<Tile> {
     if a.shape.len() != b.shape.len() || dim >= a.shape.len() {
-        return Err(format!("cat of ranks {} and {} along dimension {dim}", a.shape.len(), b.shape.len()));
+        return Err(format!(
+            "cat of ranks {} and {} along dimension {dim}",
+            a.shape.len(),
+            b.shape.len()
+        ));
     }
     let mut shape = a.shape.clone();
     shape[dim] += b.shape[dim];
@@ -88,17 +122,27 @@ pub fn cat(a: &Tile, b: &Tile, dim: usize) -> OpResult<Tile> {
         data.extend_from(&a.data, o * ca..(o + 1) * ca);
         data.extend_from(&b.data, o * cb..(o + 1) * cb);
     }
-    Ok(Tile { shape, elem: a.elem, data })
+    Ok(Tile {
+        shape,
+        elem: a.elem,
+        data,
+    })
 }
 
 /// `extract`: slice number `idx[d]` of size `shape[d]` along every dimension.
 pub fn extract(a: &Tile, idx: &[u64], shape: &[usize]) -> OpResult<Tile> {
     if idx.len() != a.shape.len() || shape.len() != a.shape.len() {
-        return Err(format!("extract needs {} indices, got {}", a.shape.len(), idx.len()));
+        return Err(format!(
+            "extract needs {} indices, got {}",
+            a.shape.len(),
+            idx.len()
+        ));
     }
     let mut origin = Vec::with_capacity(idx.len());
     for d in 0..idx.len() {
-        let o = idx[d].checked_mul(shape[d] as u64).filter(|&o| o + shape[d] as u64 <= a.shape[d] as u64);
+        let o = idx[d]
+            .checked_mul(shape[d] as u64)
+            .filter(|&o| o + shape[d] as u64 <= a.shape[d] as u64);
         match o {
             Some(o) => origin.push(o as usize),
             None => {
@@ -113,15 +157,28 @@ pub fn extract(a: &Tile, idx: &[u64], shape: &[usize]) -> OpResult<Tile> {
         }
     }
     let st = strides_of(&a.shape);
-    let map = index_map(shape, |c| c.iter().enumerate().map(|(d, &x)| (x + origin[d]) * st[d]).sum());
-    Ok(Tile { shape: shape.to_vec(), elem: a.elem, data: a.data.gather(&map) })
+    let map = index_map(shape, |c| {
+        c.iter()
+            .enumerate()
+            .map(|(d, &x)| (x + origin[d]) * st[d])
+            .sum()
+    });
+    Ok(Tile {
+        shape: shape.to_vec(),
+        elem: a.elem,
+        data: a.data.gather(&map),
+    })
 }
 
 /// `iota`: `0, 1, …, n−1` (wrapped to the width; values are read unsigned).
 pub fn iota(shape: &[usize], t: NumType) -> Tile {
     let n: usize = shape.iter().product();
     let w = t.bit_width();
-    Tile { shape: shape.to_vec(), elem: TileElem::Num(t), data: Data::Int((0..n as i64).map(|i| canon(w, i)).collect()) }
+    Tile {
+        shape: shape.to_vec(),
+        elem: TileElem::Num(t),
+        data: Data::Int((0..n as i64).map(|i| canon(w, i)).collect()),
+    }
 }
 
 /// Bits one element takes in a packed stream (i1 counts as 1 bit).
@@ -134,7 +191,12 @@ fn packed_bits(t: NumType) -> u32 {
 pub fn pack(a: &Tile, out_len: usize) -> OpResult<Tile> {
     let w = packed_bits(a.num()) as usize;
     if a.len() * w != out_len * 8 {
-        return Err(format!("pack of {} {}-bit elements into {} bytes", a.len(), w, out_len));
+        return Err(format!(
+            "pack of {} {}-bit elements into {} bytes",
+            a.len(),
+            w,
+            out_len
+        ));
     }
     let mut bytes = vec![0u8; out_len];
     for (i, b) in a.to_bits().into_iter().enumerate() {
@@ -145,14 +207,23 @@ pub fn pack(a: &Tile, out_len: usize) -> OpResult<Tile> {
             }
         }
     }
-    Ok(Tile::from_bits(vec![out_len], TileElem::Num(NumType::I8), bytes.into_iter().map(u64::from)))
+    Ok(Tile::from_bits(
+        vec![out_len],
+        TileElem::Num(NumType::I8),
+        bytes.into_iter().map(u64::from),
+    ))
 }
 
 /// `unpack`: the inverse of [`pack`].
 pub fn unpack(a: &Tile, to: NumType, out_len: usize) -> OpResult<Tile> {
     let w = packed_bits(to) as usize;
     if a.len() * 8 != out_len * w {
-        return Err(format!("unpack of {} bytes into {} {}-bit elements", a.len(), out_len, w));
+        return Err(format!(
+            "unpack of {} bytes into {} {}-bit elements",
+            a.len(),
+            out_len,
+            w
+        ));
     }
     let bytes = a.to_bits();
     let bits = (0..out_len).map(|i| {
@@ -168,7 +239,9 @@ pub fn unpack(a: &Tile, to: NumType, out_len: usize) -> OpResult<Tile> {
 
 /// `offset`: `ptr + offset × sizeof(pointee)` (offset signed, wrapping).
 pub fn offset(p: &Tile, o: &Tile) -> OpResult<Tile> {
-    let Data::Ptr(ptrs) = &p.data else { return Err("offset needs a pointer tile".into()) };
+    let Data::Ptr(ptrs) = &p.data else {
+        return Err("offset needs a pointer tile".into());
+    };
     let offs = o.ints();
     let size = p.num().storage_bytes() as i64;
     let n = if ptrs.len() == offs.len() || offs.len() == 1 {
@@ -176,7 +249,11 @@ pub fn offset(p: &Tile, o: &Tile) -> OpResult<Tile> {
     } else if ptrs.len() == 1 {
         offs.len()
     } else {
-        return Err(format!("offset shapes differ: {} pointers, {} offsets", ptrs.len(), offs.len()));
+        return Err(format!(
+            "offset shapes differ: {} pointers, {} offsets",
+            ptrs.len(),
+            offs.len()
+        ));
     };
     let at = |v: &[i64], i: usize| if v.len() == 1 { v[0] } else { v[i] };
     let data = (0..n)
@@ -185,8 +262,16 @@ pub fn offset(p: &Tile, o: &Tile) -> OpResult<Tile> {
             base.wrapping_add(at(offs, i).wrapping_mul(size) as u64)
         })
         .collect();
-    let shape = if p.len() == n { p.shape.clone() } else { o.shape.clone() };
-    Ok(Tile { shape, elem: p.elem, data: Data::Ptr(data) })
+    let shape = if p.len() == n {
+        p.shape.clone()
+    } else {
+        o.shape.clone()
+    };
+    Ok(Tile {
+        shape,
+        elem: p.elem,
+        data: Data::Ptr(data),
+    })
 }
 
 #[cfg(test)]
@@ -194,24 +279,41 @@ mod tests {
     use super::*;
 
     fn t(shape: &[usize], v: &[i64]) -> Tile {
-        Tile { shape: shape.to_vec(), elem: TileElem::Num(NumType::I32), data: Data::Int(v.to_vec()) }
+        Tile {
+            shape: shape.to_vec(),
+            elem: TileElem::Num(NumType::I32),
+            data: Data::Int(v.to_vec()),
+        }
     }
 
     #[test]
     fn permute_cat_extract_broadcast() {
         let a = t(&[2, 3], &[0, 1, 2, 3, 4, 5]);
         assert_eq!(permute(&a, &[1, 0]).unwrap().ints(), &[0, 3, 1, 4, 2, 5]);
-        assert_eq!(cat(&a, &a, 1).unwrap().ints(), &[0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5]);
+        assert_eq!(
+            cat(&a, &a, 1).unwrap().ints(),
+            &[0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5]
+        );
         assert_eq!(cat(&a, &a, 0).unwrap().shape, vec![4, 3]);
         let b = t(&[4, 4], &(0..16).collect::<Vec<_>>());
-        assert_eq!(extract(&b, &[1, 0], &[2, 2]).unwrap().ints(), &[8, 9, 12, 13]);
+        assert_eq!(
+            extract(&b, &[1, 0], &[2, 2]).unwrap().ints(),
+            &[8, 9, 12, 13]
+        );
         assert!(extract(&b, &[2, 0], &[2, 2]).is_err());
-        assert_eq!(broadcast(&t(&[1, 2], &[7, 8]), &[2, 2]).unwrap().ints(), &[7, 8, 7, 8]);
+        assert_eq!(
+            broadcast(&t(&[1, 2], &[7, 8]), &[2, 2]).unwrap().ints(),
+            &[7, 8, 7, 8]
+        );
     }
 
     #[test]
     fn pack_unpack_round_trip() {
-        let a = Tile { shape: vec![4], elem: TileElem::Num(NumType::I4), data: Data::Int(vec![1, -1, 7, -8]) };
+        let a = Tile {
+            shape: vec![4],
+            elem: TileElem::Num(NumType::I4),
+            data: Data::Int(vec![1, -1, 7, -8]),
+        };
         let p = pack(&a, 2).unwrap();
         assert_eq!(p.to_bits(), vec![0xf1, 0x87]);
         assert_eq!(unpack(&p, NumType::I4, 4).unwrap(), a);

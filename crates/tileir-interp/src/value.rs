@@ -137,15 +137,25 @@ impl Tile {
     }
 
     /// A tile from raw bit patterns of `elem` (low bits significant).
-    pub fn from_bits(shape: Vec<usize>, elem: TileElem, bits: impl IntoIterator<Item = u64>) -> Tile {
+    pub fn from_bits(
+        shape: Vec<usize>,
+        elem: TileElem,
+        bits: impl IntoIterator<Item = u64>,
+    ) -> Tile {
         let data = match elem {
             TileElem::Ptr(_) => Data::Ptr(bits.into_iter().collect()),
             TileElem::Num(t) if t.is_int() => {
                 let w = t.bit_width();
                 Data::Int(bits.into_iter().map(|b| canon(w, b as i64)).collect())
             }
-            TileElem::Num(NumType::F64) => Data::F64(bits.into_iter().map(f64::from_bits).collect()),
-            TileElem::Num(t) => Data::F32(bits.into_iter().map(|b| bits_to_f32_storage(t, b)).collect()),
+            TileElem::Num(NumType::F64) => {
+                Data::F64(bits.into_iter().map(f64::from_bits).collect())
+            }
+            TileElem::Num(t) => Data::F32(
+                bits.into_iter()
+                    .map(|b| bits_to_f32_storage(t, b))
+                    .collect(),
+            ),
         };
         Tile { shape, elem, data }
     }
@@ -157,7 +167,9 @@ impl Tile {
                 let w = t.bit_width();
                 v.iter().map(|&x| unsigned(w, x)).collect()
             }
-            (Data::F32(v), TileElem::Num(t)) => v.iter().map(|&x| f32_storage_to_bits(t, x)).collect(),
+            (Data::F32(v), TileElem::Num(t)) => {
+                v.iter().map(|&x| f32_storage_to_bits(t, x)).collect()
+            }
             (Data::F64(v), _) => v.iter().map(|x| x.to_bits()).collect(),
             (Data::Ptr(v), _) => v.clone(),
             _ => unreachable!("storage class follows the element type"),
@@ -177,7 +189,11 @@ impl Tile {
 
     /// A rank-0 integer tile.
     pub fn scalar_int(t: NumType, v: i64) -> Tile {
-        Tile { shape: vec![], elem: TileElem::Num(t), data: Data::Int(vec![canon(t.bit_width(), v)]) }
+        Tile {
+            shape: vec![],
+            elem: TileElem::Num(t),
+            data: Data::Int(vec![canon(t.bit_width(), v)]),
+        }
     }
 
     /// The integers (panics on a non-integer tile: callers check types first).
@@ -198,7 +214,10 @@ impl Tile {
                 match p {
                     PaddingValue::NegZero => f.zero_bits(true).unwrap_or(0),
                     PaddingValue::Nan => f.nan_bits().unwrap_or(0),
-                    _ => f.inf_bits(neg).or_else(|| f.nan_bits()).unwrap_or_else(|| f.max_finite_bits(neg)),
+                    _ => f
+                        .inf_bits(neg)
+                        .or_else(|| f.nan_bits())
+                        .unwrap_or_else(|| f.max_finite_bits(neg)),
                 }
             }
         }

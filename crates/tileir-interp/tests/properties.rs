@@ -29,14 +29,28 @@ fn int_case() -> impl Strategy<Value = (NumType, Vec<u64>, Vec<u64>)> {
         let ty = INTS[t];
         let m = width_mask(ty.bit_width());
         // Mix small values (edge cases) with full-range ones.
-        let v = prop_oneof![any::<u64>().prop_map(move |x| x & m), (-4i64..4).prop_map(move |x| x as u64 & m)];
-        (Just(ty), proptest::collection::vec(v.clone(), n), proptest::collection::vec(v, n))
+        let v = prop_oneof![
+            any::<u64>().prop_map(move |x| x & m),
+            (-4i64..4).prop_map(move |x| x as u64 & m)
+        ];
+        (
+            Just(ty),
+            proptest::collection::vec(v.clone(), n),
+            proptest::collection::vec(v, n),
+        )
     })
 }
 
-fn binop(op: CudaTileOp, t: NumType, a: &[u64], b: &[u64]) -> Result<Vec<u64>, tileir_interp::InterpError> {
+fn binop(
+    op: CudaTileOp,
+    t: NumType,
+    a: &[u64],
+    b: &[u64],
+) -> Result<Vec<u64>, tileir_interp::InterpError> {
     let n = a.len() as i64;
-    run_elementwise(&[(t, a.to_vec()), (t, b.to_vec())], t, |k, v| k.op1(op, vec![v[0], v[1]], tile(&[n], t)))
+    run_elementwise(&[(t, a.to_vec()), (t, b.to_vec())], t, |k, v| {
+        k.op1(op, vec![v[0], v[1]], tile(&[n], t))
+    })
 }
 
 fn sig(s: &'static str) -> Attr {

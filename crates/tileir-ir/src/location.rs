@@ -128,7 +128,9 @@ impl Location {
             Location::FileLineCol { file, line, col } => Some((file, *line, *col)),
             Location::Fused(parts) => parts.iter().find_map(|p| p.file_line_col()),
             Location::Name { child, .. } => child.as_ref().and_then(|c| c.file_line_col()),
-            Location::CallSite { callee, caller } => callee.file_line_col().or_else(|| caller.file_line_col()),
+            Location::CallSite { callee, caller } => {
+                callee.file_line_col().or_else(|| caller.file_line_col())
+            }
             Location::DiLoc { loc, .. } => loc.file_line_col(),
         }
     }
@@ -178,7 +180,9 @@ fn write_inner(loc: &Location, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             write_inner(caller, f)?;
             f.write_str(")")
         }
-        Location::DiLoc { loc, scope } => write!(f, "#cuda_tile.di_loc<{loc} in {}>", DiScopeText(scope)),
+        Location::DiLoc { loc, scope } => {
+            write!(f, "#cuda_tile.di_loc<{loc} in {}>", DiScopeText(scope))
+        }
     }
 }
 
@@ -196,7 +200,12 @@ impl fmt::Display for DiScopeText<'_> {
 
 impl fmt::Display for DiFile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "#cuda_tile.di_file<\"{}\" in \"{}\">", esc(&self.name), esc(&self.directory))
+        write!(
+            f,
+            "#cuda_tile.di_file<\"{}\" in \"{}\">",
+            esc(&self.name),
+            esc(&self.directory)
+        )
     }
 }
 
@@ -226,7 +235,13 @@ impl fmt::Display for DiSubprogram {
 
 impl fmt::Display for DiLexicalBlock {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "#cuda_tile.di_lexical_block<scope = {}, file = {}, line = {}", DiScopeText(&self.scope), self.file, self.line)?;
+        write!(
+            f,
+            "#cuda_tile.di_lexical_block<scope = {}, file = {}, line = {}",
+            DiScopeText(&self.scope),
+            self.file,
+            self.line
+        )?;
         if let Some(c) = self.column {
             write!(f, ", column = {c}")?;
         }
@@ -251,7 +266,9 @@ impl Default for LocTable {
 impl LocTable {
     /// The id of `Unknown`.
     pub fn unknown(&self) -> LocId {
-        self.arena.lookup(&Location::Unknown).expect("slot 0 is Unknown")
+        self.arena
+            .lookup(&Location::Unknown)
+            .expect("slot 0 is Unknown")
     }
     /// Interns a location.
     pub fn intern(&mut self, loc: Location) -> LocId {
@@ -259,7 +276,11 @@ impl LocTable {
     }
     /// Interns `file:line:col`.
     pub fn file_line_col(&mut self, file: &str, line: u32, col: u32) -> LocId {
-        self.intern(Location::FileLineCol { file: file.to_string(), line, col })
+        self.intern(Location::FileLineCol {
+            file: file.to_string(),
+            line,
+            col,
+        })
     }
     /// Fuses several locations (dropping unknowns; one left is returned as is).
     pub fn fuse(&mut self, parts: &[LocId]) -> LocId {
@@ -294,7 +315,10 @@ mod tests {
 
     #[test]
     fn nested_kinds_print_and_resolve_a_file_position() {
-        let file = DiFile { name: "k.py".into(), directory: "/d".into() };
+        let file = DiFile {
+            name: "k.py".into(),
+            directory: "/d".into(),
+        };
         let sp = DiSubprogram {
             file: file.clone(),
             line: 1,
@@ -303,13 +327,28 @@ mod tests {
             compile_unit: DiCompileUnit { file },
             scope_line: None,
         };
-        let inner = Location::FileLineCol { file: "k.py".into(), line: 3, col: 4 };
-        let di = Location::DiLoc { loc: Box::new(inner.clone()), scope: DiScope::Subprogram(Box::new(sp)) };
+        let inner = Location::FileLineCol {
+            file: "k.py".into(),
+            line: 3,
+            col: 4,
+        };
+        let di = Location::DiLoc {
+            loc: Box::new(inner.clone()),
+            scope: DiScope::Subprogram(Box::new(sp)),
+        };
         assert_eq!(di.file_line_col(), Some(("k.py", 3, 4)));
-        assert!(di.to_string().starts_with("loc(#cuda_tile.di_loc<loc(\"k.py\":3:4) in #cuda_tile.di_subprogram<"));
-        let name = Location::Name { name: "n".into(), child: Some(Box::new(inner.clone())) };
+        assert!(di
+            .to_string()
+            .starts_with("loc(#cuda_tile.di_loc<loc(\"k.py\":3:4) in #cuda_tile.di_subprogram<"));
+        let name = Location::Name {
+            name: "n".into(),
+            child: Some(Box::new(inner.clone())),
+        };
         assert_eq!(name.to_string(), "loc(\"n\"(\"k.py\":3:4))");
-        let cs = Location::CallSite { callee: Box::new(Location::Unknown), caller: Box::new(inner) };
+        let cs = Location::CallSite {
+            callee: Box::new(Location::Unknown),
+            caller: Box::new(inner),
+        };
         assert_eq!(cs.to_string(), "loc(callsite(unknown at \"k.py\":3:4))");
         assert_eq!(cs.file_line_col(), Some(("k.py", 3, 4)));
     }

@@ -298,3 +298,131 @@ impl<'m> Builder<'m> {
         self.module.result(op, 0)
     }
 }
+
+/// Structural mutation helpers used by the rewriting passes (canonicalize, loop-split).
+impl Module {
+    /// True when `op` is reachable from the module body (not detached, and no enclosing op
+    /// detached either).
+    pub fn is_attached(&self, op: OpId) -> bool {
+        let mut op = op;
+        loop {
+            let Some(block) = self.ops[op].parent else { return false };
+            if block == self.body {
+                return true;
+            }
+            let Some(region) = self.blocks[block].parent else { return false };
+            let Some(parent) = self.regions[region].parent else { return false };
+            op = parent;
+        }
+    }
+
+    /// The op whose region holds `op`'s block (None at the top level or when detached).
+    pub fn parent_op(&self, op: OpId) -> Option<OpId> {
+        self.parent_op_of_block(self.ops[op].parent?)
+    }
+
+    /// The block in which `value` is defined (its defining op's block, or the block owning
+    /// the argument); None for results of a detached op.
+    pub fn value_block(&self, value: ValueId) -> Option<BlockId> {
+        match self.values[value].def {
+            ValueDef::OpResult { op, .. } => self.ops[op].parent,
+            ValueDef::BlockArg { block, .. } => Some(block),
+        }
+    }
+
+    /// The region in which `value` is defined, if any (None at the module top level).
+    pub fn value_region(&self, value: ValueId) -> Option<RegionId> {
+        self.blocks[self.value_block(value)?].parent
+    }
+
+    /// True when `ancestor` is `op` or encloses it through regions.
+    pub fn is_ancestor(&self, ancestor: OpId, op: OpId) -> bool {
+        let mut cur = Some(op);
+        while let Some(o) = cur {
+            if o == ancestor {
+                return true;
+            }
+            cur = self.parent_op(o);
+        }
+        false
+    }
+
+    /// Inserts the detached `op` immediately after `anchor` in `anchor`'s block.
+    pub fn insert_op_after(&mut self, anchor: OpId, op: OpId) {
+        let block = self.ops[anchor].parent.expect("anchor op is attached to a block");
+        let pos = self.blocks[block].ops.iter().position(|&o| o == anchor).expect("anchor is listed in its block");
+        self.ops[op].parent = Some(block);
+        self.blocks[block].ops.insert(pos + 1, op);
+    }
+
+    /// Inserts the detached `op` at the start of `block`.
+    pub fn prepend_op(&mut self, block: BlockId, op: OpId) {
+        self.ops[op].parent = Some(block);
+        self.blocks[block].ops.insert(0, op);
+    }
+
+    /// Moves every op of `block` (in order) to just before `anchor`, leaving `block` empty.
+    pub fn move_block_ops_before(&mut self, block: BlockId, anchor: OpId) {
+        let ops = std::mem::take(&mut self.blocks[block].ops);
+        for op in ops {
+            self.ops[op].parent = None;
+            self.insert_op_before(anchor, op);
+        }
+    }
+
+    /// Moves every op of `from` (in order) to the end of `to`, leaving `from` empty.
+    pub fn move_block_ops_to_end(&mut self, from: BlockId, to: BlockId) {
+        let ops = std::mem::take(&mut self.blocks[from].ops);
+        for op in ops {
+            self.append_op(to, op);
+        }
+    }
+
+    /// Moves all blocks of region `from` to the end of region `to` (`from` ends up empty).
+    pub fn move_region_blocks(&mut self, from: RegionId, to: RegionId) {
+        let blocks = std::mem::take(&mut self.regions[from].blocks);
+        for &b in &blocks {
+            self.blocks[b].parent = Some(to);
+        }
+        self.regions[to].blocks.extend(blocks);
+    }
+
+    /// Removes every block of `region` (they stay in the arena, unreachable).
+    pub fn clear_region(&mut self, region: RegionId) {
+        for b in std::mem::take(&mut self.regions[region].blocks) {
+            self.blocks[b].parent = None;
+        }
+    }
+
+    /// Deep-copies `op` (detached): operands are looked up in `map` (kept when absent),
+    /// results and nested block arguments get fresh values recorded in `map`, names and
+    /// locations are copied.
+    pub fn clone_op(&mut self, op: OpId, map: &mut std::collections::HashMap<ValueId, ValueId>) -> OpId {
+        let data = self.ops[op].clone();
+        let operands = data.operands.iter().map(|v| *map.get(v).unwrap_or(v)).collect();
+        let types: Vec<TypeId> = data.results.iter().map(|&r| self.values[r].ty).collect();
+        let new = self.create_op(data.kind.clone(), operands, &types, data.loc);
+        for (i, &r) in data.results.iter().enumerate() {
+            let nr = self.ops[new].results[i];
+            self.values[nr].name = self.values[r].name.clone();
+            map.insert(r, nr);
+        }
+        for (ri, &region) in data.regions.iter().enumerate() {
+            let new_region = self.ops[new].regions[ri];
+            for block in self.regions[region].blocks.clone() {
+                let arg_types: Vec<TypeId> = self.blocks[block].args.iter().map(|&a| self.values[a].ty).collect();
+                let nb = self.add_block(new_region, &arg_types);
+                for (i, a) in self.blocks[block].args.clone().into_iter().enumerate() {
+                    let na = self.blocks[nb].args[i];
+                    self.values[na].name = self.values[a].name.clone();
+                    map.insert(a, na);
+                }
+                for inner in self.blocks[block].ops.clone() {
+                    let c = self.clone_op(inner, map);
+                    self.append_op(nb, c);
+                }
+            }
+        }
+        new
+    }
+}

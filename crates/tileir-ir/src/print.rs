@@ -45,7 +45,13 @@ pub mod format {
     /// IEEE rounding modes: the set `addf`/`subf`/`mulf`/`fma` parse.
     pub const IEEE_ROUNDING: &[&str] = &["nearest_even", "zero", "negative_inf", "positive_inf"];
     /// Rounding modes `sqrt` parses.
-    pub const SQRT_ROUNDING: &[&str] = &["nearest_even", "zero", "negative_inf", "positive_inf", "approx"];
+    pub const SQRT_ROUNDING: &[&str] = &[
+        "nearest_even",
+        "zero",
+        "negative_inf",
+        "positive_inf",
+        "approx",
+    ];
 
     /// One attribute spelled between the operands and the `:`.
     #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -119,50 +125,113 @@ pub mod format {
         pub types: Types,
     }
 
-    const RND: Mod = Mod::Wrapped { attr: "rounding_mode", prefix: "rounding", allowed: None };
-    const RND_IEEE: Mod = Mod::Wrapped { attr: "rounding_mode", prefix: "rounding", allowed: Some(IEEE_ROUNDING) };
-    const RND_SQRT: Mod = Mod::Wrapped { attr: "rounding_mode", prefix: "rounding", allowed: Some(SQRT_ROUNDING) };
-    const OVF: Mod = Mod::Wrapped { attr: "overflow", prefix: "overflow", allowed: None };
-    const FTZ: Mod = Mod::Unit { attr: "flush_to_zero" };
+    const RND: Mod = Mod::Wrapped {
+        attr: "rounding_mode",
+        prefix: "rounding",
+        allowed: None,
+    };
+    const RND_IEEE: Mod = Mod::Wrapped {
+        attr: "rounding_mode",
+        prefix: "rounding",
+        allowed: Some(IEEE_ROUNDING),
+    };
+    const RND_SQRT: Mod = Mod::Wrapped {
+        attr: "rounding_mode",
+        prefix: "rounding",
+        allowed: Some(SQRT_ROUNDING),
+    };
+    const OVF: Mod = Mod::Wrapped {
+        attr: "overflow",
+        prefix: "overflow",
+        allowed: None,
+    };
+    const FTZ: Mod = Mod::Unit {
+        attr: "flush_to_zero",
+    };
     const SIGN: Mod = Mod::Keyword { attr: "signedness" };
 
     const fn same(mods: &'static [Mod]) -> Option<Format> {
-        Some(Format { mods, types: Types::Same })
+        Some(Format {
+            mods,
+            types: Types::Same,
+        })
     }
     const fn conv(mods: &'static [Mod]) -> Option<Format> {
-        Some(Format { mods, types: Types::Conv })
+        Some(Format {
+            mods,
+            types: Types::Conv,
+        })
     }
-    const fn list(mods: &'static [Mod], written: u8, operands: &'static [u8], result: Res) -> Option<Format> {
-        Some(Format { mods, types: Types::List { written, operands, result } })
+    const fn list(
+        mods: &'static [Mod],
+        written: u8,
+        operands: &'static [u8],
+        result: Res,
+    ) -> Option<Format> {
+        Some(Format {
+            mods,
+            types: Types::List {
+                written,
+                operands,
+                result,
+            },
+        })
     }
 
     /// The declarative format of `op`, or `None` when its syntax is hand-written.
     pub fn of(op: CtOp) -> Option<Format> {
         use CtOp::*;
         match op {
-            AbsF | AbsI | AndI | Ceil | Cos | CosH | Floor | Log | Log2 | MulHiI | NegF | OrI | Pow | RemF | Sin
-            | SinH | Tan | XOrI | Atan2 | Iota | MakeToken | JoinTokens | GetTileBlockId | GetNumTileBlocks => same(&[]),
+            AbsF | AbsI | AndI | Ceil | Cos | CosH | Floor | Log | Log2 | MulHiI | NegF | OrI
+            | Pow | RemF | Sin | SinH | Tan | XOrI | Atan2 | Iota | MakeToken | JoinTokens
+            | GetTileBlockId | GetNumTileBlocks => same(&[]),
             AddF | SubF | MulF | Fma => same(&[RND_IEEE, FTZ]),
             DivF => same(&[RND, FTZ]),
             Sqrt => same(&[RND_SQRT, FTZ]),
             AddI | SubI | MulI | ShlI | NegI => same(&[OVF]),
-            DivI => same(&[SIGN, Mod::Wrapped { attr: "rounding", prefix: "rounding", allowed: None }]),
+            DivI => same(&[
+                SIGN,
+                Mod::Wrapped {
+                    attr: "rounding",
+                    prefix: "rounding",
+                    allowed: None,
+                },
+            ]),
             MaxI | MinI | RemI | ShrI => same(&[SIGN]),
             Exp | TanH => same(&[RND]),
             Exp2 | Rsqrt => same(&[FTZ]),
-            MaxF | MinF => same(&[FTZ, Mod::Unit { attr: "propagate_nan" }]),
-            Bitcast | IntToPtr | PtrToInt | PtrToPtr | Broadcast | Reshape | Pack | Unpack | GetTensorShape
-            | GetIndexSpaceShape => conv(&[]),
+            MaxF | MinF => same(&[
+                FTZ,
+                Mod::Unit {
+                    attr: "propagate_nan",
+                },
+            ]),
+            Bitcast | IntToPtr | PtrToInt | PtrToPtr | Broadcast | Reshape | Pack | Unpack
+            | GetTensorShape | GetIndexSpaceShape => conv(&[]),
             ExtI => conv(&[SIGN]),
             TruncI => conv(&[OVF]),
             FToF => conv(&[RND]),
             FToI | IToF => conv(&[SIGN, RND]),
-            Permute => conv(&[Mod::Bracketed { attr: "permutation" }]),
+            Permute => conv(&[Mod::Bracketed {
+                attr: "permutation",
+            }]),
             Offset => list(&[], 2, &[0, 1], Res::Arrow),
             Cat => list(&[Mod::AttrEq { attr: "dim" }], 2, &[0, 1], Res::Arrow),
-            MmaF => list(&[Mod::Unit { attr: "fast_acc" }], 3, &[0, 1, 2], Res::Written(2)),
+            MmaF => list(
+                &[Mod::Unit { attr: "fast_acc" }],
+                3,
+                &[0, 1, 2],
+                Res::Written(2),
+            ),
             MmaI => list(
-                &[Mod::Keyword { attr: "signedness_lhs" }, Mod::Keyword { attr: "signedness_rhs" }],
+                &[
+                    Mod::Keyword {
+                        attr: "signedness_lhs",
+                    },
+                    Mod::Keyword {
+                        attr: "signedness_rhs",
+                    },
+                ],
                 3,
                 &[0, 1, 2],
                 Res::Written(2),
@@ -175,8 +244,10 @@ pub mod format {
 }
 
 /// Architecture keys accepted in `optimization_hints` (§4.4).
-pub const HINT_KEYS: &[&str] =
-    &["sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_100", "sm_103", "sm_110", "sm_120", "sm_121", "default"];
+pub const HINT_KEYS: &[&str] = &[
+    "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_100", "sm_103", "sm_110", "sm_120",
+    "sm_121", "default",
+];
 
 /// Prints the whole module.
 pub fn print_module(module: &Module, options: PrintOptions) -> String {
@@ -187,6 +258,7 @@ pub fn print_module(module: &Module, options: PrintOptions) -> String {
         names: HashMap::new(),
         used: HashSet::new(),
         next: 0,
+        next_arg: 0,
         aliases: Aliases::default(),
     };
     if options.debug_info {
@@ -232,7 +304,11 @@ pub fn float_format(t: NumType) -> Option<tileir_numeric::FloatFormat> {
 /// (`-1` for i16 `0xFFFF`), i1 as `true`/`false`, floats in MLIR's style.
 pub fn scalar_text(t: NumType, bits: u64) -> String {
     if t == NumType::I1 {
-        return if bits & 1 == 1 { "true".into() } else { "false".into() };
+        return if bits & 1 == 1 {
+            "true".into()
+        } else {
+            "false".into()
+        };
     }
     match float_format(t) {
         Some(f) => tileir_numeric::format_mlir(f, bits),
@@ -257,7 +333,10 @@ pub fn dense_text(d: &DenseElements) -> String {
 
 fn write_nested(out: &mut String, d: &DenseElements, dim: usize, next: &mut usize) {
     if dim == d.shape.len() {
-        out.push_str(&scalar_text(d.elem, d.bits.get(*next).copied().unwrap_or(0)));
+        out.push_str(&scalar_text(
+            d.elem,
+            d.bits.get(*next).copied().unwrap_or(0),
+        ));
         *next += 1;
         return;
     }
@@ -275,7 +354,11 @@ fn write_nested(out: &mut String, d: &DenseElements, dim: usize, next: &mut usiz
 pub fn dense_generic_text(d: &DenseElements) -> String {
     let body = dense_text(d);
     // Strip `<elem: ` and `>`: generic syntax names the type after the literal instead.
-    let inner = body.split_once(": ").map(|(_, r)| r).unwrap_or("").trim_end_matches('>');
+    let inner = body
+        .split_once(": ")
+        .map(|(_, r)| r)
+        .unwrap_or("")
+        .trim_end_matches('>');
     let mut ty = String::from("tensor<");
     for s in &d.shape {
         let _ = write!(ty, "{s}x");
@@ -300,7 +383,11 @@ fn attr_text_elided(attr: &Attr, types: &crate::types::TypeTable) -> String {
         Attr::Int(i) => i.to_string(),
         Attr::Dict(entries) => format!(
             "{{{}}}",
-            entries.iter().map(|(k, v)| format!("{k} = {}", attr_text_elided(v, types))).collect::<Vec<_>>().join(", ")
+            entries
+                .iter()
+                .map(|(k, v)| format!("{k} = {}", attr_text_elided(v, types)))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         other => attr_value_text(other, types),
     }
@@ -334,11 +421,24 @@ pub fn attr_value_text(attr: &Attr, types: &crate::types::TypeTable) -> String {
         Attr::Type(t) => types.display(*t, false),
         Attr::Symbol(s) => symbol_text(s),
         Attr::Scalar(t, bits) => format!("{} : {t}", scalar_text(*t, *bits)),
-        Attr::Array(items) => format!("[{}]", items.iter().map(|a| attr_value_text(a, types)).collect::<Vec<_>>().join(", ")),
+        Attr::Array(items) => format!(
+            "[{}]",
+            items
+                .iter()
+                .map(|a| attr_value_text(a, types))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Attr::Dict(entries) => {
             let parts: Vec<String> = entries
                 .iter()
-                .map(|(k, v)| if *v == Attr::Unit { k.clone() } else { format!("{k} = {}", attr_value_text(v, types)) })
+                .map(|(k, v)| {
+                    if *v == Attr::Unit {
+                        k.clone()
+                    } else {
+                        format!("{k} = {}", attr_value_text(v, types))
+                    }
+                })
                 .collect();
             format!("{{{}}}", parts.join(", "))
         }
@@ -349,7 +449,12 @@ pub fn attr_value_text(attr: &Attr, types: &crate::types::TypeTable) -> String {
 }
 
 /// Generic text of attribute `value` declared with `kind` on a cuda_tile op.
-fn typed_attr_text(kind: Option<AttrKind>, name: &str, value: &Attr, types: &crate::types::TypeTable) -> String {
+fn typed_attr_text(
+    kind: Option<AttrKind>,
+    name: &str,
+    value: &Attr,
+    types: &crate::types::TypeTable,
+) -> String {
     match (kind, value) {
         (Some(AttrKind::I32), Attr::Int(i)) => format!("{i} : i32"),
         (Some(AttrKind::Enum(e)), Attr::Enum(_, kw)) if e.prints_as_i32() => {
@@ -357,7 +462,10 @@ fn typed_attr_text(kind: Option<AttrKind>, name: &str, value: &Attr, types: &cra
         }
         (Some(AttrKind::I32Array), Attr::IntArray(v)) => i32_array_text(v),
         (None, Attr::IntArray(v)) if name == "operandSegmentSizes" => i32_array_text(v),
-        (Some(AttrKind::Hints), Attr::Dict(entries)) => format!("#cuda_tile.optimization_hints<{}>", hints_text(entries, types)),
+        (Some(AttrKind::Hints), Attr::Dict(entries)) => format!(
+            "#cuda_tile.optimization_hints<{}>",
+            hints_text(entries, types)
+        ),
         _ => attr_value_text(value, types),
     }
 }
@@ -366,14 +474,21 @@ fn i32_array_text(v: &[i64]) -> String {
     if v.is_empty() {
         "array<i32>".into()
     } else {
-        format!("array<i32: {}>", v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "))
+        format!(
+            "array<i32: {}>",
+            v.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
     }
 }
 
 /// Whether `s` can be printed bare after `%`/`@`.
 fn is_ident(s: &str) -> bool {
     !s.is_empty()
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.')
         && !s.chars().next().is_some_and(|c| c.is_ascii_digit())
 }
 
@@ -423,27 +538,36 @@ struct Printer<'a> {
     names: HashMap<ValueId, String>,
     used: HashSet<String>,
     next: usize,
+    /// Next `%argN` number for unnamed block arguments (MLIR's spelling).
+    next_arg: usize,
     aliases: Aliases,
 }
 
 /// Saved naming state (functions restart value numbering, like MLIR's isolated ops).
-type NameState = (HashMap<ValueId, String>, HashSet<String>, usize);
+type NameState = (HashMap<ValueId, String>, HashSet<String>, usize, usize);
 
 impl<'a> Printer<'a> {
     fn reset_names(&mut self) {
         self.names.clear();
         self.used.clear();
         self.next = 0;
+        self.next_arg = 0;
     }
 
     fn save_names(&mut self) -> NameState {
-        (std::mem::take(&mut self.names), std::mem::take(&mut self.used), std::mem::replace(&mut self.next, 0))
+        (
+            std::mem::take(&mut self.names),
+            std::mem::take(&mut self.used),
+            std::mem::replace(&mut self.next, 0),
+            std::mem::replace(&mut self.next_arg, 0),
+        )
     }
 
     fn restore_names(&mut self, s: NameState) {
         self.names = s.0;
         self.used = s.1;
         self.next = s.2;
+        self.next_arg = s.3;
     }
 
     fn name(&mut self, v: ValueId) -> String {
@@ -460,13 +584,21 @@ impl<'a> Printer<'a> {
                 }
                 name
             }
-            _ => loop {
-                let name = self.next.to_string();
-                self.next += 1;
-                if !self.used.contains(&name) {
-                    break name;
+            _ => {
+                let is_arg = matches!(self.m.values.get(v).map(|d| d.def), Some(crate::module::ValueDef::BlockArg { .. }));
+                loop {
+                    let name = if is_arg {
+                        self.next_arg += 1;
+                        format!("arg{}", self.next_arg - 1)
+                    } else {
+                        self.next += 1;
+                        (self.next - 1).to_string()
+                    };
+                    if !self.used.contains(&name) {
+                        break name;
+                    }
                 }
-            },
+            }
         };
         self.used.insert(candidate.clone());
         let text = format!("%{candidate}");
@@ -507,7 +639,11 @@ impl<'a> Printer<'a> {
         for &i in &sorted {
             let base = a.order[i].0.base();
             let c = counters.entry(base).or_insert(0);
-            a.names[i] = if *c == 0 { format!("#{base}") } else { format!("#{base}{c}") };
+            a.names[i] = if *c == 0 {
+                format!("#{base}")
+            } else {
+                format!("#{base}{c}")
+            };
             *c += 1;
         }
         a.sorted = sorted;
@@ -519,7 +655,10 @@ impl<'a> Printer<'a> {
             Some(n) => n.to_string(),
             None => {
                 let s = l.to_string();
-                s.strip_prefix("loc(").and_then(|s| s.strip_suffix(')')).unwrap_or(&s).to_string()
+                s.strip_prefix("loc(")
+                    .and_then(|s| s.strip_suffix(')'))
+                    .unwrap_or(&s)
+                    .to_string()
             }
         }
     }
@@ -539,8 +678,12 @@ impl<'a> Printer<'a> {
     }
     fn scope_ref(&self, s: &DiScope) -> String {
         match s {
-            DiScope::Subprogram(sp) => self.alias_or(AliasKey::Subprogram((**sp).clone()), || sp.to_string()),
-            DiScope::LexicalBlock(b) => self.alias_or(AliasKey::LexicalBlock((**b).clone()), || b.to_string()),
+            DiScope::Subprogram(sp) => {
+                self.alias_or(AliasKey::Subprogram((**sp).clone()), || sp.to_string())
+            }
+            DiScope::LexicalBlock(b) => {
+                self.alias_or(AliasKey::LexicalBlock((**b).clone()), || b.to_string())
+            }
         }
     }
 
@@ -553,21 +696,39 @@ impl<'a> Printer<'a> {
                 AliasKey::Loc(l) => match l {
                     Location::Unknown | Location::FileLineCol { .. } => l.to_string(),
                     Location::Fused(parts) => {
-                        format!("loc(fused[{}])", parts.iter().map(|p| self.loc_ref(p)).collect::<Vec<_>>().join(", "))
+                        format!(
+                            "loc(fused[{}])",
+                            parts
+                                .iter()
+                                .map(|p| self.loc_ref(p))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
                     }
                     Location::Name { name, child } => match child {
                         Some(c) => format!("loc(\"{}\"({}))", escape_string(name), self.loc_ref(c)),
                         None => format!("loc(\"{}\")", escape_string(name)),
                     },
                     Location::CallSite { callee, caller } => {
-                        format!("loc(callsite({} at {}))", self.loc_ref(callee), self.loc_ref(caller))
+                        format!(
+                            "loc(callsite({} at {}))",
+                            self.loc_ref(callee),
+                            self.loc_ref(caller)
+                        )
                     }
                     Location::DiLoc { loc, scope } => {
-                        format!("#cuda_tile.di_loc<{} in {}>", self.loc_ref(loc), self.scope_ref(scope))
+                        format!(
+                            "#cuda_tile.di_loc<{} in {}>",
+                            self.loc_ref(loc),
+                            self.scope_ref(scope)
+                        )
                     }
                 },
                 AliasKey::File(f) => f.to_string(),
-                AliasKey::CompileUnit(c) => format!("#cuda_tile.di_compile_unit<file = {}>", self.file_ref(&c.file)),
+                AliasKey::CompileUnit(c) => format!(
+                    "#cuda_tile.di_compile_unit<file = {}>",
+                    self.file_ref(&c.file)
+                ),
                 AliasKey::Subprogram(s) => {
                     let mut t = format!(
                         "#cuda_tile.di_subprogram<file = {}, line = {}, name = \"{}\", linkageName = \"{}\", compileUnit = {}",
@@ -620,7 +781,9 @@ impl<'a> Printer<'a> {
         // as MLIR prints them.
         let grouped = results.len() > 1
             && !self.names.contains_key(&results[0])
-            && results[1..].iter().all(|&r| self.m.values.get(r).is_none_or(|d| d.name.is_none()));
+            && results[1..]
+                .iter()
+                .all(|&r| self.m.values.get(r).is_none_or(|d| d.name.is_none()));
         if grouped {
             let base = self.name(results[0]);
             for (i, &r) in results.iter().enumerate() {
@@ -635,7 +798,10 @@ impl<'a> Printer<'a> {
 
     fn op(&mut self, op: OpId, depth: usize, in_cuda_tile: bool) {
         // Functions restart value naming (they are isolated from above, as in MLIR).
-        if matches!(self.m.ops[op].kind.ct(), Some(CtOp::Entry | CtOp::TestingFunc)) {
+        if matches!(
+            self.m.ops[op].kind.ct(),
+            Some(CtOp::Entry | CtOp::TestingFunc)
+        ) {
             let saved = self.save_names();
             self.op_inner(op, depth, in_cuda_tile);
             self.restore_names(saved);
@@ -670,11 +836,17 @@ impl<'a> Printer<'a> {
     }
 
     fn operand_list(&mut self, vals: &[ValueId]) -> String {
-        vals.iter().map(|&v| self.name(v)).collect::<Vec<_>>().join(", ")
+        vals.iter()
+            .map(|&v| self.name(v))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     fn type_list(&self, vals: &[ValueId], short: bool) -> String {
-        vals.iter().map(|&v| self.vty(v, short)).collect::<Vec<_>>().join(", ")
+        vals.iter()
+            .map(|&v| self.vty(v, short))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     fn block_body(&mut self, block: BlockId, depth: usize, in_cuda_tile: bool) {
@@ -699,7 +871,9 @@ impl<'a> Printer<'a> {
     }
 
     fn signature(&mut self, block: Option<BlockId>, short: bool) -> String {
-        let args = block.map(|b| self.m.blocks[b].args.clone()).unwrap_or_default();
+        let args = block
+            .map(|b| self.m.blocks[b].args.clone())
+            .unwrap_or_default();
         let parts: Vec<String> = args
             .iter()
             .map(|&a| {
@@ -723,20 +897,43 @@ impl<'a> Printer<'a> {
                 let mut props: Vec<(String, String)> = Vec::new();
                 for (spec, v) in schema.attrs.iter().zip(ct.attr_values()) {
                     if let Some(v) = v {
-                        props.push((spec.name.to_string(), self.named_attr(spec.name, Some(spec.kind), v)));
+                        props.push((
+                            spec.name.to_string(),
+                            self.named_attr(spec.name, Some(spec.kind), v),
+                        ));
                     }
                 }
                 if !ct.segments.is_empty() {
                     let v: Vec<i64> = ct.segments.iter().map(|&s| s as i64).collect();
-                    props.push(("operandSegmentSizes".into(), format!("operandSegmentSizes = {}", i32_array_text(&v))));
+                    props.push((
+                        "operandSegmentSizes".into(),
+                        format!("operandSegmentSizes = {}", i32_array_text(&v)),
+                    ));
                 }
                 // MLIR prints properties as a dictionary: sorted by name.
                 props.sort_by(|a, b| a.0.cmp(&b.0));
-                let attrs = ct.discardable.iter().map(|(n, a)| self.named_attr(n, None, a)).collect();
+                let attrs = ct
+                    .discardable
+                    .iter()
+                    .map(|(n, a)| self.named_attr(n, None, a))
+                    .collect();
                 (props.into_iter().map(|p| p.1).collect(), attrs)
             }
-            OpKind::Unregistered(u) => (Vec::new(), u.attrs.iter().map(|(n, a)| self.named_attr(n, None, a)).collect()),
-            other => (other.attributes().iter().map(|(n, a)| self.named_attr(n, None, a)).collect(), Vec::new()),
+            OpKind::Unregistered(u) => (
+                Vec::new(),
+                u.attrs
+                    .iter()
+                    .map(|(n, a)| self.named_attr(n, None, a))
+                    .collect(),
+            ),
+            other => (
+                other
+                    .attributes()
+                    .iter()
+                    .map(|(n, a)| self.named_attr(n, None, a))
+                    .collect(),
+                Vec::new(),
+            ),
         };
         if !props.is_empty() {
             let _ = write!(self.out, " <{{{}}}>", props.join(", "));
@@ -771,7 +968,13 @@ impl<'a> Printer<'a> {
         }
         let ins: Vec<String> = data.operands.iter().map(|&v| self.vty(v, false)).collect();
         let outs: Vec<String> = data.results.iter().map(|&v| self.vty(v, false)).collect();
-        let outs = if outs.len() == 1 && !self.m.types.display(self.m.value_type(data.results[0]), false).starts_with('(') {
+        let outs = if outs.len() == 1
+            && !self
+                .m
+                .types
+                .display(self.m.value_type(data.results[0]), false)
+                .starts_with('(')
+        {
             outs[0].clone()
         } else {
             format!("({})", outs.join(", "))
@@ -783,7 +986,10 @@ impl<'a> Printer<'a> {
         if *attr == Attr::Unit {
             return name.to_string();
         }
-        format!("{name} = {}", typed_attr_text(kind, name, attr, &self.m.types))
+        format!(
+            "{name} = {}",
+            typed_attr_text(kind, name, attr, &self.m.types)
+        )
     }
 
     // ---- cuda_tile custom forms ----
@@ -807,15 +1013,29 @@ impl<'a> Printer<'a> {
             None => return false,
         };
         let group = |name: &str| -> Vec<ValueId> {
-            let i = ct.schema().operands.iter().position(|o| o.name == name).unwrap_or(usize::MAX);
-            groups.get(i).map(|r| ops[r.clone()].to_vec()).unwrap_or_default()
+            let i = ct
+                .schema()
+                .operands
+                .iter()
+                .position(|o| o.name == name)
+                .unwrap_or(usize::MAX);
+            groups
+                .get(i)
+                .map(|r| ops[r.clone()].to_vec())
+                .unwrap_or_default()
         };
         match ct.op {
             CtOp::Module => {
-                let Some(name) = ct.str("sym_name") else { return false };
+                let Some(name) = ct.str("sym_name") else {
+                    return false;
+                };
                 let _ = write!(self.out, "{prefix}module {}", symbol_text(name));
                 if let Some(p) = ct.str("producer") {
-                    let _ = write!(self.out, " attributes {{producer = \"{}\"}}", escape_string(p));
+                    let _ = write!(
+                        self.out,
+                        " attributes {{producer = \"{}\"}}",
+                        escape_string(p)
+                    );
                 }
                 self.out.push_str(" {\n");
                 if let Some(block) = self.m.entry_block(op, 0) {
@@ -827,8 +1047,12 @@ impl<'a> Printer<'a> {
                 self.out.push('}');
             }
             CtOp::Entry | CtOp::TestingFunc => {
-                let Some(name) = ct.str("sym_name") else { return false };
-                let Some(block) = self.m.entry_block(op, 0) else { return false };
+                let Some(name) = ct.str("sym_name") else {
+                    return false;
+                };
+                let Some(block) = self.m.entry_block(op, 0) else {
+                    return false;
+                };
                 let results = match ct.get("function_type") {
                     Some(Attr::Type(t)) => match self.m.types.get(*t) {
                         Type::Function { results, .. } => results.clone(),
@@ -855,7 +1079,12 @@ impl<'a> Printer<'a> {
                     }
                     parts.push(s);
                 }
-                let _ = write!(self.out, "{prefix}{mn} {}({})", symbol_text(name), parts.join(", "));
+                let _ = write!(
+                    self.out,
+                    "{prefix}{mn} {}({})",
+                    symbol_text(name),
+                    parts.join(", ")
+                );
                 if !results.is_empty() {
                     let r: Vec<String> = results.iter().map(|&t| self.ty(t, true)).collect();
                     if r.len() == 1 && !r[0].starts_with('(') {
@@ -865,7 +1094,11 @@ impl<'a> Printer<'a> {
                     }
                 }
                 if let Some(Attr::Dict(h)) = ct.get("optimization_hints") {
-                    let _ = write!(self.out, " optimization_hints=<{}>", hints_text(h, &self.m.types));
+                    let _ = write!(
+                        self.out,
+                        " optimization_hints=<{}>",
+                        hints_text(h, &self.m.types)
+                    );
                 }
                 self.out.push_str(" {\n");
                 self.block_body(block, depth + 1, true);
@@ -873,7 +1106,10 @@ impl<'a> Printer<'a> {
                 self.out.push('}');
             }
             CtOp::Global => {
-                let (Some(name), Some(Attr::Dense(d))) = (ct.str("sym_name"), ct.get("value")) else { return false };
+                let (Some(name), Some(Attr::Dense(d))) = (ct.str("sym_name"), ct.get("value"))
+                else {
+                    return false;
+                };
                 let _ = write!(self.out, "{prefix}global");
                 if ct.keyword("symbol_visibility") == Some("private") {
                     self.out.push_str(" private");
@@ -893,34 +1129,67 @@ impl<'a> Printer<'a> {
                 let _ = write!(self.out, " {} : {tt}", dense_text(d));
             }
             CtOp::Constant => {
-                let (Some(Attr::Dense(d)), [r]) = (ct.get("value"), res.as_slice()) else { return false };
+                let (Some(Attr::Dense(d)), [r]) = (ct.get("value"), res.as_slice()) else {
+                    return false;
+                };
                 if !self.dense_matches(d, *r) {
                     return false;
                 }
                 self.results_prefix(op);
-                let _ = write!(self.out, "{prefix}constant {} : {}", dense_text(d), self.vty(*r, short));
+                let _ = write!(
+                    self.out,
+                    "{prefix}constant {} : {}",
+                    dense_text(d),
+                    self.vty(*r, short)
+                );
             }
             CtOp::GetGlobal => {
-                let (Some(name), [r]) = (ct.str("name"), res.as_slice()) else { return false };
+                let (Some(name), [r]) = (ct.str("name"), res.as_slice()) else {
+                    return false;
+                };
                 self.results_prefix(op);
-                let _ = write!(self.out, "{prefix}get_global {} : {}", symbol_text(name), self.vty(*r, short));
+                let _ = write!(
+                    self.out,
+                    "{prefix}get_global {} : {}",
+                    symbol_text(name),
+                    self.vty(*r, short)
+                );
             }
             CtOp::Assume => {
-                let (Some(p), [v], [r]) = (ct.predicate(), ops.as_slice(), res.as_slice()) else { return false };
+                let (Some(p), [v], [r]) = (ct.predicate(), ops.as_slice(), res.as_slice()) else {
+                    return false;
+                };
                 if self.m.value_type(*v) != self.m.value_type(*r) {
                     return false;
                 }
                 self.results_prefix(op);
                 let n = self.name(*v);
-                let _ = write!(self.out, "{prefix}assume {}, {n} : {}", p.text(), self.vty(*r, short));
+                let _ = write!(
+                    self.out,
+                    "{prefix}assume {}, {n} : {}",
+                    p.text(),
+                    self.vty(*r, short)
+                );
             }
             CtOp::Assert => {
-                let (Some(msg), [c], []) = (ct.str("message"), ops.as_slice(), res.as_slice()) else { return false };
+                let (Some(msg), [c], []) = (ct.str("message"), ops.as_slice(), res.as_slice())
+                else {
+                    return false;
+                };
                 let n = self.name(*c);
-                let _ = write!(self.out, "{prefix}assert {n}, \"{}\" : {}", escape_string(msg), self.vty(*c, short));
+                let _ = write!(
+                    self.out,
+                    "{prefix}assert {n}, \"{}\" : {}",
+                    escape_string(msg),
+                    self.vty(*c, short)
+                );
             }
             CtOp::Alloca => {
-                let (Some(n), Some(a), [r]) = (ct.int("num_elem"), ct.int("alignment"), res.as_slice()) else { return false };
+                let (Some(n), Some(a), [r]) =
+                    (ct.int("num_elem"), ct.int("alignment"), res.as_slice())
+                else {
+                    return false;
+                };
                 self.results_prefix(op);
                 let _ = write!(self.out, "{prefix}alloca num_elem = {n}, alignment = {a}");
                 if ct.flag("global") {
@@ -929,21 +1198,34 @@ impl<'a> Printer<'a> {
                 let _ = write!(self.out, " : {}", self.vty(*r, short));
             }
             CtOp::CmpI | CtOp::CmpF => {
-                let ([a, b], [r]) = (ops.as_slice(), res.as_slice()) else { return false };
-                let Some(pred) = ct.keyword("comparison_predicate") else { return false };
+                let ([a, b], [r]) = (ops.as_slice(), res.as_slice()) else {
+                    return false;
+                };
+                let Some(pred) = ct.keyword("comparison_predicate") else {
+                    return false;
+                };
                 if self.m.value_type(*a) != self.m.value_type(*b) {
                     return false;
                 }
                 self.results_prefix(op);
                 let (na, nb) = (self.name(*a), self.name(*b));
                 if ct.op == CtOp::CmpI {
-                    let Some(s) = ct.keyword("signedness") else { return false };
+                    let Some(s) = ct.keyword("signedness") else {
+                        return false;
+                    };
                     let _ = write!(self.out, "{prefix}cmpi {pred} {na}, {nb}, {s}");
                 } else {
-                    let Some(o) = ct.keyword("comparison_ordering") else { return false };
+                    let Some(o) = ct.keyword("comparison_ordering") else {
+                        return false;
+                    };
                     let _ = write!(self.out, "{prefix}cmpf {pred} {o} {na}, {nb}");
                 }
-                let _ = write!(self.out, " : {} -> {}", self.vty(*a, short), self.vty(*r, short));
+                let _ = write!(
+                    self.out,
+                    " : {} -> {}",
+                    self.vty(*a, short),
+                    self.vty(*r, short)
+                );
             }
             CtOp::Extract => {
                 let [r] = res.as_slice() else { return false };
@@ -957,10 +1239,17 @@ impl<'a> Printer<'a> {
                 self.results_prefix(op);
                 let n = self.name(*s);
                 let list = self.operand_list(&idx);
-                let _ = write!(self.out, "{prefix}extract {n}[{list}] : {} -> {}", self.vty(*s, short), self.vty(*r, short));
+                let _ = write!(
+                    self.out,
+                    "{prefix}extract {n}[{list}] : {} -> {}",
+                    self.vty(*s, short),
+                    self.vty(*r, short)
+                );
             }
             CtOp::MakePartitionView | CtOp::MakeStridedView | CtOp::MakeGatherScatterView => {
-                let ([v], [r]) = (ops.as_slice(), res.as_slice()) else { return false };
+                let ([v], [r]) = (ops.as_slice(), res.as_slice()) else {
+                    return false;
+                };
                 let tv = match self.m.types.try_get(self.m.value_type(*r)) {
                     Some(Type::PartitionView(p)) => p.tensor_view,
                     Some(Type::StridedView(p)) => p.tensor_view,
@@ -988,8 +1277,15 @@ impl<'a> Printer<'a> {
                 if ndyn(&shape) != dyn_shape.len() || ndyn(&strides) != dyn_strides.len() {
                     return false;
                 }
-                let all_dyn: Vec<ValueId> = dyn_shape.iter().chain(dyn_strides.iter()).copied().collect();
-                if all_dyn.iter().any(|&v| self.m.value_type(v) != self.m.value_type(all_dyn[0])) {
+                let all_dyn: Vec<ValueId> = dyn_shape
+                    .iter()
+                    .chain(dyn_strides.iter())
+                    .copied()
+                    .collect();
+                if all_dyn
+                    .iter()
+                    .any(|&v| self.m.value_type(v) != self.m.value_type(all_dyn[0]))
+                {
                     return false;
                 }
                 self.results_prefix(op);
@@ -1022,16 +1318,30 @@ impl<'a> Printer<'a> {
                     let _ = write!(self.out, " token = {n}");
                 }
                 if let Some(Attr::Dict(h)) = ct.get("optimization_hints") {
-                    let _ = write!(self.out, " optimization_hints = <{}>", hints_text(h, &self.m.types));
+                    let _ = write!(
+                        self.out,
+                        " optimization_hints = <{}>",
+                        hints_text(h, &self.m.types)
+                    );
                 }
                 self.out.push_str(" : ");
                 if let [t] = tile.as_slice() {
                     let _ = write!(self.out, "{}, ", self.vty(*t, short));
                 }
-                let _ = write!(self.out, "{}{} -> {}", self.vty(*v, short), self.index_types(&idx, short), self.type_list(&res, short));
+                let _ = write!(
+                    self.out,
+                    "{}{} -> {}",
+                    self.vty(*v, short),
+                    self.index_types(&idx, short),
+                    self.type_list(&res, short)
+                );
             }
             CtOp::LoadPtrTko | CtOp::StorePtrTko => {
-                let (first, second) = if ct.op == CtOp::LoadPtrTko { ("source", "paddingValue") } else { ("destination", "value") };
+                let (first, second) = if ct.op == CtOp::LoadPtrTko {
+                    ("source", "paddingValue")
+                } else {
+                    ("destination", "value")
+                };
                 let p = group(first);
                 let mask = group("mask");
                 let other = group(second);
@@ -1056,15 +1366,27 @@ impl<'a> Printer<'a> {
                     let _ = write!(self.out, " token={n}");
                 }
                 if let Some(Attr::Dict(h)) = ct.get("optimization_hints") {
-                    let _ = write!(self.out, " optimization_hints = <{}>", hints_text(h, &self.m.types));
+                    let _ = write!(
+                        self.out,
+                        " optimization_hints = <{}>",
+                        hints_text(h, &self.m.types)
+                    );
                 }
-                let _ = write!(self.out, " : {} -> {}", self.type_list(&listed, short), self.type_list(&res, short));
+                let _ = write!(
+                    self.out,
+                    " : {} -> {}",
+                    self.type_list(&listed, short),
+                    self.type_list(&res, short)
+                );
             }
             CtOp::AtomicCasTko | CtOp::AtomicRmwTko => {
                 let p = group("pointers");
                 let mask = group("mask");
                 let token = group("token");
-                let (Some(ord), Some(scope)) = (ct.keyword("memory_ordering_semantics"), ct.keyword("memory_scope")) else {
+                let (Some(ord), Some(scope)) = (
+                    ct.keyword("memory_ordering_semantics"),
+                    ct.keyword("memory_scope"),
+                ) else {
                     return false;
                 };
                 let mut types_of: Vec<ValueId> = p.clone();
@@ -1073,7 +1395,9 @@ impl<'a> Printer<'a> {
                 let _ = write!(self.out, "{prefix}{mn} {ord} {scope} {pn}");
                 if ct.op == CtOp::AtomicCasTko {
                     let (cmp, val) = (group("cmp"), group("val"));
-                    let ([c], [v]) = (cmp.as_slice(), val.as_slice()) else { return false };
+                    let ([c], [v]) = (cmp.as_slice(), val.as_slice()) else {
+                        return false;
+                    };
                     if self.m.value_type(*c) != self.m.value_type(*v) {
                         return false;
                     }
@@ -1081,7 +1405,9 @@ impl<'a> Printer<'a> {
                     let _ = write!(self.out, ", {cn}, {vn}");
                     types_of.push(*v);
                 } else {
-                    let Some(mode) = ct.keyword("mode") else { return false };
+                    let Some(mode) = ct.keyword("mode") else {
+                        return false;
+                    };
                     let arg = group("arg");
                     let [a] = arg.as_slice() else { return false };
                     let an = self.name(*a);
@@ -1097,21 +1423,38 @@ impl<'a> Printer<'a> {
                     let n = self.name(*t);
                     let _ = write!(self.out, " token={n}");
                 }
-                let _ = write!(self.out, " : {} -> {}", self.type_list(&types_of, short), self.type_list(&res, short));
+                let _ = write!(
+                    self.out,
+                    " : {} -> {}",
+                    self.type_list(&types_of, short),
+                    self.type_list(&res, short)
+                );
             }
             CtOp::AtomicRedViewTko => {
-                let (view, idx, value, token) = (group("view"), group("index"), group("value"), group("token"));
-                let ([v], [val]) = (view.as_slice(), value.as_slice()) else { return false };
-                let (Some(ord), Some(scope), Some(mode)) =
-                    (ct.keyword("memory_ordering_semantics"), ct.keyword("memory_scope"), ct.keyword("mode"))
-                else {
+                let (view, idx, value, token) = (
+                    group("view"),
+                    group("index"),
+                    group("value"),
+                    group("token"),
+                );
+                let ([v], [val]) = (view.as_slice(), value.as_slice()) else {
+                    return false;
+                };
+                let (Some(ord), Some(scope), Some(mode)) = (
+                    ct.keyword("memory_ordering_semantics"),
+                    ct.keyword("memory_scope"),
+                    ct.keyword("mode"),
+                ) else {
                     return false;
                 };
                 self.results_prefix(op);
                 let vn = self.name(*v);
                 let il = self.operand_list(&idx);
                 let valn = self.name(*val);
-                let _ = write!(self.out, "{prefix}{mn} {ord} {scope} {vn}[{il}], {mode}, {valn}");
+                let _ = write!(
+                    self.out,
+                    "{prefix}{mn} {ord} {scope} {vn}[{il}], {mode}, {valn}"
+                );
                 if let [t] = token.as_slice() {
                     let n = self.name(*t);
                     let _ = write!(self.out, " token={n}");
@@ -1154,7 +1497,9 @@ impl<'a> Printer<'a> {
             }
             CtOp::If => {
                 let [c] = ops.as_slice() else { return false };
-                let Some(then_b) = self.m.entry_block(op, 0) else { return false };
+                let Some(then_b) = self.m.entry_block(op, 0) else {
+                    return false;
+                };
                 self.results_prefix(op);
                 let cn = self.name(*c);
                 let _ = write!(self.out, "{prefix}if {cn}");
@@ -1173,15 +1518,27 @@ impl<'a> Printer<'a> {
                 }
             }
             CtOp::For => {
-                let Some(body) = self.m.entry_block(op, 0) else { return false };
+                let Some(body) = self.m.entry_block(op, 0) else {
+                    return false;
+                };
                 let args = self.m.blocks[body].args.clone();
-                let (lb, ub, step, inits) = (group("lowerBound"), group("upperBound"), group("step"), group("initValues"));
-                let ([lb], [ub], [step]) = (lb.as_slice(), ub.as_slice(), step.as_slice()) else { return false };
+                let (lb, ub, step, inits) = (
+                    group("lowerBound"),
+                    group("upperBound"),
+                    group("step"),
+                    group("initValues"),
+                );
+                let ([lb], [ub], [step]) = (lb.as_slice(), ub.as_slice(), step.as_slice()) else {
+                    return false;
+                };
                 if args.len() != inits.len() + 1 || res.len() != inits.len() {
                     return false;
                 }
                 let bt = self.m.value_type(*lb);
-                if [*ub, *step, args[0]].iter().any(|&v| self.m.value_type(v) != bt) {
+                if [*ub, *step, args[0]]
+                    .iter()
+                    .any(|&v| self.m.value_type(v) != bt)
+                {
                     return false;
                 }
                 self.results_prefix(op);
@@ -1189,12 +1546,29 @@ impl<'a> Printer<'a> {
                 if ct.flag("unsignedCmp") {
                     self.out.push_str("unsigned ");
                 }
-                let (iv, lbn, ubn, sn) = (self.name(args[0]), self.name(*lb), self.name(*ub), self.name(*step));
-                let _ = write!(self.out, "{iv} in ({lbn} to {ubn}, step {sn}) : {}", self.ty(bt, short));
+                let (iv, lbn, ubn, sn) = (
+                    self.name(args[0]),
+                    self.name(*lb),
+                    self.name(*ub),
+                    self.name(*step),
+                );
+                let _ = write!(
+                    self.out,
+                    "{iv} in ({lbn} to {ubn}, step {sn}) : {}",
+                    self.ty(bt, short)
+                );
                 if !inits.is_empty() {
-                    let pairs: Vec<String> =
-                        args[1..].iter().zip(&inits).map(|(&a, &i)| format!("{} = {}", self.name(a), self.name(i))).collect();
-                    let _ = write!(self.out, " iter_values({}) -> ({})", pairs.join(", "), self.type_list(&res, short));
+                    let pairs: Vec<String> = args[1..]
+                        .iter()
+                        .zip(&inits)
+                        .map(|(&a, &i)| format!("{} = {}", self.name(a), self.name(i)))
+                        .collect();
+                    let _ = write!(
+                        self.out,
+                        " iter_values({}) -> ({})",
+                        pairs.join(", "),
+                        self.type_list(&res, short)
+                    );
                 }
                 self.out.push_str(" {\n");
                 self.block_body_elide(body, depth + 1, CtOp::Continue);
@@ -1202,7 +1576,9 @@ impl<'a> Printer<'a> {
                 self.out.push('}');
             }
             CtOp::Loop => {
-                let Some(body) = self.m.entry_block(op, 0) else { return false };
+                let Some(body) = self.m.entry_block(op, 0) else {
+                    return false;
+                };
                 let args = self.m.blocks[body].args.clone();
                 if args.len() != ops.len() {
                     return false;
@@ -1210,9 +1586,17 @@ impl<'a> Printer<'a> {
                 self.results_prefix(op);
                 let _ = write!(self.out, "{prefix}loop");
                 if !ops.is_empty() {
-                    let pairs: Vec<String> =
-                        args.iter().zip(&ops).map(|(&a, &i)| format!("{} = {}", self.name(a), self.name(i))).collect();
-                    let _ = write!(self.out, " iter_values({}) : {}", pairs.join(", "), self.type_list(&ops, short));
+                    let pairs: Vec<String> = args
+                        .iter()
+                        .zip(&ops)
+                        .map(|(&a, &i)| format!("{} = {}", self.name(a), self.name(i)))
+                        .collect();
+                    let _ = write!(
+                        self.out,
+                        " iter_values({}) : {}",
+                        pairs.join(", "),
+                        self.type_list(&ops, short)
+                    );
                     if !res.is_empty() {
                         let _ = write!(self.out, " -> {}", self.type_list(&res, short));
                     }
@@ -1225,8 +1609,13 @@ impl<'a> Printer<'a> {
                 self.out.push('}');
             }
             CtOp::Reduce | CtOp::Scan => {
-                let Some(body) = self.m.entry_block(op, 0) else { return false };
-                let (Some(dim), Some(Attr::Array(ids))) = (ct.int("dim"), ct.get("identities")) else { return false };
+                let Some(body) = self.m.entry_block(op, 0) else {
+                    return false;
+                };
+                let (Some(dim), Some(Attr::Array(ids))) = (ct.int("dim"), ct.get("identities"))
+                else {
+                    return false;
+                };
                 if ops.is_empty() {
                     return false;
                 }
@@ -1237,8 +1626,17 @@ impl<'a> Printer<'a> {
                     let rev = matches!(ct.get("reverse"), Some(Attr::Bool(true)));
                     let _ = write!(self.out, " reverse={rev}");
                 }
-                let ids_txt: Vec<String> = ids.iter().map(|a| attr_value_text(a, &self.m.types)).collect();
-                let _ = write!(self.out, " identities=[{}] : {} -> {}\n", ids_txt.join(", "), self.type_list(&ops, short), self.type_list(&res, short));
+                let ids_txt: Vec<String> = ids
+                    .iter()
+                    .map(|a| attr_value_text(a, &self.m.types))
+                    .collect();
+                let _ = writeln!(
+                    self.out,
+                    " identities=[{}] : {} -> {}",
+                    ids_txt.join(", "),
+                    self.type_list(&ops, short),
+                    self.type_list(&res, short)
+                );
                 self.indent(depth + 1);
                 let sig = self.signature(Some(body), true);
                 let _ = writeln!(self.out, "({sig}) {{");
@@ -1261,7 +1659,10 @@ impl<'a> Printer<'a> {
     }
 
     fn ordering_scope(&self, ct: &CudaTileOp) -> String {
-        let mut s = ct.keyword("memory_ordering_semantics").unwrap_or("weak").to_string();
+        let mut s = ct
+            .keyword("memory_ordering_semantics")
+            .unwrap_or("weak")
+            .to_string();
         if let Some(sc) = ct.keyword("memory_scope") {
             s.push(' ');
             s.push_str(sc);
@@ -1270,11 +1671,19 @@ impl<'a> Printer<'a> {
     }
 
     /// A regular op through its declarative [`format::Format`].
-    fn regular(&mut self, op: OpId, ct: &CudaTileOp, f: format::Format, prefix: &str, short: bool) -> bool {
+    fn regular(
+        &mut self,
+        op: OpId,
+        ct: &CudaTileOp,
+        f: format::Format,
+        prefix: &str,
+        short: bool,
+    ) -> bool {
         use format::{Mod, Res, Types};
         let data = self.m.ops[op].clone();
         let (ops, res) = (&data.operands, &data.results);
-        let tys = |vs: &[ValueId]| -> Vec<TypeId> { vs.iter().map(|&v| self.m.value_type(v)).collect() };
+        let tys =
+            |vs: &[ValueId]| -> Vec<TypeId> { vs.iter().map(|&v| self.m.value_type(v)).collect() };
         let (ot, rt) = (tys(ops), tys(res));
         // The type list the format writes, or None when the op's types do not fit it.
         let written: Option<(Vec<TypeId>, Vec<TypeId>)> = match f.types {
@@ -1289,7 +1698,11 @@ impl<'a> Printer<'a> {
                 ([i], Some(&o)) if rt.iter().all(|&x| x == o) => Some((vec![*i], vec![o])),
                 _ => None,
             },
-            Types::List { written, operands, result } => {
+            Types::List {
+                written,
+                operands,
+                result,
+            } => {
                 let mut w: Vec<Option<TypeId>> = vec![None; written as usize];
                 let mut ok = ot.len() == operands.len() && rt.len() == 1;
                 if ok {
@@ -1303,21 +1716,32 @@ impl<'a> Printer<'a> {
                 }
                 match (ok, result) {
                     (true, Res::Arrow) => Some((w.into_iter().flatten().collect(), rt.clone())),
-                    (true, Res::Written(k)) if w[k as usize] == Some(rt[0]) => Some((w.into_iter().flatten().collect(), vec![])),
+                    (true, Res::Written(k)) if w[k as usize] == Some(rt[0]) => {
+                        Some((w.into_iter().flatten().collect(), vec![]))
+                    }
                     _ => None,
                 }
             }
         };
-        let Some((before, after)) = written else { return false };
+        let Some((before, after)) = written else {
+            return false;
+        };
         let mut mods = String::new();
         for m in f.mods {
             match *m {
-                Mod::Wrapped { attr, prefix: word, .. } => {
+                Mod::Wrapped {
+                    attr, prefix: word, ..
+                } => {
                     let Some(kw) = ct.keyword(attr) else { continue };
-                    let default = ct.schema().attrs.iter().find(|a| a.name == attr).and_then(|a| match a.presence {
-                        Presence::Default(d) => Some(d),
-                        _ => None,
-                    });
+                    let default = ct
+                        .schema()
+                        .attrs
+                        .iter()
+                        .find(|a| a.name == attr)
+                        .and_then(|a| match a.presence {
+                            Presence::Default(d) => Some(d),
+                            _ => None,
+                        });
                     if default != Some(kw) {
                         let _ = write!(mods, " {word}<{kw}>");
                     }
@@ -1349,7 +1773,11 @@ impl<'a> Printer<'a> {
             }
         }
         if !ct.discardable.is_empty() {
-            let parts: Vec<String> = ct.discardable.iter().map(|(n, a)| self.named_attr(n, None, a)).collect();
+            let parts: Vec<String> = ct
+                .discardable
+                .iter()
+                .map(|(n, a)| self.named_attr(n, None, a))
+                .collect();
             let _ = write!(mods, " {{{}}}", parts.join(", "));
         }
         self.results_prefix(op);
@@ -1369,7 +1797,10 @@ impl<'a> Printer<'a> {
     }
 
     fn result_ty(&self, results: &[ValueId], i: usize) -> String {
-        results.get(i).map(|&r| self.vty(r, true)).unwrap_or_default()
+        results
+            .get(i)
+            .map(|&r| self.vty(r, true))
+            .unwrap_or_default()
     }
 
     /// `, T` when all index types agree, else `, T0, T1, …`.
@@ -1381,7 +1812,9 @@ impl<'a> Printer<'a> {
         if tys.iter().all(|&t| t == tys[0]) {
             format!(", {}", self.ty(tys[0], short))
         } else {
-            tys.iter().map(|&t| format!(", {}", self.ty(t, short))).collect()
+            tys.iter()
+                .map(|&t| format!(", {}", self.ty(t, short)))
+                .collect()
         }
     }
 
@@ -1392,13 +1825,22 @@ impl<'a> Printer<'a> {
             .iter()
             .map(|d| match d {
                 Dim::Static(v) => v.to_string(),
-                Dim::Dynamic => dyn_iter.next().map(|&v| self.name(v)).unwrap_or_else(|| "<<missing>>".into()),
+                Dim::Dynamic => dyn_iter
+                    .next()
+                    .map(|&v| self.name(v))
+                    .unwrap_or_else(|| "<<missing>>".into()),
             })
             .collect();
         parts.join(", ")
     }
 
-    fn tiled_access_text(&mut self, a: &TiledAccess, memref: Option<ValueId>, indices: &[ValueId], token: Option<ValueId>) -> String {
+    fn tiled_access_text(
+        &mut self,
+        a: &TiledAccess,
+        memref: Option<ValueId>,
+        indices: &[ValueId],
+        token: Option<ValueId>,
+    ) -> String {
         let mut s = a.ordering.to_string();
         if let Some(scope) = a.scope {
             let _ = write!(s, " {scope}");
@@ -1418,7 +1860,12 @@ impl<'a> Printer<'a> {
         let data = self.m.ops[op].clone();
         let ops = &data.operands;
         match aa {
-            TileAaOp::Func { sym_name, kernel, num_warps, .. } => {
+            TileAaOp::Func {
+                sym_name,
+                kernel,
+                num_warps,
+                ..
+            } => {
                 let block = self.m.entry_block(op, 0);
                 let sig = self.signature(block, true);
                 let _ = write!(self.out, "nv_tileaa.func @{sym_name}({sig})");
@@ -1442,31 +1889,61 @@ impl<'a> Printer<'a> {
             TileAaOp::Return => self.out.push_str("nv_tileaa.return"),
             TileAaOp::CreateMemToken => {
                 self.results_prefix(op);
-                let _ = write!(self.out, "nv_tileaa.create_mem_token : {}", self.result_ty(&data.results, 0));
+                let _ = write!(
+                    self.out,
+                    "nv_tileaa.create_mem_token : {}",
+                    self.result_ty(&data.results, 0)
+                );
             }
             TileAaOp::GetProgramId { dim } | TileAaOp::GetNumPrograms { dim } => {
                 self.results_prefix(op);
                 let axis = AXES.get(*dim as usize).copied().unwrap_or("?");
-                let _ = write!(self.out, "nv_tileaa.{} {axis} : {}", aa.mnemonic(), self.result_ty(&data.results, 0));
+                let _ = write!(
+                    self.out,
+                    "nv_tileaa.{} {axis} : {}",
+                    aa.mnemonic(),
+                    self.result_ty(&data.results, 0)
+                );
             }
-            TileAaOp::MakeMemref { num_dyn_sizes, num_dyn_strides, base_alignment } => {
+            TileAaOp::MakeMemref {
+                num_dyn_sizes,
+                num_dyn_strides,
+                base_alignment,
+            } => {
                 self.results_prefix(op);
-                let (shape, strides) = match data.results.first().map(|&r| self.m.types.get(self.m.value_type(r))) {
+                let (shape, strides) = match data
+                    .results
+                    .first()
+                    .map(|&r| self.m.types.get(self.m.value_type(r)))
+                {
                     Some(Type::MemRef { shape, strides, .. }) => (shape.clone(), strides.clone()),
                     _ => (Vec::new(), Vec::new()),
                 };
                 let n = *num_dyn_sizes as usize;
                 let dyn_sizes: Vec<ValueId> = ops.iter().skip(1).take(n).copied().collect();
-                let dyn_strides: Vec<ValueId> = ops.iter().skip(1 + n).take(*num_dyn_strides as usize).copied().collect();
+                let dyn_strides: Vec<ValueId> = ops
+                    .iter()
+                    .skip(1 + n)
+                    .take(*num_dyn_strides as usize)
+                    .copied()
+                    .collect();
                 let base = ops.first().map(|&v| self.name(v)).unwrap_or_default();
                 let sizes = self.mixed_list(&shape, &dyn_sizes);
                 let strides_txt = self.mixed_list(&strides, &dyn_strides);
-                let _ = write!(self.out, "nv_tileaa.make_memref {base}, sizes = [{sizes}], strides = [{strides_txt}]");
+                let _ = write!(
+                    self.out,
+                    "nv_tileaa.make_memref {base}, sizes = [{sizes}], strides = [{strides_txt}]"
+                );
                 if *base_alignment > 0 {
                     let _ = write!(self.out, " alignment = {base_alignment}");
                 }
                 let in_tys: Vec<String> = ops.iter().map(|&v| self.vty(v, true)).collect();
-                let _ = write!(self.out, " : ({}) -> {}", in_tys.join(", "), self.result_ty(&data.results, 0));
+                let _ = write!(
+                    self.out,
+                    " : ({}) -> {}",
+                    in_tys.join(", "),
+                    self.result_ty(&data.results, 0)
+                );
             }
             TileAaOp::TiledLoad(a) => self.tiled_load("nv_tileaa", op, a, None),
             TileAaOp::TiledStore(a) => self.tiled_store("nv_tileaa", op, a, None),
@@ -1489,8 +1966,17 @@ impl<'a> Printer<'a> {
         let ops = &data.operands;
         self.results_prefix(op);
         let memref = ops.first().copied();
-        let indices: Vec<ValueId> = ops.iter().skip(1).take(a.num_indices as usize).copied().collect();
-        let token = if a.has_token { ops.get(1 + a.num_indices as usize).copied() } else { None };
+        let indices: Vec<ValueId> = ops
+            .iter()
+            .skip(1)
+            .take(a.num_indices as usize)
+            .copied()
+            .collect();
+        let token = if a.has_token {
+            ops.get(1 + a.num_indices as usize).copied()
+        } else {
+            None
+        };
         let body = self.tiled_access_text(a, memref, &indices, token);
         let _ = write!(self.out, "{dialect}.tiled_load {body}");
         if let Some(w) = vector_width {
@@ -1508,32 +1994,51 @@ impl<'a> Printer<'a> {
         self.results_prefix(op);
         let memref = ops.first().copied();
         let value = ops.get(1).copied();
-        let indices: Vec<ValueId> = ops.iter().skip(2).take(a.num_indices as usize).copied().collect();
-        let token = if a.has_token { ops.get(2 + a.num_indices as usize).copied() } else { None };
+        let indices: Vec<ValueId> = ops
+            .iter()
+            .skip(2)
+            .take(a.num_indices as usize)
+            .copied()
+            .collect();
+        let token = if a.has_token {
+            ops.get(2 + a.num_indices as usize).copied()
+        } else {
+            None
+        };
         let value_name = value.map(|v| self.name(v)).unwrap_or_default();
         let body = self.tiled_access_text(a, memref, &indices, token);
         // `weak %value, %memref[...]`: the ordering leads, as in cuda_tile's store_view_tko.
         let (ordering, rest) = body.split_once(' ').unwrap_or((body.as_str(), ""));
-        let _ = write!(self.out, "{dialect}.tiled_store {ordering} {value_name}, {rest}");
+        let _ = write!(
+            self.out,
+            "{dialect}.tiled_store {ordering} {value_name}, {rest}"
+        );
         if let Some(w) = vector_width {
             let _ = write!(self.out, " vector_width = {w}");
         }
         let value_ty = value.map(|v| self.vty(v, true)).unwrap_or_default();
         let memref_ty = memref.map(|v| self.vty(v, true)).unwrap_or_default();
         let idx = self.index_types(&indices, true);
-        let _ = write!(self.out, " : {value_ty}, {memref_ty}{idx} -> {}", self.result_ty(&data.results, 0));
+        let _ = write!(
+            self.out,
+            " : {value_ty}, {memref_ty}{idx} -> {}",
+            self.result_ty(&data.results, 0)
+        );
     }
 
     fn tileas(&mut self, op: OpId, ts: &TileAsOp) {
         match ts {
-            TileAsOp::TiledLoad { access, vector_width } => self.tiled_load("nv_tileas", op, access, Some(*vector_width)),
-            TileAsOp::TiledStore { access, vector_width } => {
-                self.tiled_store("nv_tileas", op, access, Some(*vector_width))
-            }
+            TileAsOp::TiledLoad {
+                access,
+                vector_width,
+            } => self.tiled_load("nv_tileas", op, access, Some(*vector_width)),
+            TileAsOp::TiledStore {
+                access,
+                vector_width,
+            } => self.tiled_store("nv_tileas", op, access, Some(*vector_width)),
         }
     }
 }
-
 
 fn reg_key(a: &mut Aliases, key: AliasKey, depth: usize) -> usize {
     if let Some(&i) = a.index.get(&key) {

@@ -34,6 +34,16 @@ impl OptionValue for u32 {
     }
 }
 
+impl OptionValue for i64 {
+    const TYPE_NAME: &'static str = "i64";
+    fn parse_option(text: &str) -> Result<Self, String> {
+        text.parse().map_err(|_| format!("expected an integer, got '{text}'"))
+    }
+    fn format_option(&self) -> String {
+        self.to_string()
+    }
+}
+
 impl OptionValue for bool {
     const TYPE_NAME: &'static str = "bool";
     fn parse_option(text: &str) -> Result<Self, String> {

@@ -88,6 +88,11 @@ pub fn parse_error(py: Python<'_>, diags: &[tileir_ir::Diagnostic]) -> PyErr {
     make_error(py, "ParseError", format!("the input does not parse:\n{}", text.join("\n")), diags)
 }
 
+/// A bytecode read or write failure as `BytecodeError` (offset in the message).
+pub fn bytecode_error(py: Python<'_>, e: &tileir_bytecode::BytecodeError) -> PyErr {
+    make_error(py, "BytecodeError", e.to_string(), &[])
+}
+
 /// Maps a driver error to its Python class.
 pub fn to_py_error(py: Python<'_>, e: CompileError) -> PyErr {
     match e {

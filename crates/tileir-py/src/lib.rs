@@ -37,6 +37,20 @@ impl PyModuleIr {
         guard(py, || reproducer_of(m, ""), || Ok(print_module(m, PrintOptions { generic, debug_info })))
     }
 
+    /// cuda_tile bytecode of this module at `version` ("13.1", "13.2", "13.3"; default 13.3).
+    /// Raises `BytecodeError` naming what the version cannot encode.
+    #[pyo3(signature = (version = "13.3".to_string()))]
+    fn to_bytecode<'py>(&self, py: Python<'py>, version: String) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+        let m = &self.inner;
+        let result = guard(py, || reproducer_of(m, "to_bytecode"), || {
+            Ok(py.detach(|| tileir_bytecode::parse_version(&version).and_then(|v| tileir_bytecode::write(m, v))))
+        })?;
+        match result {
+            Ok(bytes) => Ok(pyo3::types::PyBytes::new(py, &bytes)),
+            Err(e) => Err(errors::bytecode_error(py, &e)),
+        }
+    }
+
     /// Raises `VerificationError` listing every problem, or returns None.
     fn verify(&self, py: Python<'_>) -> PyResult<()> {
         let m = &self.inner;
@@ -116,14 +130,25 @@ fn pass_registry<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
 /// Parses cuda_tile IR text (custom or generic form) into a module; raises `ParseError`
 /// with every located diagnostic.
 #[pyfunction]
-#[pyo3(signature = (text, file_name = "<string>".to_string(), allow_unregistered = false))]
-fn parse(py: Python<'_>, text: String, file_name: String, allow_unregistered: bool) -> PyResult<PyModuleIr> {
+#[pyo3(signature = (text, file_name = "<string>".to_string(), allow_unregistered = false, keep_names = false))]
+fn parse(py: Python<'_>, text: String, file_name: String, allow_unregistered: bool, keep_names: bool) -> PyResult<PyModuleIr> {
     let reproducer = format!("// tileir reproducer: parse\n{text}");
-    let options = tileir_syntax::ParseOptions { file_name, allow_unregistered };
+    let options = tileir_syntax::ParseOptions { file_name, allow_unregistered, keep_names };
     let result = guard(py, || reproducer.clone(), || Ok(py.detach(move || tileir_syntax::parse_module(&text, &options))))?;
     match result {
         Ok(inner) => Ok(PyModuleIr { inner }),
         Err(diags) => Err(errors::parse_error(py, &diags)),
+    }
+}
+
+/// Reads cuda_tile bytecode into a module; raises `BytecodeError` naming the byte offset.
+#[pyfunction]
+fn read_bytecode(py: Python<'_>, data: Vec<u8>) -> PyResult<PyModuleIr> {
+    let reproducer = format!("// tileir reproducer: bytecode of {} bytes", data.len());
+    let result = guard(py, || reproducer.clone(), || Ok(py.detach(move || tileir_bytecode::read(&data))))?;
+    match result {
+        Ok(inner) => Ok(PyModuleIr { inner }),
+        Err(e) => Err(errors::bytecode_error(py, &e)),
     }
 }
 
@@ -137,7 +162,6 @@ fn tool_main(py: Python<'_>, tool: String, args: Vec<String>) -> PyResult<i32> {
             let (mut stdin, mut stdout, mut stderr) = (std::io::stdin().lock(), std::io::stdout().lock(), std::io::stderr().lock());
             let mut io = tileir_tools::Io { stdin: &mut stdin, stdout: &mut stdout, stderr: &mut stderr };
             let code = tileir_tools::tool_main(&tool, &args, &mut io);
-            use std::io::Write;
             let _ = io.stdout.flush();
             code
         }))
@@ -163,6 +187,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_debug_force_panic, m)?)?;
     m.add_function(wrap_pyfunction!(parse, m)?)?;
     m.add_function(wrap_pyfunction!(tool_main, m)?)?;
+    m.add_function(wrap_pyfunction!(read_bytecode, m)?)?;
     m.add("TARGETS", tileir_driver::TARGETS.to_vec())?;
     Ok(())
 }

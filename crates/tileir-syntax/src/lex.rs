@@ -25,7 +25,12 @@ impl<'a> Cursor<'a> {
                 line_starts.push(i + 1);
             }
         }
-        Cursor { src, pos: 0, file: file.to_string(), line_starts }
+        Cursor {
+            src,
+            pos: 0,
+            file: file.to_string(),
+            line_starts,
+        }
     }
 
     /// `file:line:col` of byte offset `pos` (1-based).
@@ -34,8 +39,15 @@ impl<'a> Cursor<'a> {
             Ok(i) => i,
             Err(i) => i - 1,
         };
-        let col = self.src[self.line_starts[line]..pos.min(self.src.len())].chars().count() + 1;
-        Location::FileLineCol { file: self.file.clone(), line: line as u32 + 1, col: col as u32 }
+        let col = self.src[self.line_starts[line]..pos.min(self.src.len())]
+            .chars()
+            .count()
+            + 1;
+        Location::FileLineCol {
+            file: self.file.clone(),
+            line: line as u32 + 1,
+            col: col as u32,
+        }
     }
 
     /// An error at `pos`.
@@ -188,7 +200,11 @@ impl<'a> Cursor<'a> {
         if e >= b.len() || !b[e].is_ascii_digit() {
             return None;
         }
-        if b[e] == b'0' && e + 2 < b.len() + 1 && b.get(e + 1) == Some(&b'x') && b.get(e + 2).is_some_and(|c| c.is_ascii_hexdigit()) {
+        if b[e] == b'0'
+            && e + 2 < b.len() + 1
+            && b.get(e + 1) == Some(&b'x')
+            && b.get(e + 2).is_some_and(|c| c.is_ascii_hexdigit())
+        {
             e += 2;
             while e < b.len() && b[e].is_ascii_hexdigit() {
                 e += 1;
@@ -250,32 +266,32 @@ impl<'a> Cursor<'a> {
                     i += 1;
                     break;
                 }
-                Some(b'\\') => {
-                    match (b.get(i + 1), b.get(i + 2)) {
-                        (Some(b'n'), _) => {
-                            out.push(b'\n');
-                            i += 2;
-                        }
-                        (Some(b't'), _) => {
-                            out.push(b'\t');
-                            i += 2;
-                        }
-                        (Some(b'\\'), _) => {
-                            out.push(b'\\');
-                            i += 2;
-                        }
-                        (Some(b'"'), _) => {
-                            out.push(b'"');
-                            i += 2;
-                        }
-                        (Some(h1), Some(h2)) if h1.is_ascii_hexdigit() && h2.is_ascii_hexdigit() => {
-                            let v = u8::from_str_radix(std::str::from_utf8(&[*h1, *h2]).unwrap_or("0"), 16).unwrap_or(0);
-                            out.push(v);
-                            i += 3;
-                        }
-                        _ => return self.err_at(i, "unknown escape in string literal"),
+                Some(b'\\') => match (b.get(i + 1), b.get(i + 2)) {
+                    (Some(b'n'), _) => {
+                        out.push(b'\n');
+                        i += 2;
                     }
-                }
+                    (Some(b't'), _) => {
+                        out.push(b'\t');
+                        i += 2;
+                    }
+                    (Some(b'\\'), _) => {
+                        out.push(b'\\');
+                        i += 2;
+                    }
+                    (Some(b'"'), _) => {
+                        out.push(b'"');
+                        i += 2;
+                    }
+                    (Some(h1), Some(h2)) if h1.is_ascii_hexdigit() && h2.is_ascii_hexdigit() => {
+                        let v =
+                            u8::from_str_radix(std::str::from_utf8(&[*h1, *h2]).unwrap_or("0"), 16)
+                                .unwrap_or(0);
+                        out.push(v);
+                        i += 3;
+                    }
+                    _ => return self.err_at(i, "unknown escape in string literal"),
+                },
                 Some(&c) => {
                     out.push(c);
                     i += 1;
@@ -296,7 +312,9 @@ impl<'a> Cursor<'a> {
                 e += 1;
             }
         } else {
-            while e < b.len() && (b[e].is_ascii_alphanumeric() || matches!(b[e], b'$' | b'.' | b'_' | b'-')) {
+            while e < b.len()
+                && (b[e].is_ascii_alphanumeric() || matches!(b[e], b'$' | b'.' | b'_' | b'-'))
+            {
                 e += 1;
             }
         }

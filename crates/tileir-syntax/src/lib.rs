@@ -19,7 +19,8 @@
 //! let text = "cuda_tile.module @k {\n  entry @f(%a: tile<f32>) {\n    %b = addf %a, %a : tile<f32>\n    return\n  }\n}\n";
 //! let m = parse_module(text, &ParseOptions::default()).unwrap();
 //! let printed = tileir_ir::print_module(&m, Default::default());
-//! assert!(printed.contains("addf %a, %a : tile<f32>"));
+//! // As in MLIR, values print with numbered names unless `keep_names` is set.
+//! assert!(printed.contains("entry @f(%arg0: tile<f32>)") && printed.contains("%0 = addf %arg0, %arg0 : tile<f32>"));
 //! ```
 
 #![forbid(unsafe_code)]
@@ -47,23 +48,55 @@ pub struct ParseOptions {
     pub file_name: String,
     /// Accept ops of unknown dialects in generic form (`-allow-unregistered-dialect`).
     pub allow_unregistered: bool,
+    /// Keep the source's SSA value names for printing. Off by default, as in MLIR: printed
+    /// names (`%0`, `%arg0`) then depend only on the IR, so text and bytecode round trips
+    /// print identically.
+    pub keep_names: bool,
 }
 
 /// Parses a whole file into a module.
 pub fn parse_module(text: &str, options: &ParseOptions) -> Result<Module, Vec<Diagnostic>> {
-    let mut p = Parser::new(text, options);
-    match p.top_level() {
-        Ok(()) => Ok(p.m),
-        Err(d) => Err(vec![d]),
-    }
+    let run = || {
+        let mut p = Parser::new(text, options);
+        match p.top_level() {
+            Ok(()) => Ok(p.m),
+            Err(d) => Err(vec![d]),
+        }
+    };
+    // The parser is recursive descent bounded by MAX_DEPTH; a dedicated thread with a
+    // known, generous stack makes that bound safe regardless of the caller's stack.
+    std::thread::scope(|s| {
+        match std::thread::Builder::new()
+            .stack_size(PARSER_STACK)
+            .spawn_scoped(s, run)
+        {
+            Ok(h) => h.join().unwrap_or_else(|_| {
+                Err(vec![Diagnostic::error(
+                    Location::Unknown,
+                    "internal parser error",
+                )])
+            }),
+            Err(_) => run(),
+        }
+    })
 }
+
+/// Stack size of the parsing thread (enough for [`MAX_DEPTH`] levels of the deepest
+/// recursion, in unoptimized builds too).
+const PARSER_STACK: usize = 256 << 20;
 
 /// Parses one type into `module`'s type table.
 pub fn parse_type(text: &str, module: &mut Module) -> Result<TypeId, Diagnostic> {
     let opts = ParseOptions::default();
     let mut p = Parser::new(text, &opts);
     std::mem::swap(&mut p.m, module);
-    let r = p.ty().and_then(|t| if p.c.at_end() { Ok(t) } else { p.c.err("expected end of type") });
+    let r = p.ty().and_then(|t| {
+        if p.c.at_end() {
+            Ok(t)
+        } else {
+            p.c.err("expected end of type")
+        }
+    });
     std::mem::swap(&mut p.m, module);
     r
 }
@@ -73,7 +106,13 @@ pub fn parse_attribute(text: &str, module: &mut Module) -> Result<Attr, Diagnost
     let opts = ParseOptions::default();
     let mut p = Parser::new(text, &opts);
     std::mem::swap(&mut p.m, module);
-    let r = p.attr().and_then(|a| if p.c.at_end() { Ok(a) } else { p.c.err("expected end of attribute") });
+    let r = p.attr().and_then(|a| {
+        if p.c.at_end() {
+            Ok(a)
+        } else {
+            p.c.err("expected end of attribute")
+        }
+    });
     std::mem::swap(&mut p.m, module);
     r
 }
@@ -108,7 +147,10 @@ impl<'a> Parser<'a> {
             c: Cursor::new(text, &opts.file_name),
             opts,
             m: Module::new(),
-            scopes: vec![Scope { values: HashMap::new(), isolated: true }],
+            scopes: vec![Scope {
+                values: HashMap::new(),
+                isolated: true,
+            }],
             attr_aliases: HashMap::new(),
             type_aliases: HashMap::new(),
             deferred_locs: Vec::new(),
@@ -123,7 +165,9 @@ impl<'a> Parser<'a> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             self.depth -= 1;
-            return self.c.err(format!("nesting too deep (the limit is {MAX_DEPTH} levels)"));
+            return self.c.err(format!(
+                "nesting too deep (the limit is {MAX_DEPTH} levels)"
+            ));
         }
         Ok(())
     }
@@ -161,14 +205,19 @@ impl<'a> Parser<'a> {
                 self.c.expect("=")?;
                 let t = self.ty()?;
                 if self.type_aliases.insert(name.clone(), t).is_some() {
-                    return self.c.err_at(at, format!("redefinition of type alias id '{name}'"));
+                    return self
+                        .c
+                        .err_at(at, format!("redefinition of type alias id '{name}'"));
                 }
                 continue;
             }
             let word = self.c.peek_ident();
             if matches!(word, Some("module") | Some("builtin.module")) {
                 if explicit_module || !self.m.blocks[body].ops.is_empty() {
-                    return self.c.err_at(at, "an explicit top-level module must be the only top-level op");
+                    return self.c.err_at(
+                        at,
+                        "an explicit top-level module must be the only top-level op",
+                    );
                 }
                 explicit_module = true;
                 self.c.ident();
@@ -199,7 +248,10 @@ impl<'a> Parser<'a> {
                 continue;
             }
             if explicit_module {
-                return self.c.err_at(at, "an explicit top-level module must be the only top-level op");
+                return self.c.err_at(
+                    at,
+                    "an explicit top-level module must be the only top-level op",
+                );
             }
             self.operation(body)?;
         }
@@ -209,8 +261,17 @@ impl<'a> Parser<'a> {
                     let id = self.m.locs.intern(l.clone());
                     self.m.ops[op].loc = id;
                 }
-                Some(_) => return self.c.err_at(pos, format!("expected location, but '#{name}' is not a location")),
-                None => return self.c.err_at(pos, format!("undefined symbol alias id '{name}'")),
+                Some(_) => {
+                    return self.c.err_at(
+                        pos,
+                        format!("expected location, but '#{name}' is not a location"),
+                    )
+                }
+                None => {
+                    return self
+                        .c
+                        .err_at(pos, format!("undefined symbol alias id '{name}'"))
+                }
             }
         }
         Ok(())
@@ -219,20 +280,29 @@ impl<'a> Parser<'a> {
     fn alias_def(&mut self) -> R<()> {
         let at = self.c.pos;
         self.c.expect("#")?;
-        let Some(name) = self.c.suffix_id() else { return self.c.err("expected alias name") };
+        let Some(name) = self.c.suffix_id() else {
+            return self.c.err("expected alias name");
+        };
         let name = name.to_string();
         if name.contains('.') {
-            return self.c.err_at(at, "expected '=' in attribute alias definition");
+            return self
+                .c
+                .err_at(at, "expected '=' in attribute alias definition");
         }
         self.c.expect("=")?;
         self.c.ws();
-        let v = if self.c.at("loc") || self.c.at("#cuda_tile.di_") || (self.c.at("#") && !self.c.at("#cuda_tile.")) {
+        let v = if self.c.at("loc")
+            || self.c.at("#cuda_tile.di_")
+            || (self.c.at("#") && !self.c.at("#cuda_tile."))
+        {
             self.debug_attr()?
         } else {
             AliasValue::Attr(self.attr()?)
         };
         if self.attr_aliases.insert(name.clone(), v).is_some() {
-            return self.c.err_at(at, format!("redefinition of attribute alias id '{name}'"));
+            return self
+                .c
+                .err_at(at, format!("redefinition of attribute alias id '{name}'"));
         }
         Ok(())
     }
@@ -240,7 +310,10 @@ impl<'a> Parser<'a> {
     // ---------------- values ----------------
 
     pub(crate) fn push_scope(&mut self, isolated: bool) {
-        self.scopes.push(Scope { values: HashMap::new(), isolated });
+        self.scopes.push(Scope {
+            values: HashMap::new(),
+            isolated,
+        });
     }
 
     pub(crate) fn pop_scope(&mut self) {
@@ -251,16 +324,24 @@ impl<'a> Parser<'a> {
     pub(crate) fn define(&mut self, name: &str, values: Vec<ValueId>, pos: usize) -> R<()> {
         for s in self.scopes.iter().rev() {
             if s.values.contains_key(name) {
-                return self.c.err_at(pos, format!("redefinition of SSA value '%{name}'"));
+                return self
+                    .c
+                    .err_at(pos, format!("redefinition of SSA value '%{name}'"));
             }
             if s.isolated {
                 break;
             }
         }
         if let Some(&v) = values.first() {
-            self.m.set_name(v, name);
+            if self.opts.keep_names {
+                self.m.set_name(v, name);
+            }
         }
-        self.scopes.last_mut().expect("scope").values.insert(name.to_string(), values);
+        self.scopes
+            .last_mut()
+            .expect("scope")
+            .values
+            .insert(name.to_string(), values);
         Ok(())
     }
 
@@ -276,14 +357,26 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        let Some(vals) = found else { return self.c.err_at(u.pos, "use of undeclared SSA value name") };
+        let Some(vals) = found else {
+            return self.c.err_at(u.pos, "use of undeclared SSA value name");
+        };
         let Some(&v) = vals.get(u.idx) else {
-            return self.c.err_at(u.pos, format!("reference to invalid result number {} of '%{}'", u.idx, u.name));
+            return self.c.err_at(
+                u.pos,
+                format!(
+                    "reference to invalid result number {} of '%{}'",
+                    u.idx, u.name
+                ),
+            );
         };
         if let Some(t) = expected {
             let actual = self.m.value_type(v);
             if actual != t {
-                let name = if u.idx > 0 { format!("%{}#{}", u.name, u.idx) } else { format!("%{}", u.name) };
+                let name = if u.idx > 0 {
+                    format!("%{}#{}", u.name, u.idx)
+                } else {
+                    format!("%{}", u.name)
+                };
                 return self.c.err_at(
                     u.pos,
                     format!(
@@ -304,7 +397,9 @@ impl<'a> Parser<'a> {
         if !self.c.eat("%") {
             return self.c.err("expected SSA operand");
         }
-        let Some(name) = self.c.suffix_id() else { return self.c.err_at(pos, "expected SSA operand") };
+        let Some(name) = self.c.suffix_id() else {
+            return self.c.err_at(pos, "expected SSA operand");
+        };
         let name = name.to_string();
         let mut idx = 0;
         if self.c.peek_at(0) == Some(b'#') {
@@ -314,7 +409,9 @@ impl<'a> Parser<'a> {
             while self.c.pos < b.len() && b[self.c.pos].is_ascii_digit() {
                 self.c.pos += 1;
             }
-            idx = self.c.src[s..self.c.pos].parse().or_else(|_| self.c.err_at(pos, "invalid SSA value result number"))?;
+            idx = self.c.src[s..self.c.pos]
+                .parse()
+                .or_else(|_| self.c.err_at(pos, "invalid SSA value result number"))?;
         }
         Ok(Use { name, idx, pos })
     }
@@ -364,16 +461,21 @@ impl<'a> Parser<'a> {
                 self.c.ws();
                 let pos = self.c.pos;
                 self.c.expect("%")?;
-                let Some(name) = self.c.suffix_id() else { return self.c.err_at(pos, "expected SSA value name") };
+                let Some(name) = self.c.suffix_id() else {
+                    return self.c.err_at(pos, "expected SSA value name");
+                };
                 let name = name.to_string();
                 let mut count = 1;
                 if self.c.peek_at(0) == Some(b':') {
                     self.c.pos += 1;
                     let n = self.c.int()?;
-                    count = usize::try_from(n).ok().filter(|&n| n > 0 && n < 1 << 20).map_or_else(
-                        || self.c.err_at(pos, "expected a positive result count"),
-                        Ok,
-                    )?;
+                    count = usize::try_from(n)
+                        .ok()
+                        .filter(|&n| n > 0 && n < 1 << 20)
+                        .map_or_else(
+                            || self.c.err_at(pos, "expected a positive result count"),
+                            Ok,
+                        )?;
                 }
                 binds.push((name, count, pos));
                 if !self.c.eat(",") {
@@ -395,7 +497,11 @@ impl<'a> Parser<'a> {
         if !binds.is_empty() && results.len() != nbound {
             return self.c.err_at(
                 start,
-                format!("operation defines {} results but was provided {} to bind", results.len(), nbound),
+                format!(
+                    "operation defines {} results but was provided {} to bind",
+                    results.len(),
+                    nbound
+                ),
             );
         }
         let mut next = 0;
@@ -432,7 +538,10 @@ impl<'a> Parser<'a> {
 
     /// A fresh detached region (filled, then attached with [`Self::attach_regions`]).
     pub(crate) fn new_region(&mut self) -> tileir_ir::RegionId {
-        self.m.regions.push(RegionData { blocks: Vec::new(), parent: None })
+        self.m.regions.push(RegionData {
+            blocks: Vec::new(),
+            parent: None,
+        })
     }
 
     /// Replaces `op`'s regions with `regions`.
@@ -444,7 +553,13 @@ impl<'a> Parser<'a> {
     }
 
     /// Parses a generic op after its result bindings.
-    fn generic_op(&mut self, block: BlockId, nbound: usize, loc: tileir_ir::LocId, start: usize) -> R<OpId> {
+    fn generic_op(
+        &mut self,
+        block: BlockId,
+        nbound: usize,
+        loc: tileir_ir::LocId,
+        start: usize,
+    ) -> R<OpId> {
         let name = self.c.string()?;
         self.c.expect("(")?;
         let mut uses = Vec::new();
@@ -461,8 +576,12 @@ impl<'a> Parser<'a> {
             attrs = self.attr_dict()?;
             self.c.expect(">")?;
         }
-        let ct_kind = name.strip_prefix("cuda_tile.").and_then(tileir_ir::CtOp::from_mnemonic);
-        let known_dialect = name.starts_with("cuda_tile.") || name.starts_with("nv_tileaa.") || name.starts_with("nv_tileas.");
+        let ct_kind = name
+            .strip_prefix("cuda_tile.")
+            .and_then(tileir_ir::CtOp::from_mnemonic);
+        let known_dialect = name.starts_with("cuda_tile.")
+            || name.starts_with("nv_tileaa.")
+            || name.starts_with("nv_tileas.");
         if !known_dialect && !self.opts.allow_unregistered {
             return self.c.err_at(
                 start,
@@ -475,8 +594,16 @@ impl<'a> Parser<'a> {
         let mut regions = Vec::new();
         if self.c.at("(") {
             self.c.expect("(")?;
-            let default_ct = ct_kind.is_some_and(|k| k.schema().has(tileir_ir::dialect::cuda_tile::schema::traits::DEFAULT_DIALECT));
-            let isolated = matches!(ct_kind, Some(tileir_ir::CtOp::Entry | tileir_ir::CtOp::TestingFunc | tileir_ir::CtOp::Module));
+            let default_ct = ct_kind.is_some_and(|k| {
+                k.schema()
+                    .has(tileir_ir::dialect::cuda_tile::schema::traits::DEFAULT_DIALECT)
+            });
+            let isolated = matches!(
+                ct_kind,
+                Some(
+                    tileir_ir::CtOp::Entry | tileir_ir::CtOp::TestingFunc | tileir_ir::CtOp::Module
+                )
+            );
             loop {
                 let r = self.new_region();
                 self.generic_region(r, default_ct, isolated)?;
@@ -491,7 +618,10 @@ impl<'a> Parser<'a> {
             let more = self.attr_dict()?;
             for (n, a) in more {
                 if attrs.iter().any(|(m, _)| *m == n) {
-                    return self.c.err_at(start, format!("duplicate key '{n}' in dictionary attribute"));
+                    return self.c.err_at(
+                        start,
+                        format!("duplicate key '{n}' in dictionary attribute"),
+                    );
                 }
                 attrs.push((n, a));
             }
@@ -505,7 +635,14 @@ impl<'a> Parser<'a> {
             _ => return self.c.err_at(tat, "expected function type"),
         };
         if ins.len() != uses.len() {
-            return self.c.err_at(tat, format!("expected {} operand types but had {}", uses.len(), ins.len()));
+            return self.c.err_at(
+                tat,
+                format!(
+                    "expected {} operand types but had {}",
+                    uses.len(),
+                    ins.len()
+                ),
+            );
         }
         let _ = nbound;
         let mut operands = Vec::new();
@@ -522,7 +659,11 @@ impl<'a> Parser<'a> {
                 Err(errs) => return self.c.err_at(start, errs.join("; ")),
             }
         } else {
-            tileir_ir::OpKind::Unregistered(tileir_ir::UnregisteredOp { name: name.clone(), attrs, num_regions: regions.len() })
+            tileir_ir::OpKind::Unregistered(tileir_ir::UnregisteredOp {
+                name: name.clone(),
+                attrs,
+                num_regions: regions.len(),
+            })
         };
         if let tileir_ir::OpKind::CudaTile(ct) = &kind {
             if !ct.segments.is_empty() {
@@ -537,7 +678,13 @@ impl<'a> Parser<'a> {
         }
         let want = kind.num_regions();
         if regions.len() > want {
-            return self.c.err_at(start, format!("'{name}' op requires {want} regions but {} were given", regions.len()));
+            return self.c.err_at(
+                start,
+                format!(
+                    "'{name}' op requires {want} regions but {} were given",
+                    regions.len()
+                ),
+            );
         }
         while regions.len() < want {
             regions.push(self.new_region());
@@ -548,7 +695,12 @@ impl<'a> Parser<'a> {
     }
 
     /// `{ [^bb0(%a: T, …):] ops }` in generic syntax.
-    fn generic_region(&mut self, region: tileir_ir::RegionId, default_ct: bool, isolated: bool) -> R<()> {
+    fn generic_region(
+        &mut self,
+        region: tileir_ir::RegionId,
+        default_ct: bool,
+        isolated: bool,
+    ) -> R<()> {
         self.enter()?;
         self.c.expect("{")?;
         self.push_scope(isolated);
@@ -590,7 +742,9 @@ impl<'a> Parser<'a> {
                     return Ok(());
                 }
                 if self.c.at("^") {
-                    return self.c.err("regions with more than one block are not supported");
+                    return self
+                        .c
+                        .err("regions with more than one block are not supported");
                 }
                 if self.c.at_end() {
                     return self.c.err("expected '}' to end the region");
@@ -623,10 +777,13 @@ fn normalize_generic_attrs(op: tileir_ir::CtOp, attrs: Vec<(String, Attr)>) -> V
         .map(|(n, a)| {
             let kind = schema.attrs.iter().find(|s| s.name == n).map(|s| s.kind);
             let a = match (kind, a) {
-                (Some(AttrKind::I32 | AttrKind::I64 | AttrKind::Enum(_)), Attr::Scalar(t, bits)) if t.is_int() => {
-                    Attr::Int(tileir_numeric::sign_extend(bits, t.bit_width()))
+                (
+                    Some(AttrKind::I32 | AttrKind::I64 | AttrKind::Enum(_)),
+                    Attr::Scalar(t, bits),
+                ) if t.is_int() => Attr::Int(tileir_numeric::sign_extend(bits, t.bit_width())),
+                (Some(AttrKind::Bool), Attr::Scalar(tileir_ir::NumType::I1, b)) => {
+                    Attr::Bool(b == 1)
                 }
-                (Some(AttrKind::Bool), Attr::Scalar(tileir_ir::NumType::I1, b)) => Attr::Bool(b == 1),
                 (_, a) => a,
             };
             (n, a)

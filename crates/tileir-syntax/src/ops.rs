@@ -19,6 +19,15 @@ fn enum_kind(op: CtOp, attr: &str) -> Option<EnumKind> {
     }
 }
 
+/// Keywords of `kind` in the order MLIR's messages list them.
+fn listed(kind: EnumKind) -> Vec<&'static str> {
+    match kind {
+        EnumKind::Signedness => vec!["signed", "unsigned"],
+        EnumKind::ComparisonOrdering => vec!["ordered", "unordered"],
+        k => k.keywords(),
+    }
+}
+
 fn human(attr: &str) -> String {
     match attr {
         "rounding_mode" | "rounding" => "rounding mode".into(),
@@ -29,17 +38,27 @@ fn human(attr: &str) -> String {
 
 impl Parser<'_> {
     /// Parses a custom-form op (after its result bindings).
-    pub(crate) fn custom_op(&mut self, block: BlockId, nbound: usize, _has_binds: bool, loc: LocId, start: usize) -> R<OpId> {
+    pub(crate) fn custom_op(
+        &mut self,
+        block: BlockId,
+        nbound: usize,
+        _has_binds: bool,
+        loc: LocId,
+        start: usize,
+    ) -> R<OpId> {
         self.c.ws();
         let at = self.c.pos;
-        let Some(name) = self.c.ident() else { return self.c.err("expected operation name") };
+        let Some(name) = self.c.ident() else {
+            return self.c.err("expected operation name");
+        };
         let op = match name.split_once('.') {
             Some(("cuda_tile", m)) => CtOp::from_mnemonic(m),
             Some(_) => None,
             None if *self.default_ct.last().unwrap_or(&false) => CtOp::from_mnemonic(name),
             None => None,
         };
-        let Some(op) = op.filter(|o| *o != CtOp::TestingFunc || name.ends_with("testing$func")) else {
+        let Some(op) = op.filter(|o| *o != CtOp::TestingFunc || name.ends_with("testing$func"))
+        else {
             let tried = if name.contains('.') {
                 String::new()
             } else if *self.default_ct.last().unwrap_or(&false) {
@@ -47,7 +66,9 @@ impl Parser<'_> {
             } else {
                 format!(" (tried 'builtin.{name}' as well)")
             };
-            return self.c.err_at(at, format!("custom op '{name}' is unknown{tried}"));
+            return self
+                .c
+                .err_at(at, format!("custom op '{name}' is unknown{tried}"));
         };
         let saved = std::mem::replace(&mut self.cur_op, format!("cuda_tile.{}", op.mnemonic()));
         let r = match format::of(op) {
@@ -58,19 +79,41 @@ impl Parser<'_> {
         r
     }
 
-    fn enum_attr(&mut self, op: CtOp, attr: &str, pos: usize, kw: &str, allowed: Option<&[&str]>) -> R<Attr> {
-        let Some(kind) = enum_kind(op, attr) else { return self.cerr(pos, format!("has no enum attribute '{attr}'")) };
+    fn enum_attr(
+        &mut self,
+        op: CtOp,
+        attr: &str,
+        pos: usize,
+        kw: &str,
+        allowed: Option<&[&str]>,
+    ) -> R<Attr> {
+        let Some(kind) = enum_kind(op, attr) else {
+            return self.cerr(pos, format!("has no enum attribute '{attr}'"));
+        };
         let kws = kind.keywords();
-        let ok = kws.iter().find(|k| **k == kw).filter(|k| allowed.is_none_or(|a| a.contains(k)));
+        let ok = kws
+            .iter()
+            .find(|k| **k == kw)
+            .filter(|k| allowed.is_none_or(|a| a.contains(k)));
         match ok {
             Some(k) => Ok(Attr::Enum(kind.mnemonic(), k)),
             None => {
-                let list: Vec<&str> = allowed.map(|a| a.to_vec()).unwrap_or(kws);
+                let list: Vec<&str> = allowed.map(|a| a.to_vec()).unwrap_or_else(|| listed(kind));
                 if matches!(attr, "rounding_mode" | "rounding") {
-                    let l = list.iter().map(|k| format!("'{k}'")).collect::<Vec<_>>().join(", ");
-                    self.cerr(pos, format!("expected rounding mode to be one of: {l}, got: '{kw}'"))
+                    let l = list
+                        .iter()
+                        .map(|k| format!("'{k}'"))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    self.cerr(
+                        pos,
+                        format!("expected rounding mode to be one of: {l}, got: '{kw}'"),
+                    )
                 } else {
-                    self.cerr(pos, format!("expected {} to be one of: {}", human(attr), quoted(&list)))
+                    self.cerr(
+                        pos,
+                        format!("expected {} to be one of: {}", human(attr), quoted(&list)),
+                    )
                 }
             }
         }
@@ -86,7 +129,15 @@ impl Parser<'_> {
         }
     }
 
-    fn regular(&mut self, block: BlockId, op: CtOp, f: format::Format, nbound: usize, loc: LocId, start: usize) -> R<OpId> {
+    fn regular(
+        &mut self,
+        block: BlockId,
+        op: CtOp,
+        f: format::Format,
+        nbound: usize,
+        loc: LocId,
+        start: usize,
+    ) -> R<OpId> {
         let uses = self.use_list()?;
         let mut ct = CudaTileOp::new(op);
         let mut filled = vec![false; f.mods.len()];
@@ -105,8 +156,16 @@ impl Parser<'_> {
                 continue;
             }
             if self.c.at("[") {
-                let Some(i) = f.mods.iter().position(|m| matches!(m, Mod::Bracketed { .. })) else { break };
-                let Mod::Bracketed { attr } = f.mods[i] else { break };
+                let Some(i) = f
+                    .mods
+                    .iter()
+                    .position(|m| matches!(m, Mod::Bracketed { .. }))
+                else {
+                    break;
+                };
+                let Mod::Bracketed { attr } = f.mods[i] else {
+                    break;
+                };
                 self.c.expect("[")?;
                 let mut v = Vec::new();
                 if !self.c.eat("]") {
@@ -126,7 +185,11 @@ impl Parser<'_> {
             let mut matched = false;
             for (i, m) in f.mods.iter().enumerate() {
                 match *m {
-                    Mod::Wrapped { attr, prefix, allowed } if w == prefix => {
+                    Mod::Wrapped {
+                        attr,
+                        prefix,
+                        allowed,
+                    } if w == prefix => {
                         self.c.ident();
                         self.c.expect("<")?;
                         self.c.ws();
@@ -146,7 +209,10 @@ impl Parser<'_> {
                         let v = self.i64()?;
                         ct.set(attr, Attr::Int(v));
                     }
-                    Mod::Keyword { attr } if !filled[i] && enum_kind(op, attr).is_some_and(|k| k.keywords().contains(&w)) => {
+                    Mod::Keyword { attr }
+                        if !filled[i]
+                            && enum_kind(op, attr).is_some_and(|k| k.keywords().contains(&w)) =>
+                    {
                         self.c.ident();
                         let a = self.enum_attr(op, attr, pos, w, None)?;
                         ct.set(attr, a);
@@ -167,8 +233,11 @@ impl Parser<'_> {
                 let pos = self.c.pos;
                 return match self.c.peek_ident() {
                     Some(_) => {
-                        let kws = enum_kind(op, attr).map(|k| k.keywords()).unwrap_or_default();
-                        self.cerr(pos, format!("expected {} to be one of: {}", human(attr), quoted(&kws)))
+                        let kws = enum_kind(op, attr).map(listed).unwrap_or_default();
+                        self.cerr(
+                            pos,
+                            format!("expected {} to be one of: {}", human(attr), quoted(&kws)),
+                        )
                     }
                     None => self.cerr(pos, "expected valid keyword"),
                 };
@@ -176,10 +245,16 @@ impl Parser<'_> {
         }
         self.c.expect(":")?;
         let schema = op.schema();
-        let fixed_operands = schema.operands.iter().all(|o| o.arity == Arity::One).then_some(schema.operands.len());
+        let fixed_operands = schema
+            .operands
+            .iter()
+            .all(|o| o.arity == Arity::One)
+            .then_some(schema.operands.len());
         let check_count = |p: &Self, n: usize| -> R<()> {
             match fixed_operands {
-                Some(k) if k != n => p.c.err_at(start, format!("{n} operands present, but expected {k}")),
+                Some(k) if k != n => {
+                    p.c.err_at(start, format!("{n} operands present, but expected {k}"))
+                }
                 _ => Ok(()),
             }
         };
@@ -196,12 +271,19 @@ impl Parser<'_> {
                 let b = self.ty()?;
                 (vec![a; uses.len()], vec![b; nres])
             }
-            Types::List { written, operands, result } => {
+            Types::List {
+                written,
+                operands,
+                result,
+            } => {
                 self.c.ws();
                 let tpos = self.c.pos;
                 let w = self.type_list()?;
                 if w.len() != written as usize {
-                    return self.c.err_at(tpos, format!("expected {written} types but got {}", w.len()));
+                    return self.c.err_at(
+                        tpos,
+                        format!("expected {written} types but got {}", w.len()),
+                    );
                 }
                 let ot = operands.iter().map(|&k| w[k as usize]).collect();
                 let rt = match result {
@@ -222,7 +304,10 @@ impl Parser<'_> {
     }
 
     fn resolve_all(&mut self, uses: &[Use], types: &[TypeId]) -> R<Vec<ValueId>> {
-        uses.iter().zip(types).map(|(u, t)| self.resolve(u, Some(*t))).collect()
+        uses.iter()
+            .zip(types)
+            .map(|(u, t)| self.resolve(u, Some(*t)))
+            .collect()
     }
 
     fn token_ty(&mut self) -> TypeId {
@@ -277,13 +362,22 @@ impl Parser<'_> {
             v = vec![v[0]; n];
         }
         if v.len() != n {
-            return self.c.err(format!("expected {n} index types or a single one, got {}", v.len()));
+            return self.c.err(format!(
+                "expected {n} index types or a single one, got {}",
+                v.len()
+            ));
         }
         Ok(v)
     }
 
     /// `{ ops }` of a custom-form region with the given block arguments.
-    fn custom_region(&mut self, region: RegionId, args: &[(Use, TypeId)], isolated: bool, implicit: Option<CtOp>) -> R<()> {
+    fn custom_region(
+        &mut self,
+        region: RegionId,
+        args: &[(Use, TypeId)],
+        isolated: bool,
+        implicit: Option<CtOp>,
+    ) -> R<()> {
         self.enter()?;
         self.c.expect("{")?;
         self.push_scope(isolated);
@@ -306,10 +400,19 @@ impl Parser<'_> {
                 self.operation(b)?;
             }
             if let Some(t) = implicit {
-                let last_is_term = self.m.blocks[b].ops.last().is_some_and(|&o| self.m.ops[o].kind.is_terminator());
+                let last_is_term = self.m.blocks[b]
+                    .ops
+                    .last()
+                    .is_some_and(|&o| self.m.ops[o].kind.is_terminator());
                 if !last_is_term {
                     let unknown = self.m.locs.unknown();
-                    self.create(b, OpKind::CudaTile(CudaTileOp::new(t)), vec![], &[], unknown);
+                    self.create(
+                        b,
+                        OpKind::CudaTile(CudaTileOp::new(t)),
+                        vec![],
+                        &[],
+                        unknown,
+                    );
                 }
             }
             Ok(())
@@ -328,7 +431,14 @@ impl Parser<'_> {
         self.m.types.scalar_tile(NumType::I32)
     }
 
-    fn irregular(&mut self, block: BlockId, op: CtOp, nbound: usize, loc: LocId, start: usize) -> R<OpId> {
+    fn irregular(
+        &mut self,
+        block: BlockId,
+        op: CtOp,
+        nbound: usize,
+        loc: LocId,
+        start: usize,
+    ) -> R<OpId> {
         let mut ct = CudaTileOp::new(op);
         let tok = self.token_ty();
         match op {
@@ -359,7 +469,11 @@ impl Parser<'_> {
                         let u = self.use_ref()?;
                         self.c.expect(":")?;
                         let t = self.ty()?;
-                        let d = if self.c.at("{") { self.attr_dict()? } else { Vec::new() };
+                        let d = if self.c.at("{") {
+                            self.attr_dict()?
+                        } else {
+                            Vec::new()
+                        };
                         if self.c.at("loc") {
                             let _ = self.location()?;
                         }
@@ -391,7 +505,10 @@ impl Parser<'_> {
                 }
                 if self.c.eat_kw("attributes") {
                     for (n, a) in self.attr_dict()? {
-                        if ct.schema().attr_index(&n).is_some() && n != "sym_name" && n != "function_type" {
+                        if ct.schema().attr_index(&n).is_some()
+                            && n != "sym_name"
+                            && n != "function_type"
+                        {
                             ct.set(&n, a);
                         } else {
                             ct.discardable.push((n, a));
@@ -402,7 +519,10 @@ impl Parser<'_> {
                 let fty = self.m.types.intern(Type::Function { inputs, results });
                 ct.set("sym_name", Attr::Str(name));
                 ct.set("function_type", Attr::Type(fty));
-                if arg_attrs.iter().any(|a| !matches!(a, Attr::Dict(d) if d.is_empty())) {
+                if arg_attrs
+                    .iter()
+                    .any(|a| !matches!(a, Attr::Dict(d) if d.is_empty()))
+                {
                     ct.set("arg_attrs", Attr::Array(arg_attrs));
                 }
                 let o = self.create(block, OpKind::CudaTile(ct), vec![], &[], loc);
@@ -414,8 +534,15 @@ impl Parser<'_> {
                 loop {
                     if self.c.eat_kw("private") || self.c.eat_kw("public") {
                         let kw = &self.c.src[..self.c.pos];
-                        let v = if kw.ends_with("private") { "private" } else { "public" };
-                        ct.set("symbol_visibility", Attr::Enum(EnumKind::SymbolVisibility.mnemonic(), v));
+                        let v = if kw.ends_with("private") {
+                            "private"
+                        } else {
+                            "public"
+                        };
+                        ct.set(
+                            "symbol_visibility",
+                            Attr::Enum(EnumKind::SymbolVisibility.mnemonic(), v),
+                        );
                     } else if self.c.eat_kw("constant") {
                         ct.set("constant", Attr::Unit);
                     } else {
@@ -448,10 +575,8 @@ impl Parser<'_> {
             CtOp::Assume => {
                 self.c.ws();
                 let pos = self.c.pos;
-                if self.c.eat("#") {
-                    if !self.c.eat("cuda_tile.") {
-                        return self.cerr(pos, "expected assume predicate");
-                    }
+                if self.c.eat("#") && !self.c.eat("cuda_tile.") {
+                    return self.cerr(pos, "expected assume predicate");
                 }
                 let m = self.c.ident().unwrap_or("").to_string();
                 if !matches!(m.as_str(), "div_by" | "same_elements" | "bounded") {
@@ -496,13 +621,20 @@ impl Parser<'_> {
             CtOp::CmpI | CtOp::CmpF => {
                 self.c.ws();
                 let pos = self.c.pos;
-                let Some(p) = self.c.ident() else { return self.cerr(pos, "expected valid keyword") };
-                let pa = match enum_kind(op, "comparison_predicate").and_then(|k| k.keywords().into_iter().find(|k| *k == p)) {
+                let Some(p) = self.c.ident() else {
+                    return self.cerr(pos, "expected valid keyword");
+                };
+                let pa = match enum_kind(op, "comparison_predicate")
+                    .and_then(|k| k.keywords().into_iter().find(|k| *k == p))
+                {
                     Some(k) => Attr::Enum(EnumKind::ComparisonPredicate.mnemonic(), k),
                     None => {
                         return self.cerr(
                             pos,
-                            format!("expected 'comparison_predicate' to be one of: {}", quoted(&EnumKind::ComparisonPredicate.keywords())),
+                            format!(
+                                "expected 'comparison_predicate' to be one of: {}",
+                                quoted(&EnumKind::ComparisonPredicate.keywords())
+                            ),
                         )
                     }
                 };
@@ -510,13 +642,25 @@ impl Parser<'_> {
                 if op == CtOp::CmpF {
                     self.c.ws();
                     let pos = self.c.pos;
-                    let Some(o) = self.c.ident() else { return self.cerr(pos, "expected valid keyword") };
-                    match EnumKind::ComparisonOrdering.keywords().into_iter().find(|k| *k == o) {
-                        Some(k) => ct.set("comparison_ordering", Attr::Enum(EnumKind::ComparisonOrdering.mnemonic(), k)),
+                    let Some(o) = self.c.ident() else {
+                        return self.cerr(pos, "expected valid keyword");
+                    };
+                    match EnumKind::ComparisonOrdering
+                        .keywords()
+                        .into_iter()
+                        .find(|k| *k == o)
+                    {
+                        Some(k) => ct.set(
+                            "comparison_ordering",
+                            Attr::Enum(EnumKind::ComparisonOrdering.mnemonic(), k),
+                        ),
                         None => {
                             return self.cerr(
                                 pos,
-                                format!("expected 'comparison_ordering' to be one of: {}", quoted(&EnumKind::ComparisonOrdering.keywords())),
+                                format!(
+                                    "expected 'comparison_ordering' to be one of: {}",
+                                    quoted(&listed(EnumKind::ComparisonOrdering))
+                                ),
                             )
                         }
                     }
@@ -533,7 +677,15 @@ impl Parser<'_> {
                             let s = self.enum_attr(op, "signedness", pos, w, None)?;
                             ct.set("signedness", s);
                         }
-                        Some(_) => return self.cerr(pos, format!("expected signedness to be one of: {}", quoted(&EnumKind::Signedness.keywords()))),
+                        Some(_) => {
+                            return self.cerr(
+                                pos,
+                                format!(
+                                    "expected signedness to be one of: {}",
+                                    quoted(&listed(EnumKind::Signedness))
+                                ),
+                            )
+                        }
                         None => return self.cerr(pos, "expected valid keyword"),
                     }
                 }
@@ -543,7 +695,9 @@ impl Parser<'_> {
                     self.ty()?
                 } else {
                     match self.m.types.get(t).clone() {
-                        Type::Tile { shape, .. } => self.m.types.tile(&shape, TileElem::Num(NumType::I1)),
+                        Type::Tile { shape, .. } => {
+                            self.m.types.tile(&shape, TileElem::Num(NumType::I1))
+                        }
                         _ => return self.c.err("expected '->'"),
                     }
                 };
@@ -578,8 +732,15 @@ impl Parser<'_> {
                 let tv = match self.m.types.get(t) {
                     Type::PartitionView(p) if op == CtOp::MakePartitionView => p.tensor_view,
                     Type::StridedView(p) if op == CtOp::MakeStridedView => p.tensor_view,
-                    Type::GatherScatterView(p) if op == CtOp::MakeGatherScatterView => p.tensor_view,
-                    _ => return self.cerr(tpos, format!("expected a {} type", &op.mnemonic()["make_".len()..])),
+                    Type::GatherScatterView(p) if op == CtOp::MakeGatherScatterView => {
+                        p.tensor_view
+                    }
+                    _ => {
+                        return self.cerr(
+                            tpos,
+                            format!("expected a {} type", &op.mnemonic()["make_".len()..]),
+                        )
+                    }
                 };
                 let v = self.resolve(&u, Some(tv))?;
                 Ok(self.create(block, OpKind::CudaTile(ct), vec![v], &[t], loc))
@@ -641,12 +802,25 @@ impl Parser<'_> {
                 let tys = self.type_list()?;
                 self.c.expect("->")?;
                 let results = self.type_list()?;
-                let (min, max) = if op == CtOp::LoadPtrTko { (1, 3) } else { (2, 3) };
+                let (min, max) = if op == CtOp::LoadPtrTko {
+                    (1, 3)
+                } else {
+                    (2, 3)
+                };
                 if uses.len() < min || uses.len() > max {
-                    return self.c.err_at(start, format!("{} operands present, but expected {min} to {max}", uses.len()));
+                    return self.c.err_at(
+                        start,
+                        format!(
+                            "{} operands present, but expected {min} to {max}",
+                            uses.len()
+                        ),
+                    );
                 }
                 if tys.len() != uses.len() {
-                    return self.c.err_at(start, format!("expected {} types but got {}", uses.len(), tys.len()));
+                    return self.c.err_at(
+                        start,
+                        format!("expected {} types but got {}", uses.len(), tys.len()),
+                    );
                 }
                 let mut ops = self.resolve_all(&uses, &tys)?;
                 if let Some(t) = &token {
@@ -681,13 +855,23 @@ impl Parser<'_> {
                 let results = self.type_list()?;
                 let nval = if op == CtOp::AtomicCasTko { 3 } else { 2 };
                 if uses.len() < nval || uses.len() > nval + 1 {
-                    return self.c.err_at(start, format!("{} operands present, but expected {nval} or {}", uses.len(), nval + 1));
+                    return self.c.err_at(
+                        start,
+                        format!(
+                            "{} operands present, but expected {nval} or {}",
+                            uses.len(),
+                            nval + 1
+                        ),
+                    );
                 }
                 // Types: pointers, value (shared by cmp and val for CAS), [mask].
                 let mut types = vec![];
                 let need = uses.len() - (nval - 2);
                 if tys.len() != need {
-                    return self.c.err_at(start, format!("expected {need} types but got {}", tys.len()));
+                    return self.c.err_at(
+                        start,
+                        format!("expected {need} types but got {}", tys.len()),
+                    );
                 }
                 types.push(tys[0]);
                 if op == CtOp::AtomicCasTko {
@@ -703,7 +887,11 @@ impl Parser<'_> {
                 }
                 let mask = u32::from(uses.len() > nval);
                 let tk = u32::from(token.is_some());
-                ct = if op == CtOp::AtomicCasTko { ct.with_segments(&[1, 1, 1, mask, tk]) } else { ct.with_segments(&[1, 1, mask, tk]) };
+                ct = if op == CtOp::AtomicCasTko {
+                    ct.with_segments(&[1, 1, 1, mask, tk])
+                } else {
+                    ct.with_segments(&[1, 1, mask, tk])
+                };
                 Ok(self.create(block, OpKind::CudaTile(ct), ops, &results, loc))
             }
             CtOp::AtomicRedViewTko => {
@@ -750,9 +938,16 @@ impl Parser<'_> {
                     tys = self.type_list()?;
                 }
                 if tys.len() != args.len() {
-                    return self.c.err_at(start, format!("expected {} types but got {}", args.len(), tys.len()));
+                    return self.c.err_at(
+                        start,
+                        format!("expected {} types but got {}", args.len(), tys.len()),
+                    );
                 }
-                let results = if self.c.eat("->") { self.type_list()? } else { vec![tok] };
+                let results = if self.c.eat("->") {
+                    self.type_list()?
+                } else {
+                    vec![tok]
+                };
                 let mut ops = self.resolve_all(&args, &tys)?;
                 if let Some(t) = &token {
                     ops.push(self.resolve(t, Some(tok))?);
@@ -767,7 +962,14 @@ impl Parser<'_> {
                     self.c.expect(":")?;
                     tys = self.type_list()?;
                     if tys.len() != uses.len() {
-                        return self.c.err_at(start, format!("{} operands present, but expected {}", uses.len(), tys.len()));
+                        return self.c.err_at(
+                            start,
+                            format!(
+                                "{} operands present, but expected {}",
+                                uses.len(),
+                                tys.len()
+                            ),
+                        );
                     }
                 }
                 let ops = self.resolve_all(&uses, &tys)?;
@@ -819,7 +1021,14 @@ impl Parser<'_> {
                     results = self.type_list()?;
                     self.c.expect(")")?;
                     if results.len() != iters.len() {
-                        return self.c.err_at(start, format!("expected {} result types but got {}", iters.len(), results.len()));
+                        return self.c.err_at(
+                            start,
+                            format!(
+                                "expected {} result types but got {}",
+                                iters.len(),
+                                results.len()
+                            ),
+                        );
                     }
                 }
                 let mut ops = self.resolve_all(&[lb, ub, step], &[t, t, t])?;
@@ -850,12 +1059,22 @@ impl Parser<'_> {
                     if results.is_empty() {
                         results = colon_types;
                     } else if !colon_types.is_empty() {
-                        return self.c.err_at(start, "loop without iter_values takes its result types after ':'");
+                        return self.c.err_at(
+                            start,
+                            "loop without iter_values takes its result types after ':'",
+                        );
                     }
                     Vec::new()
                 } else {
                     if colon_types.len() != iters.len() {
-                        return self.c.err_at(start, format!("expected {} iter_values types but got {}", iters.len(), colon_types.len()));
+                        return self.c.err_at(
+                            start,
+                            format!(
+                                "expected {} iter_values types but got {}",
+                                iters.len(),
+                                colon_types.len()
+                            ),
+                        );
                     }
                     colon_types
                 };
@@ -864,7 +1083,11 @@ impl Parser<'_> {
                     ops.push(self.resolve(init, Some(*t))?);
                 }
                 let o = self.create(block, OpKind::CudaTile(ct), ops, &results, loc);
-                let args: Vec<(Use, TypeId)> = iters.into_iter().zip(&iter_types).map(|((a, _), &t)| (a, t)).collect();
+                let args: Vec<(Use, TypeId)> = iters
+                    .into_iter()
+                    .zip(&iter_types)
+                    .map(|((a, _), &t)| (a, t))
+                    .collect();
                 let r = self.region_of(o, 0);
                 self.custom_region(r, &args, false, Some(CtOp::Continue))?;
                 Ok(o)
@@ -894,7 +1117,12 @@ impl Parser<'_> {
                 let ids = self.attr()?;
                 match &ids {
                     Attr::Array(items) if items.iter().all(|a| matches!(a, Attr::Scalar(..))) => {}
-                    _ => return self.cerr(ipos, "expected identities to be an array of typed integer or float values"),
+                    _ => {
+                        return self.cerr(
+                            ipos,
+                            "expected identities to be an array of typed integer or float values",
+                        )
+                    }
                 }
                 ct.set("identities", ids);
                 self.c.expect(":")?;
@@ -902,7 +1130,14 @@ impl Parser<'_> {
                 self.c.expect("->")?;
                 let results = self.type_list()?;
                 if tys.len() != uses.len() {
-                    return self.c.err_at(start, format!("{} operands present, but expected {}", uses.len(), tys.len()));
+                    return self.c.err_at(
+                        start,
+                        format!(
+                            "{} operands present, but expected {}",
+                            uses.len(),
+                            tys.len()
+                        ),
+                    );
                 }
                 let ops = self.resolve_all(&uses, &tys)?;
                 let _ = nbound;
@@ -962,7 +1197,11 @@ impl Parser<'_> {
         self.c.ws();
         let tpos = self.c.pos;
         let t = self.ty()?;
-        let Some(elem) = elem else { return self.c.err_at(epos, format!("'{}' unknown type: {ew}", self.cur_op)) };
+        let Some(elem) = elem else {
+            return self
+                .c
+                .err_at(epos, format!("'{}' unknown type: {ew}", self.cur_op));
+        };
         let (shape, te) = match self.m.types.get(t).clone() {
             Type::Tile { shape, elem: TileElem::Num(e), .. } => (shape, e),
             _ => {
@@ -976,7 +1215,12 @@ impl Parser<'_> {
             }
         };
         if te != elem {
-            return self.c.err_at(epos, format!("mismatch between the element type: '{elem}' and the tile element type '{te}'"));
+            return self.c.err_at(
+                epos,
+                format!(
+                    "mismatch between the element type: '{elem}' and the tile element type '{te}'"
+                ),
+            );
         }
         let _ = start;
         let d = self.dense(&lit, elem, &shape, epos)?;
@@ -997,27 +1241,43 @@ impl Parser<'_> {
         self.c.ws();
         let tpos = self.c.pos;
         let first = self.ty()?;
-        let (idx_t, tv) = if self.c.eat("->") { (Some(first), self.ty()?) } else { (None, first) };
-        let Type::TensorView(tvt) = self.m.types.get(tv).clone() else { return self.cerr(tpos, "expected tensor_view type") };
-        let check = |p: &Self, list: &[Result<i64, Use>], dims: &[tileir_ir::Dim], what: &str| -> R<()> {
-            if list.len() != dims.len() {
-                return p.cerr(tpos, format!("expected {} {what} entries, got {}", dims.len(), list.len()));
-            }
-            for (e, d) in list.iter().zip(dims) {
-                match (e, d) {
-                    (Ok(v), tileir_ir::Dim::Static(s)) if v == s => {}
-                    (Err(_), tileir_ir::Dim::Dynamic) => {}
-                    _ => return p.cerr(tpos, format!("{what} entries do not match the result type")),
-                }
-            }
-            Ok(())
+        let (idx_t, tv) = if self.c.eat("->") {
+            (Some(first), self.ty()?)
+        } else {
+            (None, first)
         };
+        let Type::TensorView(tvt) = self.m.types.get(tv).clone() else {
+            return self.cerr(tpos, "expected tensor_view type");
+        };
+        let check =
+            |p: &Self, list: &[Result<i64, Use>], dims: &[tileir_ir::Dim], what: &str| -> R<()> {
+                if list.len() != dims.len() {
+                    return p.cerr(
+                        tpos,
+                        format!("expected {} {what} entries, got {}", dims.len(), list.len()),
+                    );
+                }
+                for (e, d) in list.iter().zip(dims) {
+                    match (e, d) {
+                        (Ok(v), tileir_ir::Dim::Static(s)) if v == s => {}
+                        (Err(_), tileir_ir::Dim::Dynamic) => {}
+                        _ => {
+                            return p
+                                .cerr(tpos, format!("{what} entries do not match the result type"))
+                        }
+                    }
+                }
+                Ok(())
+            };
         check(self, &shape, &tvt.shape, "shape")?;
         check(self, &strides, &tvt.strides, "stride")?;
         let dyn_s: Vec<Use> = shape.into_iter().filter_map(|e| e.err()).collect();
         let dyn_t: Vec<Use> = strides.into_iter().filter_map(|e| e.err()).collect();
         if (!dyn_s.is_empty() || !dyn_t.is_empty()) && idx_t.is_none() {
-            return self.cerr(tpos, "expected the type of the dynamic shape and stride operands before '->'");
+            return self.cerr(
+                tpos,
+                "expected the type of the dynamic shape and stride operands before '->'",
+            );
         }
         let base_t = self.m.types.tile(&[], TileElem::Ptr(tvt.elem));
         let mut ops = vec![self.resolve(&base, Some(base_t))?];

@@ -4,7 +4,10 @@ use crate::lex::{parse_int_text, R};
 use crate::Parser;
 use tileir_ir::attrs::{Attr, DenseElements};
 use tileir_ir::location::{DiCompileUnit, DiFile, DiLexicalBlock, DiScope, DiSubprogram, Location};
-use tileir_ir::types::{Dim, GatherScatterViewType, NumType, PaddingValue, PartitionViewType, StridedViewType, TensorViewType, TileElem, Type, TypeId};
+use tileir_ir::types::{
+    Dim, GatherScatterViewType, NumType, PaddingValue, PartitionViewType, StridedViewType,
+    TensorViewType, TileElem, Type, TypeId,
+};
 use tileir_ir::AssumePredicate;
 
 /// A value bound to a `#name = …` alias.
@@ -72,7 +75,7 @@ impl Parser<'_> {
                 }
             }
             self.c.expect("->")?;
-            let results = if self.c.at("(") && !self.looks_like_function_type() {
+            let results = if self.c.at("(") {
                 self.c.expect("(")?;
                 let mut r = Vec::new();
                 if !self.c.eat(")") {
@@ -93,7 +96,9 @@ impl Parser<'_> {
         if self.c.eat("!") {
             if self.c.src[self.c.pos..].starts_with("cuda_tile.") {
                 self.c.pos += "cuda_tile.".len();
-                let Some(w) = self.c.ident() else { return self.c.err("expected type") };
+                let Some(w) = self.c.ident() else {
+                    return self.c.err("expected type");
+                };
                 return self.dialect_type(w, start);
             }
             if self.c.src[self.c.pos..].starts_with("nv_tileaa.") {
@@ -107,11 +112,15 @@ impl Parser<'_> {
                     Err(e) => self.c.err_at(start + e.offset, e.message),
                 };
             }
-            let Some(name) = self.c.suffix_id() else { return self.c.err_at(start, "expected type") };
+            let Some(name) = self.c.suffix_id() else {
+                return self.c.err_at(start, "expected type");
+            };
             if !name.contains('.') {
                 return match self.type_aliases.get(name) {
                     Some(&t) => Ok(t),
-                    None => self.c.err_at(start, format!("undefined symbol alias id '{name}'")),
+                    None => self
+                        .c
+                        .err_at(start, format!("undefined symbol alias id '{name}'")),
                 };
             }
             let end = self.balanced_end(self.c.pos);
@@ -119,9 +128,17 @@ impl Parser<'_> {
             self.c.pos = end;
             return Ok(self.m.types.intern(Type::Opaque(text)));
         }
-        let Some(w) = self.c.peek_ident() else { return self.c.err("expected type") };
+        let Some(w) = self.c.peek_ident() else {
+            return self.c.err("expected type");
+        };
         match w {
-            "tile" | "tensor_view" | "partition_view" | "strided_view" | "gather_scatter_view" | "token" | "ptr" => {
+            "tile"
+            | "tensor_view"
+            | "partition_view"
+            | "strided_view"
+            | "gather_scatter_view"
+            | "token"
+            | "ptr" => {
                 self.c.pos += w.len();
                 self.dialect_type(w, start)
             }
@@ -137,10 +154,6 @@ impl Parser<'_> {
                 Ok(self.m.types.intern(Type::Opaque(text)))
             }
         }
-    }
-
-    fn looks_like_function_type(&self) -> bool {
-        false
     }
 
     /// End of an identifier followed by an optional balanced `<…>`.
@@ -179,7 +192,9 @@ impl Parser<'_> {
         let w = self.c.word().unwrap_or("");
         match NumType::from_keyword(w) {
             Some(n) => Ok(n),
-            None => self.c.err_at(at, format!("expected element type, got '{w}'")),
+            None => self
+                .c
+                .err_at(at, format!("expected element type, got '{w}'")),
         }
     }
 
@@ -295,7 +310,12 @@ impl Parser<'_> {
                 self.c.expect(",")?;
                 Ok(Some(p))
             }
-            None => self.c.err_at(at, format!("expected padding value (zero, neg_zero, nan, pos_inf, neg_inf), got '{w}'")),
+            None => self.c.err_at(
+                at,
+                format!(
+                    "expected padding value (zero, neg_zero, nan, pos_inf, neg_inf), got '{w}'"
+                ),
+            ),
         }
     }
 
@@ -333,7 +353,11 @@ impl Parser<'_> {
                 };
                 self.c.expect(">")?;
                 let shape = dims.iter().map(|d| d.as_static().unwrap_or(0)).collect();
-                Type::Tile { shape, elem, layout: None }
+                Type::Tile {
+                    shape,
+                    elem,
+                    layout: None,
+                }
             }
             "tensor_view" => {
                 self.c.expect("<")?;
@@ -348,7 +372,11 @@ impl Parser<'_> {
                     Vec::new()
                 };
                 self.c.expect(">")?;
-                Type::TensorView(TensorViewType { elem, shape, strides })
+                Type::TensorView(TensorViewType {
+                    elem,
+                    shape,
+                    strides,
+                })
             }
             "partition_view" => {
                 self.c.expect("<")?;
@@ -363,7 +391,12 @@ impl Parser<'_> {
                     dim_map = self.int_list("[", "]")?;
                 }
                 self.c.expect(">")?;
-                Type::PartitionView(PartitionViewType { tile_shape, tensor_view, dim_map, padding })
+                Type::PartitionView(PartitionViewType {
+                    tile_shape,
+                    tensor_view,
+                    dim_map,
+                    padding,
+                })
             }
             "strided_view" => {
                 self.c.expect("<")?;
@@ -382,7 +415,13 @@ impl Parser<'_> {
                     dim_map = self.int_list("[", "]")?;
                 }
                 self.c.expect(">")?;
-                Type::StridedView(StridedViewType { tile_shape, traversal_strides, tensor_view, dim_map, padding })
+                Type::StridedView(StridedViewType {
+                    tile_shape,
+                    traversal_strides,
+                    tensor_view,
+                    dim_map,
+                    padding,
+                })
             }
             "gather_scatter_view" => {
                 self.c.expect("<")?;
@@ -395,9 +434,18 @@ impl Parser<'_> {
                 self.c.expect("=")?;
                 let sparse_dim = self.i64()?;
                 self.c.expect(">")?;
-                Type::GatherScatterView(GatherScatterViewType { tile_shape, tensor_view, sparse_dim, padding })
+                Type::GatherScatterView(GatherScatterViewType {
+                    tile_shape,
+                    tensor_view,
+                    sparse_dim,
+                    padding,
+                })
             }
-            _ => return self.c.err_at(start, format!("unknown cuda_tile type '{w}'")),
+            _ => {
+                return self
+                    .c
+                    .err_at(start, format!("unknown cuda_tile type '{w}'"))
+            }
         };
         Ok(self.m.types.intern(ty))
     }
@@ -442,7 +490,10 @@ impl Parser<'_> {
                     match &inner {
                         None => inner = Some(s),
                         Some(prev) if *prev == s => {}
-                        Some(_) => return self.c.err_at(*at, "tensor literal is invalid; ranks are not consistent between elements"),
+                        Some(_) => return self.c.err_at(
+                            *at,
+                            "tensor literal is invalid; ranks are not consistent between elements",
+                        ),
                     }
                 }
                 let mut shape = vec![items.len() as i64];
@@ -462,11 +513,29 @@ impl Parser<'_> {
     }
 
     /// Converts a literal to dense elements of `elem` with `shape`, with MLIR's checks.
-    pub fn dense(&mut self, lit: &Lit, elem: NumType, shape: &[i64], at: usize) -> R<DenseElements> {
+    pub fn dense(
+        &mut self,
+        lit: &Lit,
+        elem: NumType,
+        shape: &[i64],
+        at: usize,
+    ) -> R<DenseElements> {
         if let Some(s) = self.lit_shape(lit)? {
             if s != shape {
-                let f = |v: &[i64]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
-                return self.c.err_at(at, format!("inferred shape of elements literal ([{}]) does not match type ([{}])", f(&s), f(shape)));
+                let f = |v: &[i64]| {
+                    v.iter()
+                        .map(|x| x.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                return self.c.err_at(
+                    at,
+                    format!(
+                        "inferred shape of elements literal ([{}]) does not match type ([{}])",
+                        f(&s),
+                        f(shape)
+                    ),
+                );
             }
         }
         let mut elems = Vec::new();
@@ -478,7 +547,11 @@ impl Parser<'_> {
         if bits.iter().all(|&b| b == bits[0]) {
             bits.truncate(1);
         }
-        Ok(DenseElements { elem, shape: shape.to_vec(), bits })
+        Ok(DenseElements {
+            elem,
+            shape: shape.to_vec(),
+            bits,
+        })
     }
 
     /// One element of a dense literal or a typed scalar.
@@ -501,7 +574,9 @@ impl Parser<'_> {
             let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
             Ok((v as u64) & mask)
         } else {
-            let Some(fmt) = tileir_ir::print::float_format(elem) else { return self.c.err_at(pos, "unsupported float type") };
+            let Some(fmt) = tileir_ir::print::float_format(elem) else {
+                return self.c.err_at(pos, "unsupported float type");
+            };
             match tileir_numeric::parse_mlir_float(fmt, t) {
                 Ok(b) => Ok(b),
                 Err(e) => {
@@ -552,11 +627,18 @@ impl Parser<'_> {
                     self.c.pos += "cuda_tile.".len();
                     return self.ct_attr(at);
                 }
-                let Some(name) = self.c.suffix_id() else { return self.c.err_at(at, "expected attribute") };
+                let Some(name) = self.c.suffix_id() else {
+                    return self.c.err_at(at, "expected attribute");
+                };
                 return match self.attr_aliases.get(name) {
                     Some(AliasValue::Attr(a)) => Ok(a.clone()),
-                    Some(_) => self.c.err_at(at, format!("alias '#{name}' is a debug-info attribute, not allowed here")),
-                    None => self.c.err_at(at, format!("undefined symbol alias id '{name}'")),
+                    Some(_) => self.c.err_at(
+                        at,
+                        format!("alias '#{name}' is a debug-info attribute, not allowed here"),
+                    ),
+                    None => self
+                        .c
+                        .err_at(at, format!("undefined symbol alias id '{name}'")),
                 };
             }
             Some(c) if c == b'-' || c.is_ascii_digit() => {
@@ -574,7 +656,9 @@ impl Parser<'_> {
                         if let Type::Scalar(NumType::I1) = self.m.types.get(t) {
                             return Ok(Attr::Scalar(NumType::I1, u64::from(w == "true")));
                         }
-                        return self.c.err_at(at, "expected i1 type for a boolean attribute");
+                        return self
+                            .c
+                            .err_at(at, "expected i1 type for a boolean attribute");
                     }
                     return Ok(Attr::Bool(w == "true"));
                 }
@@ -607,20 +691,34 @@ impl Parser<'_> {
                     self.c.ws();
                     let tat = self.c.pos;
                     let t = self.ty()?;
-                    let (shape, elem) = match self.m.types.get(t).clone() {
-                        Type::Tile { shape, elem: TileElem::Num(e), .. } => (shape, e),
-                        Type::Opaque(text) if text.starts_with("tensor<") => {
-                            let inner = &text["tensor<".len()..text.len() - 1];
-                            let parts: Vec<&str> = inner.split('x').collect();
-                            let (dims, e) = parts.split_at(parts.len() - 1);
-                            let shape: Option<Vec<i64>> = dims.iter().map(|d| d.parse().ok()).collect();
-                            match (shape, NumType::from_keyword(e[0])) {
-                                (Some(s), Some(e)) => (s, e),
-                                _ => return self.c.err_at(tat, "expected a static tensor type of a supported element type"),
+                    let (shape, elem) =
+                        match self.m.types.get(t).clone() {
+                            Type::Tile {
+                                shape,
+                                elem: TileElem::Num(e),
+                                ..
+                            } => (shape, e),
+                            Type::Opaque(text) if text.starts_with("tensor<") => {
+                                let inner = &text["tensor<".len()..text.len() - 1];
+                                let parts: Vec<&str> = inner.split('x').collect();
+                                let (dims, e) = parts.split_at(parts.len() - 1);
+                                let shape: Option<Vec<i64>> =
+                                    dims.iter().map(|d| d.parse().ok()).collect();
+                                match (shape, NumType::from_keyword(e[0])) {
+                                    (Some(s), Some(e)) => (s, e),
+                                    _ => return self.c.err_at(
+                                        tat,
+                                        "expected a static tensor type of a supported element type",
+                                    ),
+                                }
                             }
-                        }
-                        _ => return self.c.err_at(tat, "expected a static tensor type of a supported element type"),
-                    };
+                            _ => {
+                                return self.c.err_at(
+                                    tat,
+                                    "expected a static tensor type of a supported element type",
+                                )
+                            }
+                        };
                     return Ok(Attr::Dense(self.dense(&lit, elem, &shape, at)?));
                 }
                 _ => {}
@@ -672,9 +770,16 @@ impl Parser<'_> {
                 }
             };
             if out.iter().any(|(n, _)| *n == name) {
-                return self.c.err_at(at, format!("duplicate key '{name}' in dictionary attribute"));
+                return self.c.err_at(
+                    at,
+                    format!("duplicate key '{name}' in dictionary attribute"),
+                );
             }
-            let value = if self.c.eat("=") { self.attr()? } else { Attr::Unit };
+            let value = if self.c.eat("=") {
+                self.attr()?
+            } else {
+                Attr::Unit
+            };
             out.push((name, value));
             if self.c.eat("}") {
                 return Ok(out);
@@ -697,14 +802,19 @@ impl Parser<'_> {
 
     /// `#cuda_tile.<mnemonic><…>` after the prefix (enum, assume predicate, hints).
     fn ct_attr(&mut self, at: usize) -> R<Attr> {
-        let Some(m) = self.c.ident() else { return self.c.err_at(at, "expected attribute mnemonic") };
+        let Some(m) = self.c.ident() else {
+            return self.c.err_at(at, "expected attribute mnemonic");
+        };
         if let Some((_, kind)) = ENUM_MNEMONICS.iter().find(|(n, _)| *n == m) {
             self.c.expect("<")?;
             self.c.ws();
             let kat = self.c.pos;
             let kw = self.c.ident().unwrap_or("");
             let Some(k) = kind.keywords().into_iter().find(|k| *k == kw) else {
-                return self.c.err_at(kat, format!("expected {m} to be one of: {}", quoted(&kind.keywords())));
+                return self.c.err_at(
+                    kat,
+                    format!("expected {m} to be one of: {}", quoted(&kind.keywords())),
+                );
             };
             self.c.expect(">")?;
             return Ok(Attr::Enum(kind.mnemonic(), k));
@@ -712,7 +822,9 @@ impl Parser<'_> {
         match m {
             "div_by" | "same_elements" | "bounded" => Ok(Attr::Assume(self.assume_body(m, at)?)),
             "optimization_hints" => Ok(Attr::Dict(self.hints_body()?)),
-            _ => self.c.err_at(at, format!("unknown attribute '#cuda_tile.{m}'")),
+            _ => self
+                .c
+                .err_at(at, format!("unknown attribute '#cuda_tile.{m}'")),
         }
     }
 
@@ -722,7 +834,8 @@ impl Parser<'_> {
         let p = match m {
             "div_by" => {
                 let d = self.c.int()?;
-                let divisor = u64::try_from(d).or_else(|_| self.c.err_at(at, "divisor out of range"))?;
+                let divisor =
+                    u64::try_from(d).or_else(|_| self.c.err_at(at, "divisor out of range"))?;
                 let every_along = if self.c.eat(",") {
                     self.c.expect_kw("every")?;
                     let e = self.i64()?;
@@ -732,13 +845,24 @@ impl Parser<'_> {
                 } else {
                     None
                 };
-                AssumePredicate::DivBy { divisor, every_along }
+                AssumePredicate::DivBy {
+                    divisor,
+                    every_along,
+                }
             }
             "same_elements" => AssumePredicate::SameElements(self.int_list("[", "]")?),
             _ => {
-                let lb = if self.c.eat("?") { None } else { Some(self.i64()?) };
+                let lb = if self.c.eat("?") {
+                    None
+                } else {
+                    Some(self.i64()?)
+                };
                 self.c.expect(",")?;
-                let ub = if self.c.eat("?") { None } else { Some(self.i64()?) };
+                let ub = if self.c.eat("?") {
+                    None
+                } else {
+                    Some(self.i64()?)
+                };
                 AssumePredicate::Bounded(lb, ub)
             }
         };
@@ -756,9 +880,13 @@ impl Parser<'_> {
         loop {
             self.c.ws();
             let at = self.c.pos;
-            let Some(key) = self.c.ident() else { return self.c.err("expected valid keyword") };
+            let Some(key) = self.c.ident() else {
+                return self.c.err("expected valid keyword");
+            };
             if !tileir_ir::print::HINT_KEYS.contains(&key) {
-                return self.c.err_at(at, self.custom(format!("unallowed key {key}")));
+                return self
+                    .c
+                    .err_at(at, self.custom(format!("unallowed key {key}")));
             }
             self.c.expect("=")?;
             self.c.ws();
@@ -793,7 +921,10 @@ impl Parser<'_> {
             self.c.expect(")")?;
             return match self.attr_aliases.get(&name) {
                 Some(AliasValue::Loc(l)) => Ok(Ok(l.clone())),
-                Some(_) => self.c.err_at(at, format!("expected location, but '#{name}' is not a location")),
+                Some(_) => self.c.err_at(
+                    at,
+                    format!("expected location, but '#{name}' is not a location"),
+                ),
                 None => Ok(Err(name)),
             };
         }
@@ -829,9 +960,15 @@ impl Parser<'_> {
             if self.c.eat("(") {
                 let child = self.loc_inner()?;
                 self.c.expect(")")?;
-                return Ok(Location::Name { name: s, child: Some(Box::new(child)) });
+                return Ok(Location::Name {
+                    name: s,
+                    child: Some(Box::new(child)),
+                });
             }
-            return Ok(Location::Name { name: s, child: None });
+            return Ok(Location::Name {
+                name: s,
+                child: None,
+            });
         }
         match self.c.ident() {
             Some("unknown") => Ok(Location::Unknown),
@@ -860,7 +997,10 @@ impl Parser<'_> {
                 self.c.expect_kw("at")?;
                 let caller = self.loc_inner()?;
                 self.c.expect(")")?;
-                Ok(Location::CallSite { callee: Box::new(callee), caller: Box::new(caller) })
+                Ok(Location::CallSite {
+                    callee: Box::new(callee),
+                    caller: Box::new(caller),
+                })
             }
             _ => self.c.err_at(at, "expected location instance"),
         }
@@ -873,7 +1013,9 @@ impl Parser<'_> {
         if self.c.at("loc") {
             return match self.location()? {
                 Ok(l) => Ok(l),
-                Err(name) => self.c.err_at(at, format!("undefined symbol alias id '{name}'")),
+                Err(name) => self
+                    .c
+                    .err_at(at, format!("undefined symbol alias id '{name}'")),
             };
         }
         match self.debug_attr()? {
@@ -901,7 +1043,9 @@ impl Parser<'_> {
             let name = self.c.suffix_id().unwrap_or("").to_string();
             return match self.attr_aliases.get(&name) {
                 Some(v) => Ok(v.clone()),
-                None => self.c.err_at(at, format!("undefined symbol alias id '{name}'")),
+                None => self
+                    .c
+                    .err_at(at, format!("undefined symbol alias id '{name}'")),
             };
         }
         self.c.pos += "cuda_tile.".len();
@@ -913,7 +1057,10 @@ impl Parser<'_> {
                 self.c.expect_kw("in")?;
                 let scope = self.scope_ref()?;
                 self.c.expect(">")?;
-                Ok(AliasValue::Loc(Location::DiLoc { loc: Box::new(loc), scope }))
+                Ok(AliasValue::Loc(Location::DiLoc {
+                    loc: Box::new(loc),
+                    scope,
+                }))
             }
             "di_file" => {
                 self.c.expect("<")?;
@@ -945,7 +1092,9 @@ impl Parser<'_> {
         let at = self.c.pos;
         match self.debug_attr()? {
             AliasValue::Scope(s) => Ok(s),
-            _ => self.c.err_at(at, "expected a di_subprogram or di_lexical_block scope"),
+            _ => self
+                .c
+                .err_at(at, "expected a di_subprogram or di_lexical_block scope"),
         }
     }
 
@@ -958,7 +1107,9 @@ impl Parser<'_> {
         loop {
             self.c.ws();
             let at = self.c.pos;
-            let Some(k) = self.c.ident() else { return self.c.err("expected struct parameter name") };
+            let Some(k) = self.c.ident() else {
+                return self.c.err("expected struct parameter name");
+            };
             self.c.expect("=")?;
             self.c.ws();
             let v = match self.c.peek() {
@@ -966,7 +1117,9 @@ impl Parser<'_> {
                 Some(b'#') => DiField::Attr(self.debug_attr()?),
                 _ => {
                     let v = self.c.int()?;
-                    DiField::Int(u32::try_from(v).or_else(|_| self.c.err_at(at, "value out of range"))?)
+                    DiField::Int(
+                        u32::try_from(v).or_else(|_| self.c.err_at(at, "value out of range"))?,
+                    )
                 }
             };
             out.push((k.to_string(), at, v));
@@ -977,61 +1130,93 @@ impl Parser<'_> {
         }
     }
 
-    fn build_di(&mut self, m: &str, fields: Vec<(String, usize, DiField)>, at: usize) -> R<AliasValue> {
-        let get = |k: &str| fields.iter().find(|(n, ..)| n == k).map(|(_, p, v)| (*p, v.clone()));
+    fn build_di(
+        &mut self,
+        m: &str,
+        fields: Vec<(String, usize, DiField)>,
+        at: usize,
+    ) -> R<AliasValue> {
+        let get = |k: &str| {
+            fields
+                .iter()
+                .find(|(n, ..)| n == k)
+                .map(|(_, p, v)| (*p, v.clone()))
+        };
         let missing = |k: &str| format!("struct is missing required parameter: {k}");
         let file = |s: &Self, k: &str| -> R<DiFile> {
             match get(k) {
                 Some((_, DiField::Attr(AliasValue::File(f)))) => Ok(f),
-                Some((p, _)) => s.c.err_at(p, format!("expected a di_file for parameter '{k}'")),
+                Some((p, _)) => {
+                    s.c.err_at(p, format!("expected a di_file for parameter '{k}'"))
+                }
                 None => s.c.err_at(at, missing(k)),
             }
         };
         let int = |s: &Self, k: &str| -> R<Option<u32>> {
             match get(k) {
                 Some((_, DiField::Int(v))) => Ok(Some(v)),
-                Some((p, _)) => s.c.err_at(p, format!("expected an integer for parameter '{k}'")),
+                Some((p, _)) => {
+                    s.c.err_at(p, format!("expected an integer for parameter '{k}'"))
+                }
                 None => Ok(None),
             }
         };
         let string = |s: &Self, k: &str| -> R<String> {
             match get(k) {
                 Some((_, DiField::Str(v))) => Ok(v),
-                Some((p, _)) => s.c.err_at(p, format!("expected a string for parameter '{k}'")),
+                Some((p, _)) => {
+                    s.c.err_at(p, format!("expected a string for parameter '{k}'"))
+                }
                 None => s.c.err_at(at, missing(k)),
             }
         };
         match m {
-            "di_compile_unit" => Ok(AliasValue::CompileUnit(DiCompileUnit { file: file(self, "file")? })),
+            "di_compile_unit" => Ok(AliasValue::CompileUnit(DiCompileUnit {
+                file: file(self, "file")?,
+            })),
             "di_subprogram" => {
                 let compile_unit = match get("compileUnit") {
                     Some((_, DiField::Attr(AliasValue::CompileUnit(c)))) => c,
-                    Some((p, _)) => return self.c.err_at(p, "expected a di_compile_unit for parameter 'compileUnit'"),
+                    Some((p, _)) => {
+                        return self
+                            .c
+                            .err_at(p, "expected a di_compile_unit for parameter 'compileUnit'")
+                    }
                     None => return self.c.err_at(at, missing("compileUnit")),
                 };
-                let Some(line) = int(self, "line")? else { return self.c.err_at(at, missing("line")) };
-                Ok(AliasValue::Scope(DiScope::Subprogram(Box::new(DiSubprogram {
-                    file: file(self, "file")?,
-                    line,
-                    name: string(self, "name")?,
-                    linkage_name: string(self, "linkageName")?,
-                    compile_unit,
-                    scope_line: int(self, "scopeLine")?,
-                }))))
+                let Some(line) = int(self, "line")? else {
+                    return self.c.err_at(at, missing("line"));
+                };
+                Ok(AliasValue::Scope(DiScope::Subprogram(Box::new(
+                    DiSubprogram {
+                        file: file(self, "file")?,
+                        line,
+                        name: string(self, "name")?,
+                        linkage_name: string(self, "linkageName")?,
+                        compile_unit,
+                        scope_line: int(self, "scopeLine")?,
+                    },
+                ))))
             }
             _ => {
                 let scope = match get("scope") {
                     Some((_, DiField::Attr(AliasValue::Scope(s)))) => s,
-                    Some((p, _)) => return self.c.err_at(p, "expected a scope for parameter 'scope'"),
+                    Some((p, _)) => {
+                        return self.c.err_at(p, "expected a scope for parameter 'scope'")
+                    }
                     None => return self.c.err_at(at, missing("scope")),
                 };
-                let Some(line) = int(self, "line")? else { return self.c.err_at(at, missing("line")) };
-                Ok(AliasValue::Scope(DiScope::LexicalBlock(Box::new(DiLexicalBlock {
-                    scope,
-                    file: file(self, "file")?,
-                    line,
-                    column: int(self, "column")?,
-                }))))
+                let Some(line) = int(self, "line")? else {
+                    return self.c.err_at(at, missing("line"));
+                };
+                Ok(AliasValue::Scope(DiScope::LexicalBlock(Box::new(
+                    DiLexicalBlock {
+                        scope,
+                        file: file(self, "file")?,
+                        line,
+                        column: int(self, "column")?,
+                    },
+                ))))
             }
         }
     }
@@ -1050,5 +1235,11 @@ pub enum DiField {
 
 /// `{'a', 'b'}`-style list for "expected X to be one of" messages.
 pub fn quoted(kws: &[&str]) -> String {
-    format!("{{{}}}", kws.iter().map(|k| format!("'{k}'")).collect::<Vec<_>>().join(", "))
+    format!(
+        "{{{}}}",
+        kws.iter()
+            .map(|k| format!("'{k}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }

@@ -125,7 +125,7 @@ fn process(
     registry: &tileir_pass::Registry,
 ) -> (Option<Module>, Vec<Diagnostic>) {
     let parse_options =
-        tileir_syntax::ParseOptions { file_name: file_name.to_string(), allow_unregistered: flags.has("allow-unregistered-dialect") };
+        tileir_syntax::ParseOptions { file_name: file_name.to_string(), allow_unregistered: flags.has("allow-unregistered-dialect"), keep_names: false };
     let mut module = match tileir_syntax::parse_module(text, &parse_options) {
         Ok(m) => m,
         Err(diags) => return (None, diags),

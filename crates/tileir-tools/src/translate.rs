@@ -157,7 +157,7 @@ fn text_to_output(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Vec<u8>> {
     let parse_options =
-        tileir_syntax::ParseOptions { file_name: file_name.to_string(), allow_unregistered: flags.has("allow-unregistered-dialect") };
+        tileir_syntax::ParseOptions { file_name: file_name.to_string(), allow_unregistered: flags.has("allow-unregistered-dialect"), keep_names: false };
     let module: Module = match tileir_syntax::parse_module(text, &parse_options) {
         Ok(m) => m,
         Err(d) => {

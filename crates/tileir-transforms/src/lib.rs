@@ -14,6 +14,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod canonicalize;
 pub mod fuse_fma;
 pub mod to_tileaa;
 pub mod to_tileas;
@@ -24,6 +25,14 @@ use tileir_pass::{PassInfo, Registry};
 pub fn registry() -> Registry {
     Registry {
         passes: vec![
+            PassInfo {
+                name: canonicalize::NAME,
+                summary: "Greedy canonicalization: folds, dead-code removal, if/select simplification, constant hoisting",
+                options: canonicalize::CanonicalizeOptions::describe,
+                create: |opts| {
+                    Ok(Box::new(canonicalize::Canonicalize { options: canonicalize::CanonicalizeOptions::parse(opts)? }))
+                },
+            },
             PassInfo {
                 name: fuse_fma::NAME,
                 summary: "Fuse addf/subf of a single-use mulf into fma (not value-preserving: one rounding)",

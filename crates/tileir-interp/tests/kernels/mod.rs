@@ -25,7 +25,14 @@ pub fn vector_add(n: i64, tile_n: i64) -> K {
 /// `C (m x n, f32) = A (m x kk, elem) · B (kk x n, elem)`, one `bm x bn` tile of C per block
 /// (grid x = n / bn, y = m / bm), a `for` loop over K in steps of `bk` with `mmaf`.
 pub fn matmul(elem: NumType, m: i64, n: i64, kk: i64, bm: i64, bn: i64, bk: i64) -> K {
-    let (mut k, a) = K::entry("k", &[ptr_tile(&[], elem), ptr_tile(&[], elem), ptr_tile(&[], NumType::F32)]);
+    let (mut k, a) = K::entry(
+        "k",
+        &[
+            ptr_tile(&[], elem),
+            ptr_tile(&[], elem),
+            ptr_tile(&[], NumType::F32),
+        ],
+    );
     let [bx, by, _] = k.block_id();
     let va = k.view2d(a[0], elem, m, kk, bm, bk);
     let vb = k.view2d(a[1], elem, kk, n, bk, bn);
@@ -35,15 +42,24 @@ pub fn matmul(elem: NumType, m: i64, n: i64, kk: i64, bm: i64, bn: i64, bk: i64)
     let lb = k.ci32(0);
     let ub = k.ci32((kk / bk) as i32);
     let step = k.ci32(1);
-    let res = k.op(ct(CtOp::For), vec![lb, ub, step, zero], &[acc_t.clone()]);
+    let res = k.op(
+        ct(CtOp::For),
+        vec![lb, ub, step, zero],
+        std::slice::from_ref(&acc_t),
+    );
     let for_op = k.last_op();
-    k.region(for_op, 0, &[tile(&[], NumType::I32), acc_t.clone()], |k, args| {
-        let (iv, acc) = (args[0], args[1]);
-        let x = k.load_view(va, &[by, iv], tile(&[bm, bk], elem));
-        let y = k.load_view(vb, &[iv, bx], tile(&[bk, bn], elem));
-        let r = k.op1(ct(CtOp::MmaF), vec![x, y, acc], acc_t.clone());
-        k.op(ct(CtOp::Continue), vec![r], &[]);
-    });
+    k.region(
+        for_op,
+        0,
+        &[tile(&[], NumType::I32), acc_t.clone()],
+        |k, args| {
+            let (iv, acc) = (args[0], args[1]);
+            let x = k.load_view(va, &[by, iv], tile(&[bm, bk], elem));
+            let y = k.load_view(vb, &[iv, bx], tile(&[bk, bn], elem));
+            let r = k.op1(ct(CtOp::MmaF), vec![x, y, acc], acc_t.clone());
+            k.op(ct(CtOp::Continue), vec![r], &[]);
+        },
+    );
     k.store_view(res[0], vc, &[by, bx]);
     k.ret();
     k
