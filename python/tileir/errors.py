@@ -14,6 +14,7 @@ classes up by name, so errors raised from Rust and from Python share one hierarc
     │   ├── LLVMError
     │   └── PtxasError
     ├── LaunchError            CUDA driver missing or failing
+    ├── InterpreterError       the reference interpreter found a fault (assert, UB, race, bad access)
     └── InternalCompilerError  a bug in tileir (a Rust panic); carries a reproducer
 """
 
@@ -35,6 +36,7 @@ __all__ = [
     "LLVMError",
     "PtxasError",
     "LaunchError",
+    "InterpreterError",
     "InternalCompilerError",
     "TileIRPerformanceWarning",
 ]
@@ -129,6 +131,24 @@ class PtxasError(ToolchainError):
 
 class LaunchError(TileIRError):
     """The CUDA driver is missing, or loading or launching a kernel failed."""
+
+
+class InterpreterError(TileIRError):
+    """The reference interpreter stopped: a failed ``assert``, undefined behaviour the
+    specification names (an entirely out-of-bounds tile, division by zero), a write race
+    between blocks, a memory access outside every array, or an unsupported op.
+
+    ``.kind`` names the class (``AssertionFailed``, ``UndefinedBehavior``, ``Race``, ...),
+    ``.location`` is ``(file, line, column)`` of the failing op in the kernel source (or None),
+    ``.block`` the tile block ``(x, y, z)`` and ``.op`` the op name.
+    """
+
+    def __init__(self, message, kind=None, location=None, block=None, op=None):
+        super().__init__(message)
+        self.kind = kind
+        self.location = location
+        self.block = block
+        self.op = op
 
 
 class InternalCompilerError(TileIRError):

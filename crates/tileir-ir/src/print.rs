@@ -779,7 +779,14 @@ impl<'a> Printer<'a> {
         }
         // Results without their own names print as one group (`%r:3`, used as `%r#1`),
         // as MLIR prints them.
+        // The dialect names the (value, token) results of its memory ops individually
+        // (getAsmResultNames), so those never print as a group.
+        let split = matches!(
+            self.m.ops[op].kind.ct(),
+            Some(CtOp::LoadViewTko | CtOp::LoadPtrTko | CtOp::AtomicRmwTko | CtOp::AtomicCasTko)
+        );
         let grouped = results.len() > 1
+            && !split
             && !self.names.contains_key(&results[0])
             && results[1..]
                 .iter()
@@ -890,7 +897,13 @@ impl<'a> Printer<'a> {
         self.results_prefix(op);
         let data = self.m.ops[op].clone();
         let operands = self.operand_list(&data.operands);
-        let _ = write!(self.out, "\"{}\"({operands})", data.kind.name());
+        let legacy_print = is_legacy_print(&data);
+        let name = if legacy_print {
+            "cuda_tile.print".to_string()
+        } else {
+            data.kind.name()
+        };
+        let _ = write!(self.out, "\"{name}\"({operands})");
         let (props, attrs): (Vec<String>, Vec<String>) = match &data.kind {
             OpKind::CudaTile(ct) => {
                 let schema = ct.schema();
@@ -903,7 +916,7 @@ impl<'a> Printer<'a> {
                         ));
                     }
                 }
-                if !ct.segments.is_empty() {
+                if !ct.segments.is_empty() && !legacy_print {
                     let v: Vec<i64> = ct.segments.iter().map(|&s| s as i64).collect();
                     props.push((
                         "operandSegmentSizes".into(),
@@ -1472,7 +1485,13 @@ impl<'a> Printer<'a> {
                 let Some(s) = ct.str("str") else { return false };
                 let (args, token) = (group("args"), group("token"));
                 self.results_prefix(op);
-                let _ = write!(self.out, "{prefix}print_tko \"{}\"", escape_string(s));
+                // Without token operand and result this is 13.1's `print`.
+                let mn = if res.is_empty() && token.is_empty() {
+                    "print"
+                } else {
+                    "print_tko"
+                };
+                let _ = write!(self.out, "{prefix}{mn} \"{}\"", escape_string(s));
                 if !args.is_empty() {
                     let l = self.operand_list(&args);
                     let _ = write!(self.out, ", {l}");
@@ -2083,4 +2102,17 @@ fn reg_loc(a: &mut Aliases, l: &Location) -> usize {
         Location::DiLoc { loc, scope } => reg_loc(a, loc).max(reg_scope(a, scope)) + 1,
     };
     reg_key(a, AliasKey::Loc(l.clone()), depth)
+}
+
+/// True for a `print_tko` without token operand or result: 13.1's `cuda_tile.print`,
+/// which has a single variadic operand group.
+fn is_legacy_print(data: &crate::module::OpData) -> bool {
+    match &data.kind {
+        OpKind::CudaTile(ct) => {
+            ct.op == CtOp::PrintTko
+                && data.results.is_empty()
+                && ct.segments.get(1).is_none_or(|&n| n == 0)
+        }
+        _ => false,
+    }
 }

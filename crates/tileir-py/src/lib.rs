@@ -8,6 +8,7 @@
 
 mod builder;
 mod errors;
+mod interp;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -49,6 +50,22 @@ impl PyModuleIr {
             Ok(bytes) => Ok(pyo3::types::PyBytes::new(py, &bytes)),
             Err(e) => Err(errors::bytecode_error(py, &e)),
         }
+    }
+
+    /// Parameter types (short text, e.g. `tile<ptr<f32>>`) of the entry (or test function)
+    /// named `name`, in order; raises KeyError if there is none.
+    fn entry_params(&self, name: &str) -> PyResult<Vec<String>> {
+        let m = &self.inner;
+        for op in m.walk() {
+            let Some(ct) = m.ops[op].kind.cuda_tile() else { continue };
+            if !matches!(ct.op, tileir_ir::CtOp::Entry | tileir_ir::CtOp::TestingFunc) || ct.str("sym_name") != Some(name) {
+                continue;
+            }
+            if let Some(block) = m.entry_block(op, 0) {
+                return Ok(m.blocks[block].args.iter().map(|&a| m.types.display(m.value_type(a), true)).collect());
+            }
+        }
+        Err(pyo3::exceptions::PyKeyError::new_err(format!("no entry named '{name}' in the module")))
     }
 
     /// Raises `VerificationError` listing every problem, or returns None.
@@ -188,6 +205,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse, m)?)?;
     m.add_function(wrap_pyfunction!(tool_main, m)?)?;
     m.add_function(wrap_pyfunction!(read_bytecode, m)?)?;
+    m.add_function(wrap_pyfunction!(interp::interpret, m)?)?;
     m.add("TARGETS", tileir_driver::TARGETS.to_vec())?;
     Ok(())
 }

@@ -119,7 +119,8 @@ pub fn parse_attribute(text: &str, module: &mut Module) -> Result<Attr, Diagnost
 
 /// One level of SSA name visibility.
 struct Scope {
-    values: HashMap<String, Vec<ValueId>>,
+    /// Each name's values and the byte offset of its definition (for "prior use here").
+    values: HashMap<String, (Vec<ValueId>, usize)>,
     /// Names above this scope are invisible (IsolatedFromAbove ops).
     isolated: bool,
 }
@@ -341,7 +342,7 @@ impl<'a> Parser<'a> {
             .last_mut()
             .expect("scope")
             .values
-            .insert(name.to_string(), values);
+            .insert(name.to_string(), (values, pos));
         Ok(())
     }
 
@@ -357,7 +358,7 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        let Some(vals) = found else {
+        let Some((vals, def_pos)) = found else {
             return self.c.err_at(u.pos, "use of undeclared SSA value name");
         };
         let Some(&v) = vals.get(u.idx) else {
@@ -377,14 +378,17 @@ impl<'a> Parser<'a> {
                 } else {
                     format!("%{}", u.name)
                 };
-                return self.c.err_at(
-                    u.pos,
+                // As MLIR's parser: the note points at where the value was defined
+                // (its "prior use"), whose type is the one that wins.
+                return Err(Diagnostic::error(
+                    self.c.loc_at(u.pos),
                     format!(
                         "use of value '{name}' expects different type than prior uses: '{}' vs '{}'",
                         self.m.types.display(t, false),
                         self.m.types.display(actual, false)
                     ),
-                );
+                )
+                .with_note(self.c.loc_at(def_pos), "prior use here"));
             }
         }
         Ok(v)
@@ -578,7 +582,14 @@ impl<'a> Parser<'a> {
         }
         let ct_kind = name
             .strip_prefix("cuda_tile.")
-            .and_then(tileir_ir::CtOp::from_mnemonic);
+            .and_then(ops::ct_from_mnemonic);
+        // `from_generic` knows the op by its current name only.
+        let legacy_print = name == "cuda_tile.print";
+        let name = if legacy_print {
+            "cuda_tile.print_tko".to_string()
+        } else {
+            name
+        };
         let known_dialect = name.starts_with("cuda_tile.")
             || name.starts_with("nv_tileaa.")
             || name.starts_with("nv_tileas.");
@@ -649,6 +660,7 @@ impl<'a> Parser<'a> {
         for (u, t) in uses.iter().zip(&ins) {
             operands.push(self.resolve(u, Some(*t))?);
         }
+        let attrs_had_segments = attrs.iter().any(|(n, _)| n == "operandSegmentSizes");
         let kind = if known_dialect {
             let attrs = match ct_kind {
                 Some(k) => normalize_generic_attrs(k, attrs),
@@ -665,7 +677,12 @@ impl<'a> Parser<'a> {
                 num_regions: regions.len(),
             })
         };
-        if let tileir_ir::OpKind::CudaTile(ct) = &kind {
+        let mut kind = kind;
+        if let tileir_ir::OpKind::CudaTile(ct) = &mut kind {
+            // 13.1's `print` has one variadic operand group and no segment sizes.
+            if legacy_print && !attrs_had_segments {
+                ct.segments = vec![operands.len() as u32, 0].into();
+            }
             if !ct.segments.is_empty() {
                 let total: u32 = ct.segments.iter().sum();
                 if total as usize != operands.len() {

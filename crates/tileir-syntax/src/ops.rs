@@ -12,6 +12,14 @@ use tileir_ir::print::format::{self, Mod, Res, Types};
 use tileir_ir::types::{NumType, TileElem, Type, TypeId};
 use tileir_ir::{LocId, OpKind};
 
+/// Looks up a cuda_tile mnemonic, accepting 13.1's `print` for `print_tko`.
+pub(crate) fn ct_from_mnemonic(m: &str) -> Option<CtOp> {
+    match m {
+        "print" => Some(CtOp::PrintTko),
+        _ => CtOp::from_mnemonic(m),
+    }
+}
+
 fn enum_kind(op: CtOp, attr: &str) -> Option<EnumKind> {
     match op.schema().attrs.iter().find(|a| a.name == attr)?.kind {
         AttrKind::Enum(e) => Some(e),
@@ -52,11 +60,14 @@ impl Parser<'_> {
             return self.c.err("expected operation name");
         };
         let op = match name.split_once('.') {
-            Some(("cuda_tile", m)) => CtOp::from_mnemonic(m),
+            Some(("cuda_tile", m)) => ct_from_mnemonic(m),
             Some(_) => None,
-            None if *self.default_ct.last().unwrap_or(&false) => CtOp::from_mnemonic(name),
+            None if *self.default_ct.last().unwrap_or(&false) => ct_from_mnemonic(name),
             None => None,
         };
+        // 13.1 spelled `print_tko` as `print` (no token operand or result); the op keeps
+        // that name in messages and when printed without a token result.
+        let legacy_print = op == Some(CtOp::PrintTko) && name.ends_with("print");
         let Some(op) = op.filter(|o| *o != CtOp::TestingFunc || name.ends_with("testing$func"))
         else {
             let tried = if name.contains('.') {
@@ -70,7 +81,12 @@ impl Parser<'_> {
                 .c
                 .err_at(at, format!("custom op '{name}' is unknown{tried}"));
         };
-        let saved = std::mem::replace(&mut self.cur_op, format!("cuda_tile.{}", op.mnemonic()));
+        let full = if legacy_print {
+            "cuda_tile.print".to_string()
+        } else {
+            format!("cuda_tile.{}", op.mnemonic())
+        };
+        let saved = std::mem::replace(&mut self.cur_op, full);
         let r = match format::of(op) {
             Some(f) => self.regular(block, op, f, nbound, loc, start),
             None => self.irregular(block, op, nbound, loc, start),
@@ -945,6 +961,8 @@ impl Parser<'_> {
                 }
                 let results = if self.c.eat("->") {
                     self.type_list()?
+                } else if self.cur_op == "cuda_tile.print" {
+                    Vec::new()
                 } else {
                     vec![tok]
                 };

@@ -38,8 +38,8 @@
 use std::collections::{HashMap, HashSet};
 use tileir_ir::dialect::cuda_tile::schema::traits;
 use tileir_ir::{
-    Attr, BlockId, ComparisonPredicate, CtOp, CudaTileOp, DenseElements, Diagnostics, LocId, Module,
-    NumType, OpId, OpKind, RegionId, Signedness, TileElem, Type, TypeId, ValueId,
+    Attr, BlockId, ComparisonPredicate, CtOp, CudaTileOp, DenseElements, Diagnostics, LocId,
+    Module, NumType, OpId, OpKind, RegionId, Signedness, TileElem, Type, TypeId, ValueId,
 };
 use tileir_pass::{pass_options, Pass};
 
@@ -87,7 +87,12 @@ pub fn canonicalize(m: &mut Module) -> u32 {
 /// Runs the canonicalizer with `options`; returns the number of iterations that changed
 /// something.
 pub fn canonicalize_with(m: &mut Module, options: &CanonicalizeOptions) -> u32 {
-    let mut rw = Rewriter { m, uses: None, folder: ConstFolder::default(), select_to_ext: options.select_to_ext };
+    let mut rw = Rewriter {
+        m,
+        uses: None,
+        folder: ConstFolder::default(),
+        select_to_ext: options.select_to_ext,
+    };
     let mut changed_iterations = 0;
     for _ in 0..options.max_iterations.max(1) {
         if !rw.iteration() {
@@ -133,7 +138,10 @@ fn ct_op(m: &Module, op: OpId) -> Option<&CudaTileOp> {
 }
 
 fn has_trait(m: &Module, op: OpId, bit: u32) -> bool {
-    m.ops[op].kind.cuda_tile().is_some_and(|c| c.schema().has(bit))
+    m.ops[op]
+        .kind
+        .cuda_tile()
+        .is_some_and(|c| c.schema().has(bit))
 }
 
 fn def_ct(m: &Module, v: ValueId, which: CtOp) -> Option<OpId> {
@@ -196,13 +204,20 @@ fn is_scalar_tile(m: &Module, ty: TypeId) -> bool {
 /// The numeric element type of a tile type.
 fn tile_num(m: &Module, ty: TypeId) -> Option<NumType> {
     match m.types.get(ty) {
-        Type::Tile { elem: TileElem::Num(n), .. } => Some(*n),
+        Type::Tile {
+            elem: TileElem::Num(n),
+            ..
+        } => Some(*n),
         _ => None,
     }
 }
 
 fn tile_shape(m: &Module, ty: TypeId) -> Vec<i64> {
-    m.types.get(ty).tile_shape().map(|s| s.to_vec()).unwrap_or_default()
+    m.types
+        .get(ty)
+        .tile_shape()
+        .map(|s| s.to_vec())
+        .unwrap_or_default()
 }
 
 /// Whether nested ops of an `if` are free of side effects (for dead-`if` removal).
@@ -222,7 +237,8 @@ fn effect_free(m: &Module, op: OpId) -> bool {
 
 /// Ops whose bodies are a constant insertion scope.
 fn is_isolated(m: &Module, op: OpId) -> bool {
-    has_trait(m, op, traits::FUNCTION) || matches!(ct(m, op), Some(CtOp::Module | CtOp::Reduce | CtOp::Scan))
+    has_trait(m, op, traits::FUNCTION)
+        || matches!(ct(m, op), Some(CtOp::Module | CtOp::Reduce | CtOp::Scan))
         || !matches!(m.ops[op].kind, OpKind::CudaTile(_))
 }
 
@@ -230,7 +246,9 @@ fn is_isolated(m: &Module, op: OpId) -> bool {
 fn insertion_block(m: &Module, block: BlockId) -> BlockId {
     let mut b = block;
     loop {
-        let Some(parent) = m.parent_op_of_block(b) else { return b };
+        let Some(parent) = m.parent_op_of_block(b) else {
+            return b;
+        };
         if is_isolated(m, parent) {
             return b;
         }
@@ -250,7 +268,10 @@ impl Rewriter<'_> {
         if self.uses.is_none() {
             self.uses = Some(self.m.use_counts());
         }
-        self.uses.as_ref().and_then(|u| u.get(&v).copied()).unwrap_or(0)
+        self.uses
+            .as_ref()
+            .and_then(|u| u.get(&v).copied())
+            .unwrap_or(0)
     }
 
     fn has_uses(&mut self, v: ValueId) -> bool {
@@ -266,7 +287,10 @@ impl Rewriter<'_> {
 
     /// True when `op` can be erased: attached, not a terminator, results unused, no effects.
     fn trivially_dead(&mut self, op: OpId) -> bool {
-        if !self.m.is_attached(op) || self.m.ops[op].kind.is_terminator() || !effect_free(self.m, op) {
+        if !self.m.is_attached(op)
+            || self.m.ops[op].kind.is_terminator()
+            || !effect_free(self.m, op)
+        {
             return false;
         }
         let results = self.m.ops[op].results.clone();
@@ -308,29 +332,61 @@ impl Rewriter<'_> {
     }
 
     /// Creates a detached cuda_tile op.
-    fn new_op(&mut self, op: CudaTileOp, operands: Vec<ValueId>, types: &[TypeId], loc: LocId) -> OpId {
+    fn new_op(
+        &mut self,
+        op: CudaTileOp,
+        operands: Vec<ValueId>,
+        types: &[TypeId],
+        loc: LocId,
+    ) -> OpId {
         self.dirty();
         self.m.create_op(OpKind::CudaTile(op), operands, types, loc)
     }
 
     /// Creates a single-result op just before `anchor`; returns its result.
-    fn value_before(&mut self, anchor: OpId, op: CudaTileOp, operands: Vec<ValueId>, ty: TypeId, loc: LocId) -> ValueId {
+    fn value_before(
+        &mut self,
+        anchor: OpId,
+        op: CudaTileOp,
+        operands: Vec<ValueId>,
+        ty: TypeId,
+        loc: LocId,
+    ) -> ValueId {
         let o = self.new_op(op, operands, &[ty], loc);
         self.m.insert_op_before(anchor, o);
         self.m.result(o, 0)
     }
 
     /// A splat `constant` of type `ty` holding `bits`, created just before `anchor`.
-    fn constant_before(&mut self, anchor: OpId, ty: TypeId, bits: u64, loc: LocId) -> Option<ValueId> {
+    fn constant_before(
+        &mut self,
+        anchor: OpId,
+        ty: TypeId,
+        bits: u64,
+        loc: LocId,
+    ) -> Option<ValueId> {
         let elem = tile_num(self.m, ty)?;
         let shape = tile_shape(self.m, ty);
-        let c = CudaTileOp::new(CtOp::Constant).with("value", Attr::Dense(DenseElements { elem, shape, bits: vec![bits] }));
+        let c = CudaTileOp::new(CtOp::Constant).with(
+            "value",
+            Attr::Dense(DenseElements {
+                elem,
+                shape,
+                bits: vec![bits],
+            }),
+        );
         Some(self.value_before(anchor, c, vec![], ty, loc))
     }
 
     /// The folder's constant of value `d` and type `ty` for `block`'s scope, creating it at
     /// the front of the scope's block when missing (what MLIR's folder materializes).
-    fn folded_constant(&mut self, block: BlockId, d: DenseElements, ty: TypeId, loc: LocId) -> ValueId {
+    fn folded_constant(
+        &mut self,
+        block: BlockId,
+        d: DenseElements,
+        ty: TypeId,
+        loc: LocId,
+    ) -> ValueId {
         let ib = insertion_block(self.m, block);
         let key = (ib, ty, normalize(&d));
         if let Some(&c) = self.folder.by_value.get(&key) {
@@ -338,7 +394,12 @@ impl Rewriter<'_> {
                 return self.m.result(c, 0);
             }
         }
-        let c = self.new_op(CudaTileOp::new(CtOp::Constant).with("value", Attr::Dense(d)), vec![], &[ty], loc);
+        let c = self.new_op(
+            CudaTileOp::new(CtOp::Constant).with("value", Attr::Dense(d)),
+            vec![],
+            &[ty],
+            loc,
+        );
         self.m.prepend_op(ib, c);
         self.folder.by_value.insert(key, c);
         self.folder.owned.insert(c);
@@ -350,12 +411,16 @@ impl Rewriter<'_> {
     /// moving it to the front of the scope unless it already sits at the front or right
     /// after another known constant.
     fn insert_known_constant(&mut self, op: OpId) -> bool {
-        let (Some(Attr::Dense(d)), [r]) = (ct_op(self.m, op).and_then(|c| c.get("value")), self.m.ops[op].results.as_slice())
-        else {
+        let (Some(Attr::Dense(d)), [r]) = (
+            ct_op(self.m, op).and_then(|c| c.get("value")),
+            self.m.ops[op].results.as_slice(),
+        ) else {
             return true;
         };
         let (r, ty) = (*r, self.m.value_type(*r));
-        let Some(block) = self.m.ops[op].parent else { return true };
+        let Some(block) = self.m.ops[op].parent else {
+            return true;
+        };
         let ib = insertion_block(self.m, block);
         let key = (ib, ty, normalize(d));
         if let Some(&existing) = self.folder.by_value.get(&key) {
@@ -451,10 +516,19 @@ impl Rewriter<'_> {
 
     /// `assume P, (assume P, x)` → the inner `assume`.
     fn fold_assume(&mut self, op: OpId) -> bool {
-        let ([x], [r]) = (self.m.ops[op].operands.as_slice(), self.m.ops[op].results.as_slice()) else { return false };
+        let ([x], [r]) = (
+            self.m.ops[op].operands.as_slice(),
+            self.m.ops[op].results.as_slice(),
+        ) else {
+            return false;
+        };
         let (x, r) = (*x, *r);
-        let Some(inner) = def_ct(self.m, x, CtOp::Assume) else { return false };
-        if ct_op(self.m, inner).and_then(|c| c.predicate()) != ct_op(self.m, op).and_then(|c| c.predicate()) {
+        let Some(inner) = def_ct(self.m, x, CtOp::Assume) else {
+            return false;
+        };
+        if ct_op(self.m, inner).and_then(|c| c.predicate())
+            != ct_op(self.m, op).and_then(|c| c.predicate())
+        {
             return false;
         }
         self.replace_all_uses(r, x);
@@ -465,7 +539,12 @@ impl Rewriter<'_> {
     // ---------------------------------------------------------------- select
 
     fn simplify_select(&mut self, op: OpId) -> bool {
-        let ([c, a, b], [r]) = (self.m.ops[op].operands.as_slice(), self.m.ops[op].results.as_slice()) else { return false };
+        let ([c, a, b], [r]) = (
+            self.m.ops[op].operands.as_slice(),
+            self.m.ops[op].results.as_slice(),
+        ) else {
+            return false;
+        };
         let (c, a, b, r) = (*c, *a, *b, *r);
         let loc = self.m.ops[op].loc;
         let ty = self.m.value_type(r);
@@ -481,11 +560,27 @@ impl Rewriter<'_> {
             return true;
         }
         // Constant condition with constant operands: fold elementwise.
-        if let (Some(cd), Some(ad), Some(bd)) = (const_value(self.m, c), const_value(self.m, a), const_value(self.m, b)) {
+        if let (Some(cd), Some(ad), Some(bd)) = (
+            const_value(self.m, c),
+            const_value(self.m, a),
+            const_value(self.m, b),
+        ) {
             let n = ad.num_elements();
             if cd.num_elements() == n && bd.num_elements() == n && ad.elem == bd.elem {
-                let bits = (0..n).map(|i| if cd.get(i) & 1 == 1 { ad.get(i) } else { bd.get(i) }).collect();
-                let d = DenseElements { elem: ad.elem, shape: ad.shape.clone(), bits };
+                let bits = (0..n)
+                    .map(|i| {
+                        if cd.get(i) & 1 == 1 {
+                            ad.get(i)
+                        } else {
+                            bd.get(i)
+                        }
+                    })
+                    .collect();
+                let d = DenseElements {
+                    elem: ad.elem,
+                    shape: ad.shape.clone(),
+                    bits,
+                };
                 let block = self.m.ops[op].parent.expect("attached op");
                 let v = self.folded_constant(block, normalize(&d), ty, loc);
                 self.replace_op(op, &[v]);
@@ -502,8 +597,16 @@ impl Rewriter<'_> {
                 }
                 // select(c, false, true) → xori(c, true)
                 (Some((NumType::I1, 0)), Some((NumType::I1, 1))) => {
-                    let Some(t) = self.constant_before(op, cond_ty, 1, loc) else { return false };
-                    let x = self.value_before(op, CudaTileOp::new(CtOp::XOrI), vec![c, t], cond_ty, loc);
+                    let Some(t) = self.constant_before(op, cond_ty, 1, loc) else {
+                        return false;
+                    };
+                    let x = self.value_before(
+                        op,
+                        CudaTileOp::new(CtOp::XOrI),
+                        vec![c, t],
+                        cond_ty,
+                        loc,
+                    );
                     self.replace_op(op, &[x]);
                     return true;
                 }
@@ -512,15 +615,27 @@ impl Rewriter<'_> {
         }
         // select(c, 1, 0) → exti c unsigned; select(c, 0, 1) → exti (xori c, true) unsigned.
         if let (Some((ea, va)), Some((_, vb)), true) = (sa, sb, self.select_to_ext) {
-            if ea.is_int() && ea != NumType::I1 && tile_shape(self.m, ty) == tile_shape(self.m, cond_ty) && va + vb == 1 {
+            if ea.is_int()
+                && ea != NumType::I1
+                && tile_shape(self.m, ty) == tile_shape(self.m, cond_ty)
+                && va + vb == 1
+            {
                 let from = if va == 1 {
                     c
                 } else {
-                    let Some(t) = self.constant_before(op, cond_ty, 1, loc) else { return false };
+                    let Some(t) = self.constant_before(op, cond_ty, 1, loc) else {
+                        return false;
+                    };
                     self.value_before(op, CudaTileOp::new(CtOp::XOrI), vec![c, t], cond_ty, loc)
                 };
                 let unsigned = Attr::Enum(Signedness::MNEMONIC, Signedness::Unsigned.keyword());
-                let e = self.value_before(op, CudaTileOp::new(CtOp::ExtI).with("signedness", unsigned), vec![from], ty, loc);
+                let e = self.value_before(
+                    op,
+                    CudaTileOp::new(CtOp::ExtI).with("signedness", unsigned),
+                    vec![from],
+                    ty,
+                    loc,
+                );
                 self.replace_op(op, &[e]);
                 return true;
             }
@@ -544,7 +659,9 @@ impl Rewriter<'_> {
         if let Some(cmp) = def_ct(self.m, c, CtOp::CmpI) {
             let ops = self.m.ops[cmp].operands.clone();
             if ops.len() == 2 && ((ops[0] == a && ops[1] == b) || (ops[0] == b && ops[1] == a)) {
-                match ct_op(self.m, cmp).and_then(|k| k.enum_attr::<ComparisonPredicate>("comparison_predicate")) {
+                match ct_op(self.m, cmp)
+                    .and_then(|k| k.enum_attr::<ComparisonPredicate>("comparison_predicate"))
+                {
                     Some(ComparisonPredicate::Equal) => {
                         self.replace_op(op, &[b]);
                         return true;
@@ -587,8 +704,12 @@ impl Rewriter<'_> {
             return false;
         }
         let cond = self.m.ops[op].operands[0];
-        let Some(x) = def_ct(self.m, cond, CtOp::XOrI) else { return false };
-        let [lhs, rhs] = self.m.ops[x].operands[..] else { return false };
+        let Some(x) = def_ct(self.m, cond, CtOp::XOrI) else {
+            return false;
+        };
+        let [lhs, rhs] = self.m.ops[x].operands[..] else {
+            return false;
+        };
         if const_bool(self.m, rhs) != Some(true) {
             return false;
         }
@@ -616,11 +737,16 @@ impl Rewriter<'_> {
         if !is_yield(self.m, terminator(self.m, tb)) && !is_yield(self.m, terminator(self.m, eb)) {
             return false;
         }
-        let used: Vec<usize> = (0..results.len()).filter(|&i| self.has_uses(results[i])).collect();
+        let used: Vec<usize> = (0..results.len())
+            .filter(|&i| self.has_uses(results[i]))
+            .collect();
         if used.len() == results.len() {
             return false;
         }
-        let types: Vec<TypeId> = used.iter().map(|&i| self.m.value_type(results[i])).collect();
+        let types: Vec<TypeId> = used
+            .iter()
+            .map(|&i| self.m.value_type(results[i]))
+            .collect();
         let (cond, loc) = (self.m.ops[op].operands[0], self.m.ops[op].loc);
         let new = self.new_if_before(op, cond, &types, loc);
         self.m.ops[new].kind = self.m.ops[op].kind.clone();
@@ -630,7 +756,12 @@ impl Rewriter<'_> {
             let block = self.m.entry_block(new, i);
             if let Some(t) = terminator(self.m, block).filter(|&t| is_yield(self.m, Some(t))) {
                 let operands = self.m.ops[t].operands.clone();
-                self.set_yield(block, used.iter().filter_map(|&k| operands.get(k).copied()).collect());
+                self.set_yield(
+                    block,
+                    used.iter()
+                        .filter_map(|&k| operands.get(k).copied())
+                        .collect(),
+                );
             }
         }
         for (k, &i) in used.iter().enumerate() {
@@ -651,11 +782,17 @@ impl Rewriter<'_> {
         if results.is_empty() {
             return false;
         }
-        let (tt, et) = (terminator(self.m, then_block(self.m, op)), terminator(self.m, else_block(self.m, op)));
+        let (tt, et) = (
+            terminator(self.m, then_block(self.m, op)),
+            terminator(self.m, else_block(self.m, op)),
+        );
         if !is_yield(self.m, tt) || !is_yield(self.m, et) {
             return false;
         }
-        let (ty, ey) = (self.m.ops[tt.unwrap()].operands.clone(), self.m.ops[et.unwrap()].operands.clone());
+        let (ty, ey) = (
+            self.m.ops[tt.unwrap()].operands.clone(),
+            self.m.ops[et.unwrap()].operands.clone(),
+        );
         let (cond, loc) = (self.m.ops[op].operands[0], self.m.ops[op].loc);
         let mut changed = false;
         for ((&t, &e), &r) in ty.iter().zip(&ey).zip(&results) {
@@ -666,14 +803,19 @@ impl Rewriter<'_> {
                 }
                 continue;
             }
-            let (Some(tv), Some(ev)) = (const_bool(self.m, t), const_bool(self.m, e)) else { continue };
+            let (Some(tv), Some(ev)) = (const_bool(self.m, t), const_bool(self.m, e)) else {
+                continue;
+            };
             if !self.has_uses(r) {
                 continue;
             }
             if !tv && ev {
                 let i1 = self.m.types.scalar_tile(NumType::I1);
-                let Some(one) = self.constant_before(op, i1, 1, loc) else { continue };
-                let not = self.value_before(op, CudaTileOp::new(CtOp::XOrI), vec![cond, one], i1, loc);
+                let Some(one) = self.constant_before(op, i1, 1, loc) else {
+                    continue;
+                };
+                let not =
+                    self.value_before(op, CudaTileOp::new(CtOp::XOrI), vec![cond, one], i1, loc);
                 self.replace_all_uses(r, not);
                 changed = true;
             } else if tv && !ev {
@@ -712,9 +854,13 @@ impl Rewriter<'_> {
 
     /// A constant condition inlines the branch taken.
     fn if_remove_static_condition(&mut self, op: OpId) -> bool {
-        let Some(c) = const_bool(self.m, self.m.ops[op].operands[0]) else { return false };
+        let Some(c) = const_bool(self.m, self.m.ops[op].operands[0]) else {
+            return false;
+        };
         if c {
-            let Some(tb) = then_block(self.m, op) else { return false };
+            let Some(tb) = then_block(self.m, op) else {
+                return false;
+            };
             return self.replace_with_block(op, tb);
         }
         if let Some(eb) = else_block(self.m, op) {
@@ -737,13 +883,22 @@ impl Rewriter<'_> {
         if !then_yield && !else_yield {
             return false;
         }
-        let (Some(tt), Some(et)) = (tt, et) else { return false };
-        let true_args = self.m.ops[if then_yield { tt } else { et }].operands.clone();
-        let false_args = self.m.ops[if else_yield { et } else { tt }].operands.clone();
+        let (Some(tt), Some(et)) = (tt, et) else {
+            return false;
+        };
+        let true_args = self.m.ops[if then_yield { tt } else { et }]
+            .operands
+            .clone();
+        let false_args = self.m.ops[if else_yield { et } else { tt }]
+            .operands
+            .clone();
         let (r_then, r_else) = (region(self.m, op, 0), region(self.m, op, 1));
         let then_region = if then_yield { r_then } else { r_else };
         let else_region = if else_yield { r_else } else { r_then };
-        if !results.iter().all(|&r| is_scalar_tile(self.m, self.m.value_type(r))) {
+        if !results
+            .iter()
+            .all(|&r| is_scalar_tile(self.m, self.m.value_type(r)))
+        {
             return false;
         }
         if true_args.len() != results.len() || false_args.len() != results.len() {
@@ -752,13 +907,20 @@ impl Rewriter<'_> {
         let inside: Vec<bool> = true_args
             .iter()
             .zip(&false_args)
-            .map(|(&t, &f)| self.m.value_region(t) == Some(then_region) || self.m.value_region(f) == Some(else_region))
+            .map(|(&t, &f)| {
+                self.m.value_region(t) == Some(then_region)
+                    || self.m.value_region(f) == Some(else_region)
+            })
             .collect();
         if inside.iter().all(|&x| x) {
             return false;
         }
-        let types: Vec<TypeId> =
-            true_args.iter().zip(&inside).filter(|(_, &x)| x).map(|(&t, _)| self.m.value_type(t)).collect();
+        let types: Vec<TypeId> = true_args
+            .iter()
+            .zip(&inside)
+            .filter(|(_, &x)| x)
+            .map(|(&t, _)| self.m.value_type(t))
+            .collect();
         let (cond, loc) = (self.m.ops[op].operands[0], self.m.ops[op].loc);
         let new = self.new_if_before(op, cond, &types, loc);
         self.m.ops[new].kind = self.m.ops[op].kind.clone();
@@ -774,7 +936,13 @@ impl Rewriter<'_> {
                 values.push(t);
             } else {
                 let ty = self.m.value_type(t);
-                values.push(self.value_before(new, CudaTileOp::new(CtOp::Select), vec![cond, t, f], ty, loc));
+                values.push(self.value_before(
+                    new,
+                    CudaTileOp::new(CtOp::Select),
+                    vec![cond, t, f],
+                    ty,
+                    loc,
+                ));
             }
         }
         if then_yield {
@@ -792,7 +960,9 @@ impl Rewriter<'_> {
         if !self.m.ops[op].results.is_empty() {
             return false;
         }
-        let Some(eb) = else_block(self.m, op) else { return false };
+        let Some(eb) = else_block(self.m, op) else {
+            return false;
+        };
         if self.m.blocks[eb].ops.len() != 1 || is_exit(self.m, terminator(self.m, Some(eb))) {
             return false;
         }
@@ -823,7 +993,9 @@ impl Rewriter<'_> {
     /// `cond` is `xori(x, true)`: returns x.
     fn negated(&self, cond: ValueId) -> Option<ValueId> {
         let x = def_ct(self.m, cond, CtOp::XOrI)?;
-        let [lhs, rhs] = self.m.ops[x].operands[..] else { return None };
+        let [lhs, rhs] = self.m.ops[x].operands[..] else {
+            return None;
+        };
         (const_bool(self.m, rhs) == Some(true)).then_some(lhs)
     }
 
@@ -847,7 +1019,9 @@ impl Rewriter<'_> {
 
     /// Two consecutive `if`s on the same (or negated) condition merge into one.
     fn if_combine(&mut self, next: OpId) -> bool {
-        let Some(parent) = self.m.ops[next].parent else { return false };
+        let Some(parent) = self.m.ops[next].parent else {
+            return false;
+        };
         let ops = &self.m.blocks[parent].ops;
         let pos = ops.iter().position(|&o| o == next).expect("listed");
         if pos == 0 {
@@ -880,12 +1054,13 @@ impl Rewriter<'_> {
             return false;
         }
         let prev_results = self.if_results(prev);
-        let yielded = |rw: &Self, next_block: Option<BlockId>, prev_block: Option<BlockId>| -> Vec<ValueId> {
-            match (next_block, terminator(rw.m, prev_block)) {
-                (Some(_), Some(t)) => rw.m.ops[t].operands.clone(),
-                _ => prev_results.clone(),
-            }
-        };
+        let yielded =
+            |rw: &Self, next_block: Option<BlockId>, prev_block: Option<BlockId>| -> Vec<ValueId> {
+                match (next_block, terminator(rw.m, prev_block)) {
+                    (Some(_), Some(t)) => rw.m.ops[t].operands.clone(),
+                    _ => prev_results.clone(),
+                }
+            };
         let then_yielded = yielded(self, next_then, prev_then);
         let else_yielded = yielded(self, next_else, prev_else);
         for (i, &r) in prev_results.iter().enumerate() {
@@ -918,7 +1093,11 @@ impl Rewriter<'_> {
         }
         let all = self.if_results(combined);
         let (first, second) = all.split_at(prev_results.len());
-        for (&old, &new) in prev_results.iter().chain(&next_results).zip(first.iter().chain(second)) {
+        for (&old, &new) in prev_results
+            .iter()
+            .chain(&next_results)
+            .zip(first.iter().chain(second))
+        {
             if let Some(name) = self.m.values[old].name.clone() {
                 self.m.set_name(new, &name);
             }
@@ -931,9 +1110,13 @@ impl Rewriter<'_> {
 
     /// `if a { if b { … } }` → `if (andi a, b) { … }`.
     fn if_combine_nested(&mut self, op: OpId) -> bool {
-        let Some(tb) = then_block(self.m, op) else { return false };
+        let Some(tb) = then_block(self.m, op) else {
+            return false;
+        };
         let body = self.m.blocks[tb].ops.clone();
-        let Some((&last, rest)) = body.split_last() else { return false };
+        let Some((&last, rest)) = body.split_last() else {
+            return false;
+        };
         if !self.m.ops[last].kind.is_terminator() || rest.len() != 1 {
             return false;
         }
@@ -949,7 +1132,10 @@ impl Rewriter<'_> {
         if neb.is_some_and(|b| self.m.blocks[b].ops.len() != 1) {
             return false;
         }
-        if is_exit(self.m, Some(last)) || is_exit(self.m, terminator(self.m, eb)) || is_exit(self.m, terminator(self.m, neb)) {
+        if is_exit(self.m, Some(last))
+            || is_exit(self.m, terminator(self.m, eb))
+            || is_exit(self.m, terminator(self.m, neb))
+        {
             return false;
         }
         let nested_then_term = terminator(self.m, ntb);
@@ -957,22 +1143,34 @@ impl Rewriter<'_> {
             return false;
         }
         let mut then_yield = self.m.ops[last].operands.clone();
-        let else_yield = terminator(self.m, eb).map(|t| self.m.ops[t].operands.clone()).unwrap_or_default();
+        let else_yield = terminator(self.m, eb)
+            .map(|t| self.m.ops[t].operands.clone())
+            .unwrap_or_default();
         let mut to_select = Vec::new();
         let outer_then_region = region(self.m, op, 0);
-        for i in 0..then_yield.len() {
-            let v = then_yield[i];
+        for (i, v) in then_yield.clone().into_iter().enumerate() {
             if self.m.defining_op(v) == Some(nested) {
-                let idx = self.m.ops[nested].results.iter().position(|&r| r == v).expect("result of nested");
-                let nested_else = terminator(self.m, neb).and_then(|t| self.m.ops[t].operands.get(idx).copied());
+                let idx = self.m.ops[nested]
+                    .results
+                    .iter()
+                    .position(|&r| r == v)
+                    .expect("result of nested");
+                let nested_else =
+                    terminator(self.m, neb).and_then(|t| self.m.ops[t].operands.get(idx).copied());
                 if nested_else.is_none() || nested_else != else_yield.get(i).copied() {
                     return false;
                 }
-                let Some(nt) = nested_then_term.and_then(|t| self.m.ops[t].operands.get(idx).copied()) else { return false };
+                let Some(nt) =
+                    nested_then_term.and_then(|t| self.m.ops[t].operands.get(idx).copied())
+                else {
+                    return false;
+                };
                 then_yield[i] = nt;
                 continue;
             }
-            if self.m.value_region(v) == Some(outer_then_region) || !is_scalar_tile(self.m, self.m.value_type(v)) {
+            if self.m.value_region(v) == Some(outer_then_region)
+                || !is_scalar_tile(self.m, self.m.value_type(v))
+            {
                 return false;
             }
             if else_yield.len() <= i {
@@ -983,14 +1181,30 @@ impl Rewriter<'_> {
         let (cond, loc) = (self.m.ops[op].operands[0], self.m.ops[op].loc);
         let nested_cond = self.m.ops[nested].operands[0];
         let cond_ty = self.m.value_type(cond);
-        let and = self.value_before(op, CudaTileOp::new(CtOp::AndI), vec![cond, nested_cond], cond_ty, loc);
-        let types: Vec<TypeId> = self.if_results(op).iter().map(|&r| self.m.value_type(r)).collect();
+        let and = self.value_before(
+            op,
+            CudaTileOp::new(CtOp::AndI),
+            vec![cond, nested_cond],
+            cond_ty,
+            loc,
+        );
+        let types: Vec<TypeId> = self
+            .if_results(op)
+            .iter()
+            .map(|&r| self.m.value_type(r))
+            .collect();
         let new = self.new_if_before(op, and, &types, loc);
         let new_then = self.m.add_block(region(self.m, new, 0), &[]);
         let mut values = self.if_results(new);
         for &i in &to_select {
             let ty = self.m.value_type(then_yield[i]);
-            values[i] = self.value_before(new, CudaTileOp::new(CtOp::Select), vec![cond, then_yield[i], else_yield[i]], ty, loc);
+            values[i] = self.value_before(
+                new,
+                CudaTileOp::new(CtOp::Select),
+                vec![cond, then_yield[i], else_yield[i]],
+                ty,
+                loc,
+            );
         }
         if let Some(ntb) = ntb {
             self.m.move_block_ops_to_end(ntb, new_then);
@@ -1010,12 +1224,15 @@ impl Rewriter<'_> {
     fn if_move_terminator_to_parent(&mut self, op: OpId) -> bool {
         let (tb, eb) = (then_block(self.m, op), else_block(self.m, op));
         let Some(eb) = eb else { return false };
-        if !is_exit(self.m, terminator(self.m, tb)) || !is_exit(self.m, terminator(self.m, Some(eb))) {
+        if !is_exit(self.m, terminator(self.m, tb))
+            || !is_exit(self.m, terminator(self.m, Some(eb)))
+        {
             return false;
         }
         let (cond, loc) = (self.m.ops[op].operands[0], self.m.ops[op].loc);
         let new = self.new_if_before(op, cond, &[], loc);
-        self.m.move_region_blocks(region(self.m, op, 0), region(self.m, new, 0));
+        self.m
+            .move_region_blocks(region(self.m, op, 0), region(self.m, new, 0));
         self.replace_with_block(op, eb)
     }
 }

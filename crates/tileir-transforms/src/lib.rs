@@ -9,13 +9,21 @@
 //!   ops into layout-aware nv_tileas ops with the widest safe vector width.
 //!
 //! - `fuse-fma` ([`fuse_fma`]): `addf`/`subf` of a single-use `mulf` → `fma`.
+//! - `canonicalize` ([`canonicalize`]): MLIR's greedy canonicalizer with the cuda_tile folds
+//!   and patterns (dead code, constant hoisting, `if`/`select` simplification).
+//! - `loop-split` ([`loop_split`]): splits a `for` where an `if` on its induction variable
+//!   flips.
+//! - `synthesize-debug-info-scopes` ([`debug_scopes`]): `di_subprogram` scopes and `di_loc`
+//!   locations for functions that only have file locations.
 //!
 //! Every pass keeps each op's location on the ops it creates.
 
 #![forbid(unsafe_code)]
 
 pub mod canonicalize;
+pub mod debug_scopes;
 pub mod fuse_fma;
+pub mod loop_split;
 pub mod to_tileaa;
 pub mod to_tileas;
 
@@ -38,6 +46,22 @@ pub fn registry() -> Registry {
                 summary: "Fuse addf/subf of a single-use mulf into fma (not value-preserving: one rounding)",
                 options: fuse_fma::FuseFmaOptions::describe,
                 create: |opts| Ok(Box::new(fuse_fma::FuseFma { options: fuse_fma::FuseFmaOptions::parse(opts)? })),
+            },
+            PassInfo {
+                name: loop_split::NAME,
+                summary: "Split a for loop where an if on its induction variable flips",
+                options: loop_split::LoopSplitOptions::describe,
+                create: |opts| Ok(Box::new(loop_split::LoopSplit { options: loop_split::LoopSplitOptions::parse(opts)? })),
+            },
+            PassInfo {
+                name: debug_scopes::NAME,
+                summary: "Give every function without debug scopes a di_subprogram and di_loc locations",
+                options: debug_scopes::SynthesizeDebugInfoScopesOptions::describe,
+                create: |opts| {
+                    Ok(Box::new(debug_scopes::SynthesizeDebugInfoScopes {
+                        options: debug_scopes::SynthesizeDebugInfoScopesOptions::parse(opts)?,
+                    }))
+                },
             },
             PassInfo {
                 name: to_tileaa::NAME,

@@ -5,7 +5,11 @@ use tileir_ir::{print_module, PrintOptions};
 use tileir_transforms::canonicalize::{canonicalize, canonicalize_with, CanonicalizeOptions};
 
 fn parse(src: &str) -> tileir_ir::Module {
-    let opts = tileir_syntax::ParseOptions { file_name: "t.mlir".into(), keep_names: true, ..Default::default() };
+    let opts = tileir_syntax::ParseOptions {
+        file_name: "t.mlir".into(),
+        keep_names: true,
+        ..Default::default()
+    };
     tileir_syntax::parse_module(src, &opts).unwrap_or_else(|d| panic!("parse failed: {d:?}\n{src}"))
 }
 
@@ -73,7 +77,16 @@ fn constants_are_deduplicated_and_hoisted_to_the_function_start() {
     ));
     // The 9 moves in front of the 7 (MLIR moves each constant to the very front); the
     // duplicate 7 is gone.
-    assert_in_order(&out, &["%c = constant <i32: 9>", "%a = constant <i32: 7>", "%s = addi", "if %p", "%u = addi %s, %a"]);
+    assert_in_order(
+        &out,
+        &[
+            "%c = constant <i32: 9>",
+            "%a = constant <i32: 7>",
+            "%s = addi",
+            "if %p",
+            "%u = addi %s, %a",
+        ],
+    );
     assert_eq!(out.matches("<i32: 7>").count(), 1, "{out}");
 }
 
@@ -82,7 +95,10 @@ fn static_conditions_inline_the_branch_taken() {
     let out = run(&func(
         "    %t = constant <i1: true> : tile<i1>\n    %f = constant <i1: false> : tile<i1>\n    %r = if %t -> (tile<i32>) {\n      %a = addi %x, %y : tile<i32>\n      yield %a : tile<i32>\n    } else {\n      yield %y : tile<i32>\n    }\n    if %f {\n      %k = print_tko \"never\" -> token\n    }\n    %s = if %f -> (tile<i32>) {\n      yield %x : tile<i32>\n    } else {\n      yield %r : tile<i32>\n    }\n    return %s : tile<i32>",
     ));
-    assert!(!out.contains("if ") && !out.contains("never") && !out.contains("constant"), "{out}");
+    assert!(
+        !out.contains("if ") && !out.contains("never") && !out.contains("constant"),
+        "{out}"
+    );
     assert_in_order(&out, &["%a = addi %x, %y", "return %a"]);
 }
 
@@ -101,13 +117,21 @@ fn trivial_ifs_become_selects() {
         "    %a = addi %x, %y : tile<i32>\n    %r, %s = if %p -> (tile<i32>, tile<i32>) {\n      %in = muli %x, %y : tile<i32>\n      yield %x, %in : tile<i32>, tile<i32>\n    } else {\n      yield %a, %y : tile<i32>, tile<i32>\n    }\n    %t = addi %r, %s : tile<i32>\n    return %t : tile<i32>",
     ));
     // The first result is yielded from outside both branches: a select; the second stays.
-    assert_in_order(&out, &["%0 = select %p, %x, %a", "= if %p -> (tile<i32>)", "yield %in", "yield %y"]);
+    assert_in_order(
+        &out,
+        &[
+            "%0 = select %p, %x, %a",
+            "= if %p -> (tile<i32>)",
+            "yield %in",
+            "yield %y",
+        ],
+    );
 }
 
 #[test]
 fn ifs_yielding_the_same_value_or_booleans_fold() {
     let src = "cuda_tile.module @m {\n  testing$func @f(%x: tile<i32>, %p: tile<i1>) -> tile<i1> {\n    %r, %b, %n = if %p -> (tile<i32>, tile<i1>, tile<i1>) {\n      %t = constant <i1: true> : tile<i1>\n      %f = constant <i1: false> : tile<i1>\n      yield %x, %t, %f : tile<i32>, tile<i1>, tile<i1>\n    } else {\n      %t2 = constant <i1: true> : tile<i1>\n      %f2 = constant <i1: false> : tile<i1>\n      yield %x, %f2, %t2 : tile<i32>, tile<i1>, tile<i1>\n    }\n    %c = andi %b, %n : tile<i1>\n    %q = exti %c unsigned : tile<i1> -> tile<i32>\n    %s = addi %q, %r : tile<i32>\n    %u = trunci %s : tile<i32> -> tile<i1>\n    return %u : tile<i1>\n  }\n}\n";
-    let out = run(&src);
+    let out = run(src);
     assert!(!out.contains("if "), "{out}");
     // %b is the condition, %n its negation, %r is %x.
     assert_in_order(&out, &["xori %p,", "andi %p,", "addi %q, %x"]);
@@ -118,7 +142,14 @@ fn unused_if_results_are_dropped() {
     let out = run(&func(
         "    %r, %s = if %p -> (tile<i32>, tile<i32>) {\n      %k = print_tko \"then\" -> token\n      %a = addi %x, %y : tile<i32>\n      yield %a, %x : tile<i32>, tile<i32>\n    } else {\n      %b = muli %x, %y : tile<i32>\n      yield %b, %y : tile<i32>, tile<i32>\n    }\n    return %r : tile<i32>",
     ));
-    assert_in_order(&out, &["%r = if %p -> (tile<i32>) {", "yield %a : tile<i32>", "yield %b : tile<i32>"]);
+    assert_in_order(
+        &out,
+        &[
+            "%r = if %p -> (tile<i32>) {",
+            "yield %a : tile<i32>",
+            "yield %b : tile<i32>",
+        ],
+    );
 }
 
 #[test]
@@ -127,7 +158,19 @@ fn consecutive_ifs_on_one_condition_merge() {
         "    %r = if %p -> (tile<i32>) {\n      %a = addi %x, %y : tile<i32>\n      yield %a : tile<i32>\n    } else {\n      %b = muli %x, %y : tile<i32>\n      yield %b : tile<i32>\n    }\n    %s = if %p -> (tile<i32>) {\n      %c = addi %r, %x : tile<i32>\n      yield %c : tile<i32>\n    } else {\n      %d = muli %r, %x : tile<i32>\n      yield %d : tile<i32>\n    }\n    %t = addi %r, %s : tile<i32>\n    return %t : tile<i32>",
     ));
     assert_eq!(out.matches("if %p").count(), 1, "{out}");
-    assert_in_order(&out, &["if %p", "%a = addi %x, %y", "%c = addi %a, %x", "yield %a, %c", "else", "%b = muli", "%d = muli %b, %x", "yield %b, %d"]);
+    assert_in_order(
+        &out,
+        &[
+            "if %p",
+            "%a = addi %x, %y",
+            "%c = addi %a, %x",
+            "yield %a, %c",
+            "else",
+            "%b = muli",
+            "%d = muli %b, %x",
+            "yield %b, %d",
+        ],
+    );
 }
 
 #[test]
@@ -137,7 +180,17 @@ fn merging_stops_at_a_branch_that_returns() {
     ));
     assert_eq!(out.matches("if %p").count(), 1, "{out}");
     // The merged first result is %y whenever control gets past the `if`.
-    assert_in_order(&out, &["%s = if %p", "return %x", "} else {", "%d = muli %y, %x", "yield %d", "addi %y, %s"]);
+    assert_in_order(
+        &out,
+        &[
+            "%s = if %p",
+            "return %x",
+            "} else {",
+            "%d = muli %y, %x",
+            "yield %d",
+            "addi %y, %s",
+        ],
+    );
     assert!(!out.contains("%c = addi"), "{out}");
 }
 
@@ -155,8 +208,14 @@ fn branches_that_both_return_keep_only_the_then_if() {
     let out = run(&func(
         "    if %p {\n      %k = print_tko \"a\" -> token\n      return %x : tile<i32>\n    } else {\n      %l = print_tko \"b\" -> token\n      return %y : tile<i32>\n    }\n    %m = print_tko \"unreachable\" -> token\n    return %x : tile<i32>",
     ));
-    assert_in_order(&out, &["if %p {", "return %x", "}", "print_tko \"b\"", "return %y"]);
-    assert!(!out.contains("else") && !out.contains("unreachable"), "{out}");
+    assert_in_order(
+        &out,
+        &["if %p {", "return %x", "}", "print_tko \"b\"", "return %y"],
+    );
+    assert!(
+        !out.contains("else") && !out.contains("unreachable"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -165,7 +224,19 @@ fn empty_else_is_removed_and_negated_conditions_swap_branches() {
         "    %t = constant <i1: true> : tile<i1>\n    %n = xori %p, %t : tile<i1>\n    %r = if %n -> (tile<i32>) {\n      %a = addi %x, %y : tile<i32>\n      yield %a : tile<i32>\n    } else {\n      %b = muli %x, %y : tile<i32>\n      yield %b : tile<i32>\n    }\n    %q = cmpi equal %x, %y, signed : tile<i32> -> tile<i1>\n    if %q {\n      %k = print_tko \"x\" -> token\n    } else {\n    }\n    return %r : tile<i32>",
     ));
     assert!(!out.contains("xori"), "{out}");
-    assert_in_order(&out, &["%r = if %p", "%b = muli", "} else {", "%a = addi", "if %q {", "print_tko", "}", "return %r"]);
+    assert_in_order(
+        &out,
+        &[
+            "%r = if %p",
+            "%b = muli",
+            "} else {",
+            "%a = addi",
+            "if %q {",
+            "print_tko",
+            "}",
+            "return %r",
+        ],
+    );
     assert_eq!(out.matches("else").count(), 1, "{out}");
 }
 
@@ -194,7 +265,10 @@ fn select_with_constant_lanes_folds_elementwise() {
         "cuda_tile.module @m {\n  testing$func @f() -> tile<2xi32> {\n    %c = constant <i1: [true, false]> : tile<2xi1>\n    %a = constant <i32: [1, 2]> : tile<2xi32>\n    %b = constant <i32: [3, 4]> : tile<2xi32>\n    %s = select %c, %a, %b : tile<2xi1>, tile<2xi32>\n    return %s : tile<2xi32>\n  }\n}\n",
     );
     assert!(!out.contains("select"), "{out}");
-    assert!(out.contains("constant <i32: [1, 4]> : tile<2xi32>"), "{out}");
+    assert!(
+        out.contains("constant <i32: [1, 4]> : tile<2xi32>"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -204,7 +278,10 @@ fn select_to_ext_is_opt_in() {
     );
     let kept = run(&src);
     assert_eq!(kept.matches("select").count(), 2, "{kept}");
-    let opts = CanonicalizeOptions { select_to_ext: true, ..Default::default() };
+    let opts = CanonicalizeOptions {
+        select_to_ext: true,
+        ..Default::default()
+    };
     let out = run_with(&src, &opts);
     assert!(!out.contains("select"), "{out}");
     assert_in_order(&out, &["exti %p unsigned", "xori %p,", "exti"]);
