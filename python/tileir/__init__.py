@@ -1,6 +1,6 @@
 """tileir: an open compiler for NVIDIA CUDA Tile IR.
 
-Write kernels with the cuTile-style API::
+Write kernels with cuTile Python's API::
 
     import tileir as ct
 
@@ -12,20 +12,21 @@ Write kernels with the cuTile-style API::
         ct.store(c, index=(i,), tile=ta + tb)
 
     k = ct.compile(vector_add, (x, y, z, 1024), target="sm_90a")   # k.asm, k.cubin
+    m = ct.compile_to_ir(vector_add, (x, y, z, 1024))                # verified cuda_tile module
     ct.launch(stream, (ct.cdiv(n, 1024),), vector_add, (x, y, z, 1024))
+
+Every one of cuTile's 99 kernel-side operations is here (``tileir.OP_NAMES``), with the
+dtypes, enums, annotations and exception classes.
 """
 
 from . import errors, knobs
-from ._api import (DType, PaddingMode, Constant, bid, num_blocks, load, store, cdiv, bool_, int8, int16, int32,
-                   int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64, tfloat32,
-                   float8_e4m3fn, float8_e5m2)
-from ._compile import CompiledKernel, Kernel, compile, kernel, launch
+from . import _api
+from ._api import *  # noqa: F401,F403 - the kernel-side API, cuTile's names
+from ._api import OP_NAMES
+from ._compile import BACKEND_OPS, CompiledKernel, Kernel, compile, compile_to_ir, kernel, launch
+from ._frontend.values import Array, Scalar, Tile, TiledView
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "errors", "knobs", "kernel", "Kernel", "compile", "CompiledKernel", "launch",
-    "DType", "PaddingMode", "Constant", "bid", "num_blocks", "load", "store", "cdiv",
-    "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "bfloat16", "float32", "float64", "tfloat32", "float8_e4m3fn", "float8_e5m2",
-]
+__all__ = ["errors", "knobs", "kernel", "Kernel", "compile", "compile_to_ir", "CompiledKernel", "launch",
+           "BACKEND_OPS", "OP_NAMES", "Array", "Tile", "TiledView", "Scalar"] + list(_api.__all__)

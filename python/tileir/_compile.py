@@ -25,9 +25,10 @@ class Kernel:
     compiled specializations. Call it through :func:`launch`, never directly."""
 
     def __init__(self, fn, hints: Dict[str, Any]):
-        for k in hints:
+        for k, v in hints.items():
             if k not in _HINTS:
                 raise TypeError(f"unknown kernel hint '{k}'; expected one of: {', '.join(_HINTS)}")
+            _check_hint(k, v)
         self.fn = fn
         self.hints = dict(hints)
         self._cache: Dict[Tuple, "CompiledKernel"] = {}
@@ -49,6 +50,28 @@ class Kernel:
 
     def __repr__(self) -> str:
         return f"<tileir.Kernel {self.name}>"
+
+
+def _check_hint(name: str, value: Any) -> None:
+    """Validates one hint (cuTile's ranges); a ByTarget is checked per target."""
+    from ._api import ByTarget
+
+    if value is None:
+        return
+    if isinstance(value, ByTarget):
+        for _, v in value.items():
+            _check_hint(name, v)
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"kernel hint '{name}' must be an int or a tileir.ByTarget, got {type(value).__name__}")
+    ok = {
+        "num_ctas": (value > 0 and value & (value - 1) == 0 and value <= 16, "a power of two in [1, 16]"),
+        "occupancy": (1 <= value <= 32, "in [1, 32]"),
+        "opt_level": (0 <= value <= 3, "in [0, 3]"),
+        "num_worker_warps": (value > 0 and value & (value - 1) == 0 and value <= 32, "a power of two in [1, 32]"),
+    }[name]
+    if not ok[0]:
+        raise ValueError(f"kernel hint '{name}' must be {ok[1]}, got {value}")
 
 
 def kernel(fn=None, /, **hints):
@@ -117,9 +140,12 @@ class CompiledKernel:
 
 
 def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipeline: Optional[str] = None,
-            opt_level: Optional[int] = None, ptxas: Optional[str] = None) -> CompiledKernel:
+            opt_level: Optional[int] = None, ptxas: Optional[str] = None, stage: Optional[str] = None) -> CompiledKernel:
     """Compiles ``kernel`` for example arguments ``args`` (in parameter order: arrays give
     dtype and rank, Constant parameters their values) and returns the CompiledKernel.
+
+    ``stage="cuda_tile"`` stops after the front end and returns the verified cuda_tile
+    :class:`tileir.ir.Module` (no backend, no cache), like :func:`compile_to_ir`.
 
     ``pipeline`` overrides the pass pipeline (MLIR-style text); ``ptxas`` names the ptxas
     executable (otherwise TILEIR_PTXAS, the nvidia-cuda-nvcc wheel, CUDA_HOME, PATH).
@@ -130,16 +156,25 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
         raise TypeError(f"compile() expects a @tileir.kernel, got {type(kernel).__name__}")
     if target not in _LLVM_CPU:
         raise ValueError(f"unsupported target '{target}'; expected one of: {', '.join(_LLVM_CPU)}")
+    from ._api import ByTarget
+
     level = opt_level if opt_level is not None else kernel.hints.get("opt_level", 3)
+    if isinstance(level, ByTarget):
+        level = level.resolve(target)
+        level = 3 if level is None else level
     if not isinstance(level, int) or not 0 <= level <= 3:
         raise ValueError(f"opt_level must be an int in [0, 3], got {level!r}")
     t0 = time.perf_counter()
     spec = specialize(kernel.fn, tuple(args))
     key = (spec, target, pipeline or "", level, ptxas)
-    cached = kernel._cache.get(key)
+    cached = kernel._cache.get(key) if stage != "cuda_tile" else None
     if cached is not None:
         return cached
-    module = translate(kernel.fn, spec)
+    module = translate(kernel.fn, spec, hints=kernel.hints)
+    if stage == "cuda_tile":
+        module.verify()
+        return module
+    _check_backend_support(module)
     t1 = time.perf_counter()
     out = _native.compile(module, target=target, pipeline=pipeline or "")
     t2 = time.perf_counter()
@@ -168,6 +203,41 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
     with kernel._lock:
         kernel._cache.setdefault(key, compiled)
     return compiled
+
+
+#: cuda_tile ops the backend lowers today (cuda_tile → nv_tileaa covers the vector-add path).
+BACKEND_OPS = frozenset({"module", "entry", "return", "make_token", "assume", "make_tensor_view", "make_partition_view",
+                         "load_view_tko", "store_view_tko", "addf", "subf", "mulf", "get_tile_block_id",
+                         "get_num_tile_blocks"})
+
+
+def _check_backend_support(module) -> None:
+    """Raises CompilationError naming the first op the backend cannot lower, so that an
+    unsupported kernel fails clearly instead of miscompiling."""
+    from .errors import CompilationError
+
+    text = module.to_text(generic=True)
+    for line in text.splitlines():
+        i = line.find('"cuda_tile.')
+        if i < 0:
+            continue
+        name = line[i + 11:line.index('"', i + 1)]
+        if name not in BACKEND_OPS:
+            raise CompilationError(
+                f"the backend cannot lower 'cuda_tile.{name}' yet (it supports {', '.join(sorted(BACKEND_OPS))}); "
+                f"use tileir.compile_to_ir(kernel, args) to get the verified cuda_tile IR")
+
+
+def compile_to_ir(kernel: Kernel, args: Sequence[Any], *, verify: bool = True):
+    """The cuda_tile module of ``kernel`` specialized for ``args`` (no backend): a
+    :class:`tileir.ir.Module`, verified unless ``verify=False``."""
+    if not isinstance(kernel, Kernel):
+        raise TypeError(f"compile_to_ir() expects a @tileir.kernel, got {type(kernel).__name__}")
+    spec = specialize(kernel.fn, tuple(args))
+    module = translate(kernel.fn, spec, hints=kernel.hints)
+    if verify:
+        module.verify()
+    return module
 
 
 def _device_target() -> str:
@@ -215,7 +285,7 @@ def launch(stream: Any, grid: Sequence[int], kernel: Any, args: Sequence[Any]) -
 def _matches_spec(compiled: CompiledKernel, args: Sequence[Any]) -> bool:
     """True if ``args`` have the specialization ``compiled`` was built for."""
     from ._api import dtype_of
-    from ._frontend.specialize import array_facts
+    from ._frontend.specialize import array_facts, array_spec
 
     if len(args) != len(compiled.spec.params):
         return False
@@ -227,10 +297,13 @@ def _matches_spec(compiled: CompiledKernel, args: Sequence[Any]) -> bool:
             facts = array_facts(a)
             if facts is None:
                 return False
-            actual = ArraySpec(dtype_of(facts.dtype), len(facts.shape), facts.ptr % 16 == 0,
-                               facts.strides[-1] == 1 or facts.shape[-1] == 1)
-            # An aligned array may run code compiled without the alignment fact, not the reverse.
-            if actual != pspec and not (actual == ArraySpec(pspec.dtype, pspec.ndim, True, pspec.unit_inner_stride)
-                                        and not pspec.aligned16):
+            actual = array_spec(dtype_of(facts.dtype), facts, pspec.index64)
+            # An array may run code compiled with fewer facts (alignment, divisibility), not more.
+            if (actual.dtype, actual.ndim, actual.unit_inner_stride) != (pspec.dtype, pspec.ndim, pspec.unit_inner_stride):
                 return False
+            if pspec.aligned16 and not actual.aligned16:
+                return False
+            for have, need in zip(actual.shape_div16 + actual.stride_div16, pspec.shape_div16 + pspec.stride_div16):
+                if need and not have:
+                    return False
     return True

@@ -14,9 +14,11 @@ Z = np.zeros(64, np.float32)
 
 
 @ct.kernel
-def uses_while(a, b, c, TILE: ct.Constant[int]):
+def uses_try(a, b, c, TILE: ct.Constant[int]):
     i = ct.bid(0)
-    while i:
+    try:
+        pass
+    finally:
         pass
 
 
@@ -45,13 +47,13 @@ def caret_col(err):
 
 def test_unsupported_syntax_points_at_the_statement():
     with pytest.raises(errors.FrontendError) as e:
-        ct.compile(uses_while, (Z, Z, Z, 64))
+        ct.compile(uses_try, (Z, Z, Z, 64))
     err = e.value
     file, line, col = err.location
     assert file.endswith("test_diagnostics.py")
-    assert err.source_line.strip() == "while i:"
-    assert col == err.source_line.index("while") + 1 == caret_col(err)
-    assert f"{file}:{line}:{col}: error: unsupported Python statement 'While'" in str(err)
+    assert err.source_line.strip() == "try:"
+    assert col == err.source_line.index("try") + 1 == caret_col(err)
+    assert f"{file}:{line}:{col}: error: unsupported Python statement 'Try'" in str(err)
 
 
 def test_non_power_of_two_tile_points_at_the_shape():

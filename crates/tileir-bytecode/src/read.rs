@@ -882,8 +882,12 @@ impl<'a> Reader<'a> {
             result_types.push(self.value_type(c, &format!("'{name}' result type index"))?);
         }
         let numbered = result_types.len();
-        // Results newer than the file (print's token in 13.1) exist in the IR, unnumbered.
+        // Results newer than the file: optional ones are simply absent (13.1's `print`
+        // has no token result); required tokens exist in the IR, unnumbered.
         for g in schema.results.iter().filter(|g| g.since > self.v) {
+            if g.arity == Arity::Optional {
+                continue;
+            }
             if g.arity == Arity::One && g.constraint == TypeConstraint::Token {
                 result_types.push(self.m.types.token());
             } else {

@@ -1,5 +1,6 @@
 //! Interpreter throughput: a 2^20-element f32 vector add (1024-element tiles, 1024 blocks) and
-//! a 512x512x512 f16 matmul (64x64x32 tiles, f32 accumulation). Prints wall times.
+//! a 512x512x512 f16 matmul (64x64x32 tiles, f32 accumulation). Prints the minimum and median
+//! wall time per launch. `cargo bench -p tileir-interp --bench interp -- [filter]`.
 #![allow(clippy::print_stdout)]
 
 #[path = "../tests/common/mod.rs"]
@@ -11,14 +12,31 @@ use std::time::Instant;
 use tileir_interp::{ArgValue, Memory, RunOptions};
 use tileir_ir::NumType;
 
+/// Runs `f` once to warm up, then `reps` times; prints the minimum and the median wall time
+/// (the minimum is the figure least disturbed by other load on the machine). Benchmarks whose
+/// label does not contain the first command-line filter (if any) are skipped.
 fn time<T>(label: &str, reps: u32, mut f: impl FnMut() -> T) {
-    f(); // warm-up
-    let start = Instant::now();
-    for _ in 0..reps {
-        std::hint::black_box(f());
+    let filter = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .unwrap_or_default();
+    if !label.contains(&filter) {
+        return;
     }
-    let per = start.elapsed().as_secs_f64() / reps as f64;
-    println!("{label:<60} {:>9.3} ms", per * 1e3);
+    f(); // warm-up
+    let mut times: Vec<f64> = (0..reps)
+        .map(|_| {
+            let start = Instant::now();
+            std::hint::black_box(f());
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    println!(
+        "{label:<66} min {:>8.3} ms  median {:>8.3} ms",
+        times[0] * 1e3,
+        times[times.len() / 2] * 1e3
+    );
 }
 
 fn main() {
@@ -50,7 +68,7 @@ fn main() {
             },
         ),
     ] {
-        time(label, 5, || {
+        time(label, 21, || {
             k.run([1024, 1, 1], &args, &mut mem, &opts).unwrap()
         });
     }
@@ -80,7 +98,7 @@ fn main() {
     let grid = [(nn / 64) as u32, (m / 64) as u32, 1];
     time(
         "matmul 512^3 f16 -> f32, 64x64x32 tiles, 64 blocks (sequential)",
-        3,
+        7,
         || {
             km.run(grid, &args, &mut mem, &RunOptions::default())
                 .unwrap()
@@ -88,7 +106,7 @@ fn main() {
     );
     time(
         "matmul 512^3 f16 -> f32, 64x64x32 tiles, 64 blocks (parallel)",
-        3,
+        7,
         || {
             km.run(
                 grid,

@@ -1220,7 +1220,7 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
 
     /// For each tile dimension, the tensor coordinate (None when out of bounds) of each
     /// position along it, plus the tensor dimension it runs along.
-    fn view_coords(&self, op: OpId, view: &TileView, index: &[&Tile]) -> R<Vec<Vec<Option<u64>>>> {
+    fn view_coords(&self, op: OpId, view: &TileView, index: &[&Tile]) -> R<Vec<Coords>> {
         let rank = view.tile_shape.len();
         if index.len() != rank {
             return Err(self.error(
@@ -1237,7 +1237,7 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
             let n = view.tile_shape[i];
             let idx = index[i];
             let w = idx.num().bit_width();
-            let c: Vec<Option<u64>> = match &view.kind {
+            let c: Coords = match &view.kind {
                 ViewKind::GatherScatter(sd) if *sd == i => {
                     if idx.len() as u64 != n {
                         return Err(self.error(
@@ -1249,10 +1249,12 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                             ),
                         ));
                     }
-                    idx.ints()
-                        .iter()
-                        .map(|&x| Some(unsigned(w, x)).filter(|&r| r < size))
-                        .collect()
+                    Coords::List(
+                        idx.ints()
+                            .iter()
+                            .map(|&x| Some(unsigned(w, x)).filter(|&r| r < size))
+                            .collect(),
+                    )
                 }
                 _ => {
                     let v = unsigned(w, idx.ints()[0]);
@@ -1270,13 +1272,14 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                         ViewKind::Strided(s) => s[i],
                         _ => n,
                     };
-                    let origin = v * step;
-                    (0..n)
-                        .map(|t| Some(origin + t).filter(|&r| r < size))
-                        .collect()
+                    Coords::Range {
+                        origin: v * step,
+                        n,
+                        size,
+                    }
                 }
             };
-            if c.iter().all(|x| x.is_none()) {
+            if c.all_out_of_bounds() {
                 return Err(self.error(
                     op,
                     ErrorKind::UndefinedBehavior,
@@ -1351,41 +1354,155 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         out
     }
 
+    /// Where the elements of the addressed tile of a view lie: the per-row offset
+    /// contributions of the outer tile dimensions and the runs of the innermost one, so that
+    /// loads and stores move whole runs at once instead of computing every element's offset.
+    fn view_access(&self, op: OpId, c: &CudaTileOp) -> R<ViewAccess> {
+        let m = self.m();
+        let ops = &m.ops[op].operands;
+        let n = ops.len();
+        let view_pos = c
+            .schema()
+            .operands
+            .iter()
+            .position(|o| o.name == "view")
+            .unwrap_or(0);
+        let view_i = c.operand_groups(n).map(|g| g[view_pos].start).unwrap_or(0);
+        let Value::View(view) = self.get(op, ops[view_i])? else {
+            return Err(self.error(op, ErrorKind::InvalidIr, "operand is not a tile view"));
+        };
+        let idx_r = c.group("index", n).ok_or_else(|| {
+            self.error(
+                op,
+                ErrorKind::InvalidIr,
+                "cannot split operands into groups",
+            )
+        })?;
+        let idx = idx_r
+            .map(|i| self.operand_tile(op, i))
+            .collect::<R<Vec<_>>>()?;
+        let mut coords = self.view_coords(op, view, &idx)?;
+        let stride = |i: usize| view.tensor.strides[view.dim_map[i]];
+        let inner_dim = coords.len().checked_sub(1);
+        let last = coords.pop();
+        // Offset contribution (stride × coordinate) of each position along each outer
+        // dimension.
+        let outer: Vec<Vec<Option<u64>>> = coords
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let s = stride(i);
+                c.into_list()
+                    .into_iter()
+                    .map(|x| x.map(|x| x.wrapping_mul(s)))
+                    .collect()
+            })
+            .collect();
+        let (inner, s) = match (last, inner_dim) {
+            (Some(c), Some(d)) => (c, stride(d)),
+            // A rank-0 tile is one element at offset 0.
+            _ => (Coords::List(vec![Some(0)]), 1),
+        };
+        let inner_len = inner.len();
+        // The common case, a unit-stride range, is one run (plus an out-of-bounds tail)
+        // without visiting its elements.
+        if let (Coords::Range { origin, n, size }, 1) = (&inner, s) {
+            let in_bounds = size.saturating_sub(*origin).min(*n) as usize;
+            let mut runs = vec![Run {
+                start: 0,
+                len: in_bounds,
+                first: Some(*origin),
+            }];
+            if in_bounds < inner_len {
+                runs.push(Run {
+                    start: in_bounds,
+                    len: inner_len - in_bounds,
+                    first: None,
+                });
+            }
+            return Ok(ViewAccess {
+                base: view.tensor.base,
+                elem: view.tensor.elem,
+                padding: view.padding,
+                outer,
+                runs,
+                inner_len,
+            });
+        }
+        let inner: Vec<Option<u64>> = inner
+            .into_list()
+            .into_iter()
+            .map(|x| x.map(|x| x.wrapping_mul(s)))
+            .collect();
+        let mut runs: Vec<Run> = Vec::new();
+        for (p, &o) in inner.iter().enumerate() {
+            match runs.last_mut() {
+                Some(r) if r.first.is_none() && o.is_none() => r.len += 1,
+                Some(Run {
+                    first: Some(f),
+                    len,
+                    ..
+                }) if o == Some(f.wrapping_add(*len as u64)) => *len += 1,
+                _ => runs.push(Run {
+                    start: p,
+                    len: 1,
+                    first: o,
+                }),
+            }
+        }
+        Ok(ViewAccess {
+            base: view.tensor.base,
+            elem: view.tensor.elem,
+            padding: view.padding,
+            outer,
+            runs,
+            inner_len,
+        })
+    }
+
     fn load_view(&mut self, op: OpId, c: &CudaTileOp) -> R<Tile> {
-        let (view, idx) = self.view_and_indices(op, c)?;
-        let idx_refs: Vec<&Tile> = idx.iter().collect();
-        let coords = self.view_coords(op, &view, &idx_refs)?;
+        let acc = self.view_access(op, c)?;
         let (shape, elem) = self.result_tile_type(op, 0)?;
-        let t = view.tensor.elem;
-        let offs = self.element_offsets(&view, &coords);
-        let pad = Tile::padding_bits(t, view.padding);
+        let t = acc.elem;
+        let pad = Tile::padding_bits(t, acc.padding);
         let pad_tile = Tile::from_bits(vec![1], TileElem::Num(t), [pad]);
-        let mut data = Data::with_capacity(elem, offs.len());
+        let mut data = Data::with_capacity(elem, acc.rows() * acc.inner_len);
         let esize = t.storage_bytes() as usize;
-        let inner = *shape.last().unwrap_or(&1);
+        let bytewise = t.bit_width() >= 8;
         let mut buf = Vec::new();
-        // Rows of the innermost dimension that are in bounds and contiguous are read at once.
-        for row in offs.chunks(inner.max(1)) {
-            let contiguous = t.bit_width() >= 8
-                && row.iter().all(|o| o.is_some())
-                && row.windows(2).all(|w| w[1].unwrap() == w[0].unwrap() + 1);
-            if contiguous {
-                let addr = view.tensor.base + row[0].unwrap() * esize as u64;
-                buf.resize(row.len() * esize, 0);
-                self.mem
-                    .read(addr, &mut buf)
-                    .map_err(|e| self.mem_error(op, e))?;
-                decode_bytes(t, &buf, &mut data);
-            } else {
-                for o in row {
-                    match o {
-                        None => data.extend_from(&pad_tile.data, 0..1),
-                        Some(o) => {
-                            let bits = self.read_elem(op, t, view.tensor.base, *o)?;
-                            let one = Tile::from_bits(vec![1], TileElem::Num(t), [bits]);
-                            data.extend_from(&one.data, 0..1);
+        let mut rows = acc.row_offsets();
+        while let Some(row) = rows.next_row() {
+            let Some(row) = row else {
+                data.extend_repeat(&pad_tile.data, acc.inner_len);
+                continue;
+            };
+            for run in &acc.runs {
+                let Some(first) = run.first else {
+                    data.extend_repeat(&pad_tile.data, run.len);
+                    continue;
+                };
+                let start = row.wrapping_add(first);
+                if bytewise {
+                    // One read per run. A whole contiguous row faults as one access; a run
+                    // inside a row is re-read element by element on a fault, so that the error
+                    // names the first element that faults.
+                    buf.resize(run.len * esize, 0);
+                    let addr = acc.base.wrapping_add(start.wrapping_mul(esize as u64));
+                    match self.mem.read(addr, &mut buf) {
+                        Ok(()) => {
+                            decode_bytes(t, &buf, &mut data);
+                            continue;
                         }
+                        Err(e) if acc.runs.len() == 1 || run.len == 1 => {
+                            return Err(self.mem_error(op, e))
+                        }
+                        Err(_) => {}
                     }
+                }
+                for k in 0..run.len as u64 {
+                    let bits = self.read_elem(op, t, acc.base, start.wrapping_add(k))?;
+                    let one = Tile::from_bits(vec![1], TileElem::Num(t), [bits]);
+                    data.extend_from(&one.data, 0..1);
                 }
             }
         }
@@ -1393,49 +1510,61 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
     }
 
     fn store_view(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
-        let (view, idx) = self.view_and_indices(op, c)?;
-        let tile = self.operand_tile(op, 0)?.clone();
-        let idx_refs: Vec<&Tile> = idx.iter().collect();
-        let coords = self.view_coords(op, &view, &idx_refs)?;
-        let t = view.tensor.elem;
-        let offs = self.element_offsets(&view, &coords);
-        if offs.len() != tile.len() {
-            return Err(self.error(
-                op,
-                ErrorKind::InvalidIr,
-                format!("tile has {} elements, view tile {}", tile.len(), offs.len()),
-            ));
-        }
+        let acc = self.view_access(op, c)?;
+        let t = acc.elem;
+        let n = acc.rows() * acc.inner_len;
         let esize = t.storage_bytes() as usize;
-        let inner = *tile.shape.last().unwrap_or(&1);
-        let bytes = if t.bit_width() >= 8 {
-            Some(encode_tile_bytes(&tile).map_err(|e| self.error(op, ErrorKind::Unsupported, e))?)
-        } else {
-            None
-        };
-        for (r, row) in offs.chunks(inner.max(1)).enumerate() {
-            let start = r * inner;
-            let contiguous = bytes.is_some()
-                && row.iter().all(|o| o.is_some())
-                && row.windows(2).all(|w| w[1].unwrap() == w[0].unwrap() + 1);
-            if contiguous {
-                let b = bytes.as_ref().unwrap();
-                let addr = view.tensor.base + row[0].unwrap() * esize as u64;
-                self.mem
-                    .write(addr, &b[start * esize..(start + row.len()) * esize], false)
-                    .map_err(|e| self.mem_error(op, e))?;
+        let bytewise = t.bit_width() >= 8;
+        // The stored elements as memory bytes (≥ 8-bit types) or bit patterns (4-bit types).
+        let (bytes, bits) = {
+            let tile = self.operand_tile(op, 0)?;
+            if tile.len() != n {
+                return Err(self.error(
+                    op,
+                    ErrorKind::InvalidIr,
+                    format!("tile has {} elements, view tile {n}", tile.len()),
+                ));
+            }
+            if bytewise {
+                let b = encode_tile_bytes(tile).map_err(|e| self.error(op, ErrorKind::Unsupported, e))?;
+                (b, Vec::new())
             } else {
-                for (k, o) in row.iter().enumerate() {
-                    if let Some(o) = o {
-                        self.write_elem(
-                            op,
-                            t,
-                            view.tensor.base,
-                            *o,
-                            tile.bits_at(start + k),
-                            false,
-                        )?;
+                (Vec::new(), tile.to_bits())
+            }
+        };
+        let mut rows = acc.row_offsets();
+        let mut r = 0usize;
+        while let Some(row) = rows.next_row() {
+            let row_start = r * acc.inner_len;
+            r += 1;
+            let Some(row) = row else { continue };
+            for run in &acc.runs {
+                let Some(first) = run.first else { continue };
+                let start = row.wrapping_add(first);
+                let k0 = row_start + run.start;
+                if bytewise {
+                    // One write per run; see load_view for how faults are reported.
+                    let addr = acc.base.wrapping_add(start.wrapping_mul(esize as u64));
+                    match self
+                        .mem
+                        .write(addr, &bytes[k0 * esize..(k0 + run.len) * esize], false)
+                    {
+                        Ok(()) => continue,
+                        Err(e) if acc.runs.len() == 1 || run.len == 1 => {
+                            return Err(self.mem_error(op, e))
+                        }
+                        Err(_) => {}
                     }
+                }
+                for k in 0..run.len {
+                    let b = if bytewise {
+                        let mut b = [0u8; 8];
+                        b[..esize].copy_from_slice(&bytes[(k0 + k) * esize..(k0 + k + 1) * esize]);
+                        u64::from_le_bytes(b)
+                    } else {
+                        bits[k0 + k]
+                    };
+                    self.write_elem(op, t, acc.base, start.wrapping_add(k as u64), b, false)?;
                 }
             }
         }
@@ -1621,7 +1750,11 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         let value = self.operand_tile(op, vi)?.clone();
         let mode = self.enum_attr::<AtomicRmwMode>(op, "mode")?;
         let idx_refs: Vec<&Tile> = idx.iter().collect();
-        let coords = self.view_coords(op, &view, &idx_refs)?;
+        let coords: Vec<Vec<Option<u64>>> = self
+            .view_coords(op, &view, &idx_refs)?
+            .into_iter()
+            .map(Coords::into_list)
+            .collect();
         let offs = self.element_offsets(&view, &coords);
         let t = view.tensor.elem;
         for (i, o) in offs.iter().enumerate() {
@@ -1729,6 +1862,109 @@ pub(crate) fn encode_tile_bytes(t: &Tile) -> Result<Vec<u8>, String> {
         }
     }
     Ok(out)
+}
+
+/// The tensor coordinates of the positions along one tile dimension.
+enum Coords {
+    /// `origin + t` for `t` in `0..n`, out of bounds from `size` on.
+    Range { origin: u64, n: u64, size: u64 },
+    /// One entry per position (gather dimensions); None when out of bounds.
+    List(Vec<Option<u64>>),
+}
+
+impl Coords {
+    fn len(&self) -> usize {
+        match self {
+            Coords::Range { n, .. } => *n as usize,
+            Coords::List(v) => v.len(),
+        }
+    }
+
+    fn all_out_of_bounds(&self) -> bool {
+        match self {
+            Coords::Range { origin, n, size } => *n == 0 || origin >= size,
+            Coords::List(v) => v.iter().all(|x| x.is_none()),
+        }
+    }
+
+    fn into_list(self) -> Vec<Option<u64>> {
+        match self {
+            Coords::Range { origin, n, size } => (0..n)
+                .map(|t| Some(origin + t).filter(|&r| r < size))
+                .collect(),
+            Coords::List(v) => v,
+        }
+    }
+}
+
+/// A maximal stretch of the innermost tile dimension whose elements are either all out of
+/// bounds or consecutive in memory.
+struct Run {
+    /// First position along the innermost dimension.
+    start: usize,
+    /// Number of positions.
+    len: usize,
+    /// Element offset (within the row) of the first position; None when out of bounds.
+    first: Option<u64>,
+}
+
+/// The memory placement of one tile of a view (see `BlockExec::view_access`).
+struct ViewAccess {
+    base: u64,
+    elem: NumType,
+    padding: Option<tileir_ir::PaddingValue>,
+    /// Per outer tile dimension, the offset contribution of each position (None: out of
+    /// bounds).
+    outer: Vec<Vec<Option<u64>>>,
+    runs: Vec<Run>,
+    inner_len: usize,
+}
+
+impl ViewAccess {
+    /// Number of rows (product of the outer dimensions).
+    fn rows(&self) -> usize {
+        self.outer.iter().map(|c| c.len()).product()
+    }
+
+    fn row_offsets(&self) -> RowOffsets<'_> {
+        RowOffsets {
+            outer: &self.outer,
+            pos: vec![0; self.outer.len()],
+            left: self.rows(),
+        }
+    }
+}
+
+/// Iterates over the rows of a view tile in row-major order, yielding each row's element
+/// offset (None when any outer coordinate is out of bounds).
+struct RowOffsets<'a> {
+    outer: &'a [Vec<Option<u64>>],
+    pos: Vec<usize>,
+    left: usize,
+}
+
+impl RowOffsets<'_> {
+    fn next_row(&mut self) -> Option<Option<u64>> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let mut off = Some(0u64);
+        for (d, &p) in self.pos.iter().enumerate() {
+            off = match (off, self.outer[d][p]) {
+                (Some(a), Some(b)) => Some(a.wrapping_add(b)),
+                _ => None,
+            };
+        }
+        for d in (0..self.pos.len()).rev() {
+            self.pos[d] += 1;
+            if self.pos[d] < self.outer[d].len() {
+                break;
+            }
+            self.pos[d] = 0;
+        }
+        Some(off)
+    }
 }
 
 fn unravel(mut i: usize, shape: &[usize]) -> Vec<usize> {

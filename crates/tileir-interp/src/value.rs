@@ -74,6 +74,17 @@ impl Data {
         }
     }
 
+    /// Appends `n` copies of element 0 of `other` (same storage class).
+    pub fn extend_repeat(&mut self, other: &Data, n: usize) {
+        match (self, other) {
+            (Data::Int(a), Data::Int(b)) => a.resize(a.len() + n, b[0]),
+            (Data::F32(a), Data::F32(b)) => a.resize(a.len() + n, b[0]),
+            (Data::F64(a), Data::F64(b)) => a.resize(a.len() + n, b[0]),
+            (Data::Ptr(a), Data::Ptr(b)) => a.resize(a.len() + n, b[0]),
+            _ => unreachable!("storage classes of one element type agree"),
+        }
+    }
+
     /// Overwrites element `dst` of `self` with element `src` of `other`.
     pub fn set_from(&mut self, dst: usize, other: &Data, src: usize) {
         match (self, other) {

@@ -585,7 +585,10 @@ impl<'a> Printer<'a> {
                 name
             }
             _ => {
-                let is_arg = matches!(self.m.values.get(v).map(|d| d.def), Some(crate::module::ValueDef::BlockArg { .. }));
+                let is_arg = matches!(
+                    self.m.values.get(v).map(|d| d.def),
+                    Some(crate::module::ValueDef::BlockArg { .. })
+                );
                 loop {
                     let name = if is_arg {
                         self.next_arg += 1;

@@ -7,7 +7,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PyTuple};
 use tileir_ir::entity::EntityId;
 use tileir_ir::module::ValueData;
-use tileir_ir::{Attr, BlockId, CtOp, CudaTileOp, DenseElements, LocId, Module, NumType, OpId, OpKind, Type, TypeId, ValueDef, ValueId};
+use tileir_ir::{
+    Attr, BlockId, CtOp, CudaTileOp, DenseElements, LocId, Module, NumType, OpId, OpKind, Type,
+    TypeId, ValueDef, ValueId,
+};
 
 /// Builds a module op by op.
 #[pyclass(name = "ModuleBuilder", module = "tileir._native")]
@@ -19,7 +22,9 @@ pub struct PyModuleBuilder {
 
 impl PyModuleBuilder {
     fn m(&mut self, py: Python<'_>) -> PyResult<&mut Module> {
-        self.module.as_mut().ok_or_else(|| builder_error(py, "the builder was already finished".into()))
+        self.module
+            .as_mut()
+            .ok_or_else(|| builder_error(py, "the builder was already finished".into()))
     }
     fn ty(&mut self, py: Python<'_>, id: u32) -> PyResult<TypeId> {
         let m = self.m(py)?;
@@ -45,9 +50,23 @@ impl PyModuleBuilder {
         }
         Ok(op)
     }
-    fn create(&mut self, py: Python<'_>, name: &str, operands: Vec<u32>, result_types: Vec<u32>, attrs: Option<&Bound<'_, PyDict>>, loc: u32) -> PyResult<OpId> {
-        let operands: Vec<ValueId> = operands.iter().map(|&v| self.value(py, v)).collect::<PyResult<_>>()?;
-        let tys: Vec<TypeId> = result_types.iter().map(|&t| self.ty(py, t)).collect::<PyResult<_>>()?;
+    fn create(
+        &mut self,
+        py: Python<'_>,
+        name: &str,
+        operands: Vec<u32>,
+        result_types: Vec<u32>,
+        attrs: Option<&Bound<'_, PyDict>>,
+        loc: u32,
+    ) -> PyResult<OpId> {
+        let operands: Vec<ValueId> = operands
+            .iter()
+            .map(|&v| self.value(py, v))
+            .collect::<PyResult<_>>()?;
+        let tys: Vec<TypeId> = result_types
+            .iter()
+            .map(|&t| self.ty(py, t))
+            .collect::<PyResult<_>>()?;
         let block = self.current(py)?;
         let m = self.m(py)?;
         let mut named = Vec::new();
@@ -60,14 +79,21 @@ impl PyModuleBuilder {
             }
         }
         named.sort_by(|a, b| a.0.cmp(&b.0));
-        let kind = guard(py, || format!("// building op {name}"), || Ok(OpKind::from_generic(name, &named)))?
-            .map_err(|errs| builder_error(py, errs.join("\n")))?;
+        let kind = guard(
+            py,
+            || format!("// building op {name}"),
+            || Ok(OpKind::from_generic(name, &named)),
+        )?
+        .map_err(|errs| builder_error(py, errs.join("\n")))?;
         let op = m.create_op(kind, operands, &tys, LocId::new(loc as usize));
         m.append_op(block, op);
         Ok(op)
     }
     fn current(&self, py: Python<'_>) -> PyResult<BlockId> {
-        self.blocks.last().copied().ok_or_else(|| builder_error(py, "no open region to add ops to".into()))
+        self.blocks
+            .last()
+            .copied()
+            .ok_or_else(|| builder_error(py, "no open region to add ops to".into()))
     }
 }
 
@@ -100,13 +126,16 @@ fn to_attr(py: Python<'_>, m: &mut Module, value: &Bound<'_, PyAny>) -> PyResult
     if let Ok(t) = value.cast::<PyTuple>() {
         let tag: String = t.get_item(0)?.extract()?;
         let elem = |text: String| -> PyResult<NumType> {
-            NumType::from_keyword(&text).ok_or_else(|| builder_error(py, format!("unknown element type '{text}'")))
+            NumType::from_keyword(&text)
+                .ok_or_else(|| builder_error(py, format!("unknown element type '{text}'")))
         };
         match (tag.as_str(), t.len()) {
             ("unit", 1) => return Ok(Attr::Unit),
             ("text", 2) => {
                 let text: String = t.get_item(1)?.extract()?;
-                return tileir_syntax::parse_attribute(&text, m).map_err(|d| builder_error(py, format!("invalid attribute '{text}': {}", d.message)));
+                return tileir_syntax::parse_attribute(&text, m).map_err(|d| {
+                    builder_error(py, format!("invalid attribute '{text}': {}", d.message))
+                });
             }
             ("dense", 4) => {
                 let elem = elem(t.get_item(1)?.extract()?)?;
@@ -114,7 +143,10 @@ fn to_attr(py: Python<'_>, m: &mut Module, value: &Bound<'_, PyAny>) -> PyResult
                 let bits: Vec<u64> = t.get_item(3)?.extract()?;
                 let n: i64 = shape.iter().product();
                 if bits.len() != 1 && bits.len() as i64 != n {
-                    return Err(builder_error(py, format!("dense attribute has {} values for {n} elements", bits.len())));
+                    return Err(builder_error(
+                        py,
+                        format!("dense attribute has {} values for {n} elements", bits.len()),
+                    ));
                 }
                 return Ok(Attr::Dense(DenseElements { elem, shape, bits }));
             }
@@ -129,7 +161,10 @@ fn to_attr(py: Python<'_>, m: &mut Module, value: &Bound<'_, PyAny>) -> PyResult
             _ => {}
         }
     }
-    Err(builder_error(py, format!("unsupported attribute value {}", value.repr()?)))
+    Err(builder_error(
+        py,
+        format!("unsupported attribute value {}", value.repr()?),
+    ))
 }
 
 #[pymethods]
@@ -138,7 +173,10 @@ impl PyModuleBuilder {
     fn new() -> Self {
         let module = Module::new();
         let body = module.body;
-        PyModuleBuilder { module: Some(module), blocks: vec![body] }
+        PyModuleBuilder {
+            module: Some(module),
+            blocks: vec![body],
+        }
     }
 
     /// Interns a type given as text (`tile<128xf32>`); returns its handle.
@@ -164,7 +202,12 @@ impl PyModuleBuilder {
     fn begin_module(&mut self, py: Python<'_>, name: String, loc: u32) -> PyResult<()> {
         let block = self.current(py)?;
         let m = self.m(py)?;
-        let op = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::Module).with("sym_name", Attr::Str(name))), vec![], &[], LocId::new(loc as usize));
+        let op = m.create_op(
+            OpKind::CudaTile(CudaTileOp::new(CtOp::Module).with("sym_name", Attr::Str(name))),
+            vec![],
+            &[],
+            LocId::new(loc as usize),
+        );
         m.append_op(block, op);
         let region = m.ops[op].regions[0];
         let inner = m.add_block(region, &[]);
@@ -175,12 +218,28 @@ impl PyModuleBuilder {
     /// Opens `entry @name(args)`; returns the argument value handles. `attrs` adds
     /// attributes such as `optimization_hints` (a dict of per-target dicts).
     #[pyo3(signature = (name, arg_types, arg_names, loc, attrs = None))]
-    fn begin_entry(&mut self, py: Python<'_>, name: String, arg_types: Vec<u32>, arg_names: Vec<String>, loc: u32, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<u32>> {
-        let tys: Vec<TypeId> = arg_types.iter().map(|&t| self.ty(py, t)).collect::<PyResult<_>>()?;
+    fn begin_entry(
+        &mut self,
+        py: Python<'_>,
+        name: String,
+        arg_types: Vec<u32>,
+        arg_names: Vec<String>,
+        loc: u32,
+        attrs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Vec<u32>> {
+        let tys: Vec<TypeId> = arg_types
+            .iter()
+            .map(|&t| self.ty(py, t))
+            .collect::<PyResult<_>>()?;
         let block = self.current(py)?;
         let m = self.m(py)?;
-        let fty = m.types.intern(Type::Function { inputs: tys.clone(), results: vec![] });
-        let mut op_kind = CudaTileOp::new(CtOp::Entry).with("sym_name", Attr::Str(name)).with("function_type", Attr::Type(fty));
+        let fty = m.types.intern(Type::Function {
+            inputs: tys.clone(),
+            results: vec![],
+        });
+        let mut op_kind = CudaTileOp::new(CtOp::Entry)
+            .with("sym_name", Attr::Str(name))
+            .with("function_type", Attr::Type(fty));
         if let Some(attrs) = attrs {
             for (k, v) in attrs.iter() {
                 if v.is_none() {
@@ -191,7 +250,12 @@ impl PyModuleBuilder {
                 op_kind = op_kind.with(&key, value);
             }
         }
-        let op = m.create_op(OpKind::CudaTile(op_kind), vec![], &[], LocId::new(loc as usize));
+        let op = m.create_op(
+            OpKind::CudaTile(op_kind),
+            vec![],
+            &[],
+            LocId::new(loc as usize),
+        );
         m.append_op(block, op);
         let region = m.ops[op].regions[0];
         let inner = m.add_block(region, &tys);
@@ -206,7 +270,10 @@ impl PyModuleBuilder {
     /// Closes the innermost open region.
     fn end_region(&mut self, py: Python<'_>) -> PyResult<()> {
         if self.blocks.len() <= 1 {
-            return Err(builder_error(py, "end_region without an open region".into()));
+            return Err(builder_error(
+                py,
+                "end_region without an open region".into(),
+            ));
         }
         self.blocks.pop();
         Ok(())
@@ -214,7 +281,15 @@ impl PyModuleBuilder {
 
     /// Appends op `name` (`cuda_tile.addf` or `addf`); returns the result handles.
     #[pyo3(signature = (name, operands, result_types, attrs = None, loc = 0))]
-    fn op(&mut self, py: Python<'_>, name: &str, operands: Vec<u32>, result_types: Vec<u32>, attrs: Option<&Bound<'_, PyDict>>, loc: u32) -> PyResult<Vec<u32>> {
+    fn op(
+        &mut self,
+        py: Python<'_>,
+        name: &str,
+        operands: Vec<u32>,
+        result_types: Vec<u32>,
+        attrs: Option<&Bound<'_, PyDict>>,
+        loc: u32,
+    ) -> PyResult<Vec<u32>> {
         let op = self.create(py, name, operands, result_types, attrs, loc)?;
         let m = self.m(py)?;
         Ok(m.ops[op].results.iter().map(|r| r.index() as u32).collect())
@@ -224,23 +299,53 @@ impl PyModuleBuilder {
     /// with regions (`if`, `for`, `loop`, `reduce`, `scan`), whose blocks are then opened
     /// with `begin_block` and whose results may be added later with `add_results`.
     #[pyo3(signature = (name, operands, result_types, attrs = None, loc = 0))]
-    fn begin_op(&mut self, py: Python<'_>, name: &str, operands: Vec<u32>, result_types: Vec<u32>, attrs: Option<&Bound<'_, PyDict>>, loc: u32) -> PyResult<(u32, Vec<u32>)> {
+    fn begin_op(
+        &mut self,
+        py: Python<'_>,
+        name: &str,
+        operands: Vec<u32>,
+        result_types: Vec<u32>,
+        attrs: Option<&Bound<'_, PyDict>>,
+        loc: u32,
+    ) -> PyResult<(u32, Vec<u32>)> {
         let op = self.create(py, name, operands, result_types, attrs, loc)?;
         let m = self.m(py)?;
-        Ok((op.index() as u32, m.ops[op].results.iter().map(|r| r.index() as u32).collect()))
+        Ok((
+            op.index() as u32,
+            m.ops[op].results.iter().map(|r| r.index() as u32).collect(),
+        ))
     }
 
     /// Adds a block with arguments of `arg_types` to region `region` of `op` and makes it
     /// the insertion block (closed with `end_region`); returns the argument handles.
-    fn begin_block(&mut self, py: Python<'_>, op: u32, region: usize, arg_types: Vec<u32>) -> PyResult<Vec<u32>> {
-        let tys: Vec<TypeId> = arg_types.iter().map(|&t| self.ty(py, t)).collect::<PyResult<_>>()?;
+    fn begin_block(
+        &mut self,
+        py: Python<'_>,
+        op: u32,
+        region: usize,
+        arg_types: Vec<u32>,
+    ) -> PyResult<Vec<u32>> {
+        let tys: Vec<TypeId> = arg_types
+            .iter()
+            .map(|&t| self.ty(py, t))
+            .collect::<PyResult<_>>()?;
         let op = self.op_id(py, op)?;
         let m = self.m(py)?;
         let Some(&r) = m.ops[op].regions.get(region) else {
-            return Err(builder_error(py, format!("op has {} region(s), no region {region}", m.ops[op].regions.len())));
+            return Err(builder_error(
+                py,
+                format!(
+                    "op has {} region(s), no region {region}",
+                    m.ops[op].regions.len()
+                ),
+            ));
         };
         let block = m.add_block(r, &tys);
-        let args = m.blocks[block].args.iter().map(|a| a.index() as u32).collect();
+        let args = m.blocks[block]
+            .args
+            .iter()
+            .map(|a| a.index() as u32)
+            .collect();
         self.blocks.push(block);
         Ok(args)
     }
@@ -250,9 +355,15 @@ impl PyModuleBuilder {
     fn enter_block(&mut self, py: Python<'_>, op: u32, region: usize) -> PyResult<()> {
         let op = self.op_id(py, op)?;
         let m = self.m(py)?;
-        let block = m.ops[op].regions.get(region).and_then(|&r| m.regions[r].blocks.last().copied());
+        let block = m.ops[op]
+            .regions
+            .get(region)
+            .and_then(|&r| m.regions[r].blocks.last().copied());
         let Some(block) = block else {
-            return Err(builder_error(py, format!("region {region} of the op has no block to enter")));
+            return Err(builder_error(
+                py,
+                format!("region {region} of the op has no block to enter"),
+            ));
         };
         self.blocks.push(block);
         Ok(())
@@ -260,14 +371,26 @@ impl PyModuleBuilder {
 
     /// Appends results of `result_types` to `op` (an `if` learns its result types only
     /// after its branches are built); returns their handles.
-    fn add_results(&mut self, py: Python<'_>, op: u32, result_types: Vec<u32>) -> PyResult<Vec<u32>> {
-        let tys: Vec<TypeId> = result_types.iter().map(|&t| self.ty(py, t)).collect::<PyResult<_>>()?;
+    fn add_results(
+        &mut self,
+        py: Python<'_>,
+        op: u32,
+        result_types: Vec<u32>,
+    ) -> PyResult<Vec<u32>> {
+        let tys: Vec<TypeId> = result_types
+            .iter()
+            .map(|&t| self.ty(py, t))
+            .collect::<PyResult<_>>()?;
         let op = self.op_id(py, op)?;
         let m = self.m(py)?;
         let mut out = Vec::with_capacity(tys.len());
         for ty in tys {
             let index = m.ops[op].results.len() as u32;
-            let v = m.values.push(ValueData { ty, def: ValueDef::OpResult { op, index }, name: None });
+            let v = m.values.push(ValueData {
+                ty,
+                def: ValueDef::OpResult { op, index },
+                name: None,
+            });
             m.ops[op].results.push(v);
             out.push(v.index() as u32);
         }
@@ -296,7 +419,10 @@ impl PyModuleBuilder {
 
     /// Finishes and returns the module (the builder is then empty).
     fn finish(&mut self, py: Python<'_>) -> PyResult<PyModuleIr> {
-        let m = self.module.take().ok_or_else(|| builder_error(py, "the builder was already finished".into()))?;
+        let m = self
+            .module
+            .take()
+            .ok_or_else(|| builder_error(py, "the builder was already finished".into()))?;
         Ok(PyModuleIr { inner: m })
     }
 }

@@ -60,7 +60,11 @@ pub fn parse_module(text: &str, options: &ParseOptions) -> Result<Module, Vec<Di
         let mut p = Parser::new(text, options);
         match p.top_level() {
             Ok(()) => Ok(p.m),
-            Err(d) => Err(vec![d]),
+            Err(d) => {
+                let mut all = std::mem::take(&mut p.pending);
+                all.push(d);
+                Err(all)
+            }
         }
     };
     // The parser is recursive descent bounded by MAX_DEPTH; a dedicated thread with a
@@ -140,6 +144,11 @@ pub(crate) struct Parser<'a> {
     pub(crate) default_ct: Vec<bool>,
     /// Full name of the custom op being parsed (for "custom op '…'" messages).
     pub(crate) cur_op: String,
+    /// Errors MLIR's parser reports before the one that stops parsing (e.g. "expected
+    /// valid keyword" ahead of "expected signedness to be one of: …").
+    pub(crate) pending: Vec<Diagnostic>,
+    /// True while a type is being parsed (nested types do not restart the op-type rules).
+    pub(crate) in_type: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -158,6 +167,8 @@ impl<'a> Parser<'a> {
             depth: 0,
             default_ct: vec![false],
             cur_op: String::new(),
+            pending: Vec::new(),
+            in_type: false,
         }
     }
 
@@ -185,6 +196,24 @@ impl<'a> Parser<'a> {
     /// An error at `pos` prefixed with the current custom op's name.
     pub(crate) fn cerr<T>(&self, pos: usize, msg: impl Into<String>) -> R<T> {
         self.c.err_at(pos, self.custom(msg.into()))
+    }
+
+    /// A bad enum keyword at `pos`: MLIR's generated enum parsers first fail to read a
+    /// keyword ("expected valid keyword", only when the token is not one) and then
+    /// report the allowed values (`msg`).
+    pub(crate) fn keyword_err<T>(&mut self, pos: usize, msg: impl Into<String>) -> R<T> {
+        let save = self.c.pos;
+        self.c.pos = pos;
+        let is_kw = self.c.peek_ident().is_some();
+        self.c.pos = save;
+        if !is_kw {
+            let d = Diagnostic::error(
+                self.c.loc_at(pos),
+                self.custom("expected valid keyword".into()),
+            );
+            self.pending.push(d);
+        }
+        self.cerr(pos, msg)
     }
 
     fn top_level(&mut self) -> R<()> {
@@ -558,6 +587,20 @@ impl<'a> Parser<'a> {
 
     /// Parses a generic op after its result bindings.
     fn generic_op(
+        &mut self,
+        block: BlockId,
+        nbound: usize,
+        loc: tileir_ir::LocId,
+        start: usize,
+    ) -> R<OpId> {
+        // Generic ops are not parsed by a custom parser: no "custom op" prefix.
+        let saved = std::mem::take(&mut self.cur_op);
+        let r = self.generic_op_inner(block, nbound, loc, start);
+        self.cur_op = saved;
+        r
+    }
+
+    fn generic_op_inner(
         &mut self,
         block: BlockId,
         nbound: usize,

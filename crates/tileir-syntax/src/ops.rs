@@ -121,12 +121,12 @@ impl Parser<'_> {
                         .map(|k| format!("'{k}'"))
                         .collect::<Vec<_>>()
                         .join(", ");
-                    self.cerr(
+                    self.keyword_err(
                         pos,
                         format!("expected rounding mode to be one of: {l}, got: '{kw}'"),
                     )
                 } else {
-                    self.cerr(
+                    self.keyword_err(
                         pos,
                         format!("expected {} to be one of: {}", human(attr), quoted(&list)),
                     )
@@ -141,7 +141,7 @@ impl Parser<'_> {
         let pos = self.c.pos;
         match self.c.ident() {
             Some(w) => self.enum_attr(op, attr, pos, w, None),
-            None => self.cerr(pos, "expected valid keyword"),
+            None => self.enum_attr(op, attr, pos, "", None),
         }
     }
 
@@ -155,6 +155,8 @@ impl Parser<'_> {
         start: usize,
     ) -> R<OpId> {
         let uses = self.use_list()?;
+        self.c.ws();
+        let after_uses = self.c.pos;
         let mut ct = CudaTileOp::new(op);
         let mut filled = vec![false; f.mods.len()];
         loop {
@@ -247,16 +249,11 @@ impl Parser<'_> {
             if let (Mod::Keyword { attr }, false) = (m, filled[i]) {
                 self.c.ws();
                 let pos = self.c.pos;
-                return match self.c.peek_ident() {
-                    Some(_) => {
-                        let kws = enum_kind(op, attr).map(listed).unwrap_or_default();
-                        self.cerr(
-                            pos,
-                            format!("expected {} to be one of: {}", human(attr), quoted(&kws)),
-                        )
-                    }
-                    None => self.cerr(pos, "expected valid keyword"),
-                };
+                let kws = enum_kind(op, attr).map(listed).unwrap_or_default();
+                return self.keyword_err(
+                    pos,
+                    format!("expected {} to be one of: {}", human(attr), quoted(&kws)),
+                );
             }
         }
         self.c.expect(":")?;
@@ -268,6 +265,9 @@ impl Parser<'_> {
             .then_some(schema.operands.len());
         let check_count = |p: &Self, n: usize| -> R<()> {
             match fixed_operands {
+                // The declarative format reads `$a, $b, …` one by one: a short list
+                // fails where the next ',' should be.
+                Some(k) if n > 0 && n < k => p.c.err_at(after_uses, "expected ','"),
                 Some(k) if k != n => {
                     p.c.err_at(start, format!("{n} operands present, but expected {k}"))
                 }
@@ -295,6 +295,9 @@ impl Parser<'_> {
                 self.c.ws();
                 let tpos = self.c.pos;
                 let w = self.type_list()?;
+                if w.len() < written as usize {
+                    return self.c.err("expected ','");
+                }
                 if w.len() != written as usize {
                     return self.c.err_at(
                         tpos,
@@ -637,15 +640,13 @@ impl Parser<'_> {
             CtOp::CmpI | CtOp::CmpF => {
                 self.c.ws();
                 let pos = self.c.pos;
-                let Some(p) = self.c.ident() else {
-                    return self.cerr(pos, "expected valid keyword");
-                };
+                let p = self.c.ident().unwrap_or("");
                 let pa = match enum_kind(op, "comparison_predicate")
                     .and_then(|k| k.keywords().into_iter().find(|k| *k == p))
                 {
                     Some(k) => Attr::Enum(EnumKind::ComparisonPredicate.mnemonic(), k),
                     None => {
-                        return self.cerr(
+                        return self.keyword_err(
                             pos,
                             format!(
                                 "expected 'comparison_predicate' to be one of: {}",
@@ -658,9 +659,7 @@ impl Parser<'_> {
                 if op == CtOp::CmpF {
                     self.c.ws();
                     let pos = self.c.pos;
-                    let Some(o) = self.c.ident() else {
-                        return self.cerr(pos, "expected valid keyword");
-                    };
+                    let o = self.c.ident().unwrap_or("");
                     match EnumKind::ComparisonOrdering
                         .keywords()
                         .into_iter()
@@ -671,7 +670,7 @@ impl Parser<'_> {
                             Attr::Enum(EnumKind::ComparisonOrdering.mnemonic(), k),
                         ),
                         None => {
-                            return self.cerr(
+                            return self.keyword_err(
                                 pos,
                                 format!(
                                     "expected 'comparison_ordering' to be one of: {}",
@@ -693,8 +692,8 @@ impl Parser<'_> {
                             let s = self.enum_attr(op, "signedness", pos, w, None)?;
                             ct.set("signedness", s);
                         }
-                        Some(_) => {
-                            return self.cerr(
+                        _ => {
+                            return self.keyword_err(
                                 pos,
                                 format!(
                                     "expected signedness to be one of: {}",
@@ -702,7 +701,6 @@ impl Parser<'_> {
                                 ),
                             )
                         }
-                        None => return self.cerr(pos, "expected valid keyword"),
                     }
                 }
                 self.c.expect(":")?;

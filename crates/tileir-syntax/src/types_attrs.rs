@@ -9,6 +9,7 @@ use tileir_ir::types::{
     TensorViewType, TileElem, Type, TypeId,
 };
 use tileir_ir::AssumePredicate;
+use tileir_ir::Diagnostic;
 
 /// A value bound to a `#name = …` alias.
 #[derive(Clone, Debug)]
@@ -55,9 +56,32 @@ impl Parser<'_> {
     /// Parses a type (short or `!cuda_tile.` long form, builtin, alias, function type).
     pub fn ty(&mut self) -> R<TypeId> {
         self.enter()?;
-        let r = self.ty_inner();
+        let outer = !self.in_type && !self.cur_op.is_empty();
+        let was = std::mem::replace(&mut self.in_type, true);
+        let r = if outer { self.op_ty() } else { self.ty_inner() };
+        self.in_type = was;
         self.depth -= 1;
         r
+    }
+
+    /// A type in custom op syntax. The dialect tries a full (`!…` or builtin) type first
+    /// and otherwise reads a short-form keyword, so MLIR reports "expected valid keyword"
+    /// both when no type is there and after a full type that failed to parse.
+    fn op_ty(&mut self) -> R<TypeId> {
+        self.c.ws();
+        let pos = self.c.pos;
+        if self.c.at("!") {
+            return self.ty_inner().map_err(|d| {
+                let extra =
+                    Diagnostic::error(d.loc.clone(), self.custom("expected valid keyword".into()));
+                self.pending.push(d);
+                extra
+            });
+        }
+        if self.c.peek_ident().is_none() && !self.c.at("(") {
+            return self.cerr(pos, "expected valid keyword");
+        }
+        self.ty_inner()
     }
 
     fn ty_inner(&mut self) -> R<TypeId> {
@@ -352,7 +376,18 @@ impl Parser<'_> {
                     TileElem::Num(self.num_type()?)
                 };
                 self.c.expect(">")?;
-                let shape = dims.iter().map(|d| d.as_static().unwrap_or(0)).collect();
+                let shape: Vec<i64> = dims.iter().map(|d| d.as_static().unwrap_or(0)).collect();
+                // MLIR builds types checked: a zero extent is a parse error.
+                if shape.contains(&0) {
+                    let list: Vec<String> = shape.iter().map(i64::to_string).collect();
+                    return self.c.err_at(
+                        start,
+                        format!(
+                            "all dimensions must be positive constants, got {}",
+                            list.join(", ")
+                        ),
+                    );
+                }
                 Type::Tile {
                     shape,
                     elem,

@@ -55,9 +55,10 @@ fn value_errors() {
     );
     expect_error(
         &kernel("    %0 = addf %arg0 : tile<f32>"),
-        "1 operands present, but expected 2",
+        // MLIR's declarative parser wants the ',' before the missing operand.
+        "expected ','",
         3,
-        5,
+        21,
     );
     expect_error(
         &kernel("    %0 = \"cuda_tile.addf\"(%arg0, %arg0) : (!cuda_tile.tile<f32>) -> !cuda_tile.tile<f32>"),

@@ -133,6 +133,8 @@ fn process(
     let verify_options = tileir_verify::VerifyOptions {
         warn_unsupported_hints: flags.has("Wunsupported-hints") || flags.has("Werr-hints"),
         hints_are_errors: flags.has("Werr-hints"),
+        // Diagnostics must be MLIR's, which stop each unit at its first failing op.
+        stop_at_first_failure: true,
     };
     let mut diags = match tileir_verify::verify_with(&module, &verify_options) {
         Ok(warnings) => warnings,

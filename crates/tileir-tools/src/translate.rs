@@ -165,8 +165,9 @@ fn text_to_output(
             return None;
         }
     };
-    match tileir_verify::verify(&module) {
-        Ok(()) => {}
+    let mlir_compatible = tileir_verify::VerifyOptions { stop_at_first_failure: true, ..Default::default() };
+    match tileir_verify::verify_with(&module, &mlir_compatible) {
+        Ok(warnings) => diags.extend(warnings),
         Err(d) => {
             diags.extend(d.0);
             return None;

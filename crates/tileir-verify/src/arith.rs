@@ -212,7 +212,8 @@ fn check(cx: &Ctx<'_>, op: OpId, kind: &CudaTileOp) -> Result<(), String> {
                 }
             } else if mode != R::NearestEven {
                 return Err(
-                    "invalid rounding mode specified. Only 'nearest_even' is supported".into(),
+                    "invalid rounding mode specified for ftof. Only 'nearest_even' is supported"
+                        .into(),
                 );
             }
             Ok(())
@@ -220,7 +221,7 @@ fn check(cx: &Ctx<'_>, op: OpId, kind: &CudaTileOp) -> Result<(), String> {
         CtOp::FToI => {
             if rounding("rounding_mode").unwrap_or(R::NearestIntToZero) != R::NearestIntToZero {
                 return Err(
-                    "invalid rounding mode specified. Only 'nearest_int_to_zero' is supported"
+                    "invalid rounding error specified. Only 'nearest_int_to_zero' is supported"
                         .into(),
                 );
             }
@@ -228,8 +229,10 @@ fn check(cx: &Ctx<'_>, op: OpId, kind: &CudaTileOp) -> Result<(), String> {
         }
         CtOp::IToF => {
             if rounding("rounding_mode").unwrap_or(R::NearestEven) != R::NearestEven {
+                // NVIDIA says "rounding error" here (ftof says "rounding mode"); tools
+                // compare the text, so keep each op's wording.
                 return Err(
-                    "invalid rounding mode specified. Only 'nearest_even' is supported".into(),
+                    "invalid rounding error specified. Only 'nearest_even' is supported".into(),
                 );
             }
             if d.results.first().and_then(|&r| num_elem(m, r)) == Some(NumType::F8E8M0FNU) {

@@ -9,17 +9,25 @@
 //! 2. **SSA dominance**: each operand is defined earlier in its block or in an enclosing
 //!    block, or is an argument of one of those blocks.
 //! 3. **Types**: tile shapes are powers of two with at most 2^24 elements, and so on.
+//!    A bad type does not stop phase 4, whose op rules usually say more about it.
 //! 4. **Per-op rules** of cuda_tile ([`cuda_tile`]), nv_tileaa and nv_tileas ([`tile`]),
-//!    in MLIR's order: an op's own rules, then the ops nested in its regions, then the
-//!    op's rules about its regions (`for`/`loop` iteration values, symbol tables, debug
-//!    scopes of function bodies).
-//! 5. **Cross-op rules**: symbol uses (`get_global` names a `global`); functions do not
-//!    mix cuda_tile with nv_tileaa/nv_tileas ops, and once a function holds nv_tileas
-//!    ops every tile value in it carries a layout.
+//!    in MLIR's order: an op's own rules (schema constraints and traits first, then the
+//!    op's verifier, then inferred result types), then the ops nested in its regions, then
+//!    the op's rules about its regions (`for`/`loop` iteration values, `reduce`/`scan`
+//!    bodies, debug scopes of function bodies, and for symbol tables duplicate names and
+//!    then symbol uses such as `get_global` naming a `global`).
+//! 5. **Cross-op rules**: functions do not mix cuda_tile with nv_tileaa/nv_tileas ops,
+//!    and once a function holds nv_tileas ops every tile value in it carries a layout.
 //!
-//! Every error of a module is reported (MLIR stops at the first failing op; we do not,
-//! so one run shows all problems). Within one op, later rules that depend on an earlier
-//! failed rule are skipped, as MLIR's verifiers return at their first error.
+//! By default every failing op of the module is reported; the ops nested in a failed op
+//! and its ancestors' region rules are skipped (they may rely on what failed). With
+//! [`VerifyOptions::stop_at_first_failure`] (what `tileir-opt` uses), it behaves like MLIR's
+//! verifier: the first failing op also ends the verification of its later siblings in the
+//! unit it is in, so diagnostics match what MLIR's tests compare against.
+//! Units are the ops MLIR treats as isolated from above (`cuda_tile.module`, `entry`,
+//! `testing$func`, nv_tileaa functions): a failure in one does not stop its siblings, so
+//! two broken kernels report one error each. Within one op, later rules that depend on
+//! an earlier failed rule are skipped, as MLIR's verifiers return at their first error.
 
 #![forbid(unsafe_code)]
 
@@ -50,6 +58,12 @@ pub struct VerifyOptions {
     /// "Optimization hints verification failed". Has no effect without
     /// [`VerifyOptions::warn_unsupported_hints`].
     pub hints_are_errors: bool,
+    /// MLIR's behaviour: the first failing op ends the verification of the unit (module or
+    /// function) it is in, so each broken unit reports one error, exactly as
+    /// `cuda-tile-opt -verify-diagnostics` expects. Off by default: then every failing op
+    /// of the module is reported (ops nested in a failed op, and the region rules of its
+    /// ancestors, are still skipped, since they would mostly repeat the same problem).
+    pub stop_at_first_failure: bool,
 }
 
 /// Collects diagnostics for one module.
@@ -183,9 +197,12 @@ pub fn verify_with(
         check_dominance(&mut cx);
     }
     if !has_errors(&cx) {
+        // Invalid types (which MLIR's parser would refuse) do not stop the op rules: the
+        // op that produces such a value usually has a more precise complaint.
         types::check_value_types(&mut cx);
-        verify_ops_in_block(&mut cx, module.body);
-        module_ops::verify_symbol_uses(&mut cx);
+        verify_module_body(&mut cx, module.body);
+    }
+    if !has_errors(&cx) {
         check_function_dialects(&mut cx);
     }
     if has_errors(&cx) {
@@ -195,32 +212,94 @@ pub fn verify_with(
     }
 }
 
-/// Per-op rules in MLIR's order: an op's own rules, its nested ops, then its region rules.
-fn verify_ops_in_block(cx: &mut Ctx<'_>, block: BlockId) {
+/// The top level: its ops, then (when they passed) its symbol uses, as for MLIR's
+/// builtin.module symbol table.
+fn verify_module_body(cx: &mut Ctx<'_>, body: BlockId) {
+    if verify_body(cx, body) {
+        module_ops::verify_symbol_uses(cx, None);
+    }
+}
+
+/// Ops whose regions MLIR verifies as separate units (`IsolatedFromAbove`): a failure
+/// inside one does not stop the verification of its siblings.
+fn is_isolated(kind: &OpKind) -> bool {
+    matches!(kind, OpKind::TileAa(tileir_ir::TileAaOp::Func { .. }))
+        || matches!(
+            kind.ct(),
+            Some(CtOp::Module | CtOp::Entry | CtOp::TestingFunc)
+        )
+}
+
+fn error_count(cx: &Ctx<'_>) -> usize {
+    cx.diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count()
+}
+
+/// Verifies the ops of `block` the way MLIR's
+/// `OperationVerifier` walks: in order, each op's own rules, then its nested ops, then its
+/// region rules; the first failure ends the walk. Isolated-from-above ops are deferred
+/// until the other ops of the block passed, and then all of them are verified even when
+/// one fails (MLIR verifies them in parallel). Returns true when nothing failed.
+fn verify_body(cx: &mut Ctx<'_>, block: BlockId) -> bool {
     let m = cx.m;
+    let mut isolated = Vec::new();
+    let mut ok = true;
     for &op in &m.blocks[block].ops {
-        match &m.ops[op].kind {
-            OpKind::CudaTile(k) => cuda_tile::verify_op(cx, op, k),
-            OpKind::TileAa(k) => tile::verify_aa_op(cx, op, k),
-            OpKind::TileAs(k) => tile::verify_as_op(cx, op, k),
-            // The parser admits these only under -allow-unregistered-dialect.
-            OpKind::Unregistered(_) => {}
-        }
-        for &region in &m.ops[op].regions {
-            for &inner in &m.regions[region].blocks {
-                verify_ops_in_block(cx, inner);
+        if is_isolated(&m.ops[op].kind) {
+            isolated.push(op);
+        } else if !verify_op_tree(cx, op) {
+            if cx.options.stop_at_first_failure {
+                return false;
             }
+            ok = false;
         }
-        if let OpKind::CudaTile(k) = &m.ops[op].kind {
-            match k.op {
-                CtOp::For | CtOp::Loop => control::verify_regions(cx, op, k),
-                CtOp::Module | CtOp::Entry | CtOp::TestingFunc => {
-                    module_ops::verify_regions(cx, op, k)
+    }
+    for op in isolated {
+        ok &= verify_op_tree(cx, op);
+    }
+    ok
+}
+
+/// One op: its own rules (MLIR's `verifyInvariants`), its nested blocks, and its region
+/// rules (`verifyRegions`, symbol tables). Returns true when nothing failed.
+fn verify_op_tree(cx: &mut Ctx<'_>, op: OpId) -> bool {
+    let m = cx.m;
+    let before = error_count(cx);
+    match &m.ops[op].kind {
+        OpKind::CudaTile(k) => cuda_tile::verify_op(cx, op, k),
+        OpKind::TileAa(k) => tile::verify_aa_op(cx, op, k),
+        OpKind::TileAs(k) => tile::verify_as_op(cx, op, k),
+        // The parser admits these only under -allow-unregistered-dialect.
+        OpKind::Unregistered(_) => {}
+    }
+    if error_count(cx) > before {
+        return false;
+    }
+    let mut nested_ok = true;
+    for &region in &m.ops[op].regions {
+        for &inner in &m.regions[region].blocks {
+            if !verify_body(cx, inner) {
+                if cx.options.stop_at_first_failure {
+                    return false;
                 }
-                _ => {}
+                nested_ok = false;
             }
         }
     }
+    if !nested_ok {
+        return false;
+    }
+    if let OpKind::CudaTile(k) = &m.ops[op].kind {
+        match k.op {
+            CtOp::For | CtOp::Loop => control::verify_regions(cx, op, k),
+            CtOp::Reduce | CtOp::Scan => shape::verify_regions(cx, op),
+            CtOp::Module | CtOp::Entry | CtOp::TestingFunc => module_ops::verify_regions(cx, op, k),
+            _ => {}
+        }
+    }
+    error_count(cx) == before
 }
 
 /// Terminators a cuda_tile region-holding op's blocks may end with (for messages).

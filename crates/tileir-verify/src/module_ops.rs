@@ -16,8 +16,9 @@ pub(crate) fn verify(cx: &mut Ctx<'_>, op: OpId, kind: &CudaTileOp) {
         CtOp::Global => verify_global(cx, op, kind),
         CtOp::Assume => verify_assume(cx, op, kind),
         CtOp::PrintTko => verify_print(cx, op, kind),
-        // Symbol resolution runs once all ops are verified ([`verify_symbol_uses`]); the
-        // result type (rank-0 pointer tile) is a schema constraint.
+        // Symbol resolution is a rule of the enclosing symbol table, run after its nested
+        // ops ([`verify_symbol_uses`]); the result type (rank-0 pointer tile) is a schema
+        // constraint.
         CtOp::GetGlobal => {}
         // Three rank-0 i32 results and an i1 condition tile are schema constraints.
         CtOp::GetTileBlockId | CtOp::GetNumTileBlocks | CtOp::Assert => {}
@@ -25,11 +26,18 @@ pub(crate) fn verify(cx: &mut Ctx<'_>, op: OpId, kind: &CudaTileOp) {
     }
 }
 
-/// Rules run after the op's nested ops: symbol-table uniqueness for modules, debug
-/// scopes of the ops in a function body.
+/// Rules run after the op's nested ops: for modules, symbol-table uniqueness and then the
+/// symbol uses of the ops inside (MLIR's `SymbolTable` trait); debug scopes of the ops in
+/// a function body.
 pub(crate) fn verify_regions(cx: &mut Ctx<'_>, op: OpId, kind: &CudaTileOp) {
     match kind.op {
-        CtOp::Module => verify_symbol_table(cx, op),
+        CtOp::Module => {
+            // Symbol uses are only looked up in a table without duplicates.
+            let unique = verify_symbol_table(cx, op);
+            if unique {
+                verify_symbol_uses(cx, Some(op));
+            }
+        }
         CtOp::Entry | CtOp::TestingFunc => verify_body_debug_scopes(cx, op),
         _ => {}
     }
@@ -151,7 +159,10 @@ fn expect_module_parent(cx: &mut Ctx<'_>, op: OpId) {
 }
 
 fn verify_module(cx: &mut Ctx<'_>, op: OpId) {
-    if let Some(parent) = parent_op(cx, op) {
+    // A generic `"builtin.module"() ({...})` wrapper is the top level too (the parser keeps
+    // it as an unregistered op).
+    if let Some(parent) = parent_op(cx, op).filter(|&p| cx.m.ops[p].kind.name() != "builtin.module")
+    {
         let parent_name = cx.m.ops[parent].kind.name();
         cx.op_error(
             op,
@@ -193,10 +204,11 @@ fn verify_module(cx: &mut Ctx<'_>, op: OpId) {
     }
 }
 
-/// Symbols of a module's direct children are unique (MLIR's SymbolTable trait).
-fn verify_symbol_table(cx: &mut Ctx<'_>, op: OpId) {
+/// Symbols of a module's direct children are unique (MLIR's SymbolTable trait). Returns
+/// false after reporting the first redefinition.
+fn verify_symbol_table(cx: &mut Ctx<'_>, op: OpId) -> bool {
     let Some(body) = cx.m.entry_block(op, 0) else {
-        return;
+        return true;
     };
     let mut seen: Vec<(String, OpId)> = Vec::new();
     for &item in &cx.m.blocks[body].ops {
@@ -219,36 +231,48 @@ fn verify_symbol_table(cx: &mut Ctx<'_>, op: OpId) {
                 cx.diags
                     .push(last.with_note(note_loc, "see existing symbol definition here"));
             }
+            return false;
         } else {
             seen.push((name.to_string(), item));
         }
     }
+    true
 }
 
-/// `get_global @g` names a `global` of the nearest enclosing symbol table (the
-/// cuda_tile.module, or the top level), whose element type is the result's pointee.
-pub(crate) fn verify_symbol_uses(cx: &mut Ctx<'_>) {
+/// The nearest symbol table enclosing `op`: a `cuda_tile.module`, or `None` for the top
+/// level.
+fn symbol_table_of(cx: &Ctx<'_>, op: OpId) -> Option<OpId> {
+    let mut table = parent_op(cx, op);
+    while let Some(t) = table {
+        if cx.m.ops[t].kind.ct() == Some(CtOp::Module) {
+            return Some(t);
+        }
+        table = parent_op(cx, t);
+    }
+    None
+}
+
+/// `get_global @g` names a `global` of its nearest enclosing symbol table (`table`: a
+/// cuda_tile.module, or `None` for the top level), whose element type is the result's
+/// pointee. Checks the uses whose nearest table is `table`, in order, and stops at the
+/// first failure (MLIR's symbol-table verifier interrupts its walk there).
+pub(crate) fn verify_symbol_uses(cx: &mut Ctx<'_>, table: Option<OpId>) {
     let m = cx.m;
+    let items: &[OpId] = match table {
+        Some(t) => match m.entry_block(t, 0) {
+            Some(b) => &m.blocks[b].ops,
+            None => return,
+        },
+        None => &m.blocks[m.body].ops,
+    };
     for op in m.walk() {
         let Some(k) = m.ops[op].kind.cuda_tile() else {
             continue;
         };
-        if k.op != CtOp::GetGlobal {
+        if k.op != CtOp::GetGlobal || symbol_table_of(cx, op) != table {
             continue;
         }
         let Some(name) = k.str("name") else { continue };
-        // The nearest enclosing symbol table.
-        let mut table = parent_op(cx, op);
-        while let Some(t) = table {
-            if m.ops[t].kind.ct() == Some(CtOp::Module) {
-                break;
-            }
-            table = parent_op(cx, t);
-        }
-        let items: &[OpId] = match table.and_then(|t| m.entry_block(t, 0)) {
-            Some(b) => &m.blocks[b].ops,
-            None => &m.blocks[m.body].ops,
-        };
         let global = items.iter().copied().find(|&g| {
             m.ops[g]
                 .kind
@@ -257,7 +281,7 @@ pub(crate) fn verify_symbol_uses(cx: &mut Ctx<'_>) {
         });
         let Some(global) = global else {
             cx.op_error(op, format!("'{name}' does not reference a valid global"));
-            continue;
+            return;
         };
         let global_elem = match m.ops[global].kind.cuda_tile().and_then(|g| g.get("value")) {
             Some(Attr::Dense(d)) => d.elem,
@@ -276,6 +300,7 @@ pub(crate) fn verify_symbol_uses(cx: &mut Ctx<'_>) {
                     op,
                     format!("pointee type of result type '!cuda_tile.ptr<{pointee}>' does not match type '{global_elem}' of the global @{name}"),
                 );
+                return;
             }
         }
     }

@@ -62,9 +62,11 @@ pub(crate) fn operand_groups(
                         "operand group starting at #{start} requires 1 element, but found {size}"
                     ))
                 }
-                Arity::Optional if size > 1 => return Err(format!(
+                Arity::Optional if size > 1 => {
+                    return Err(format!(
                     "operand group starting at #{start} requires 0 or 1 element, but found {size}"
-                )),
+                ))
+                }
                 _ => {}
             }
             out.push(start..start + size);
@@ -114,9 +116,11 @@ fn split_groups(
             ));
         }
         [] | [_] => {}
-        _ => return Err(format!(
+        _ => {
+            return Err(format!(
             "has several variable {what} groups but no size attribute to split its {count} {what}s"
-        )),
+        ))
+        }
     }
     let mut start = 0;
     Ok(specs
@@ -295,6 +299,8 @@ enum Pred {
     AllSameElem,
     /// Native `SameOperandsAndResultShape`.
     AllSameShape,
+    /// Native `SameOperandsShape`.
+    OperandsSameShape,
 }
 
 /// The predicate traits of `op` beyond `SAME_TYPES`, in the order ODS checks them
@@ -338,19 +344,45 @@ fn preds(op: CtOp) -> &'static [Pred] {
         ],
         CtOp::AtomicRmwTko => &[SameShape(&["pointers", "arg", "result"])],
         CtOp::AtomicCasTko => &[SameShape(&["pointers", "cmp", "val", "result"])],
+        CtOp::Reduce | CtOp::Scan => &[OperandsSameShape],
         _ => &[],
     }
 }
 
+/// ODS `ConfinedAttr` bounds on integer attributes: (op, attribute, minimum, how ODS's
+/// summary words the bound). NVIDIA's definitions confine these to be non-negative.
+const INT_MINIMUMS: &[(CtOp, &str, i64, &str)] = &[
+    (CtOp::Alloca, "num_elem", 0, "whose minimum value is 0"),
+    (CtOp::Alloca, "alignment", 0, "whose minimum value is 0"),
+    (CtOp::Reduce, "dim", 0, "whose value is non-negative"),
+    (CtOp::Scan, "dim", 0, "whose value is non-negative"),
+];
+
+fn int_minimum(op: CtOp, name: &str) -> Option<(i64, &'static str)> {
+    INT_MINIMUMS
+        .iter()
+        .find(|(o, n, _, _)| *o == op && *n == name)
+        .map(|&(_, _, min, words)| (min, words))
+}
+
 /// ODS's description of an attribute kind, for "failed to satisfy constraint" messages.
 fn attr_description(op: CtOp, name: &str, kind: AttrKind) -> String {
+    let base = match kind {
+        AttrKind::I32 => "32-bit signless integer attribute",
+        AttrKind::I64 => "64-bit signless integer attribute",
+        _ => return other_attr_description(kind),
+    };
+    match int_minimum(op, name) {
+        Some((_, words)) => format!("{base} {words}"),
+        None => base.into(),
+    }
+}
+
+fn other_attr_description(kind: AttrKind) -> String {
     match kind {
         AttrKind::Unit => "unit attribute".into(),
         AttrKind::Bool => "bool attribute".into(),
         AttrKind::I32 => "32-bit signless integer attribute".into(),
-        AttrKind::I64 if op == CtOp::Alloca && matches!(name, "num_elem" | "alignment") => {
-            "64-bit signless integer attribute whose minimum value is 0".into()
-        }
         AttrKind::I64 => "64-bit signless integer attribute".into(),
         AttrKind::Str => "string attribute".into(),
         AttrKind::SymbolRef => "flat symbol reference attribute".into(),
@@ -372,10 +404,10 @@ fn attr_description(op: CtOp, name: &str, kind: AttrKind) -> String {
 fn attr_ok(m: &Module, op: CtOp, name: &str, kind: AttrKind, value: &Attr) -> bool {
     match (kind, value) {
         (AttrKind::Unit, Attr::Unit) | (AttrKind::Bool, Attr::Bool(_)) => true,
-        (AttrKind::I32, Attr::Int(v)) => i32::try_from(*v).is_ok(),
-        (AttrKind::I64, Attr::Int(v)) => {
-            !(op == CtOp::Alloca && matches!(name, "num_elem" | "alignment") && *v < 0)
+        (AttrKind::I32, Attr::Int(v)) => {
+            i32::try_from(*v).is_ok() && int_minimum(op, name).is_none_or(|(min, _)| *v >= min)
         }
+        (AttrKind::I64, Attr::Int(v)) => int_minimum(op, name).is_none_or(|(min, _)| *v >= min),
         (AttrKind::Str, Attr::Str(_)) | (AttrKind::SymbolRef, Attr::Symbol(_)) => true,
         (AttrKind::Enum(e), Attr::Enum(mnemonic, kw)) => {
             *mnemonic == e.mnemonic() && e.value_of(kw).is_some()
@@ -506,6 +538,11 @@ fn check_pred(
             let all: Vec<ValueId> = d.operands.iter().chain(d.results.iter()).copied().collect();
             if !all_equal(&all, elem) {
                 return Err("requires the same element type for all operands and results".into());
+            }
+        }
+        Pred::OperandsSameShape => {
+            if !all_equal(&d.operands, |v| shape_of(m, v).to_vec()) {
+                return Err("requires the same shape for all operands".into());
             }
         }
         Pred::AllSameShape => {

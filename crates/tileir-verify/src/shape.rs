@@ -9,7 +9,7 @@ use crate::types::{
 use crate::Ctx;
 use tileir_ir::dialect::cuda_tile::schema::traits;
 use tileir_ir::{
-    Attr, CtOp, CudaTileOp, Diagnostic, Module, NumType, OpId, OpKind, TileElem, ValueId,
+    Attr, CtOp, CudaTileOp, Diagnostic, Module, NumType, OpId, OpKind, Severity, TileElem, ValueId,
 };
 
 /// Runs the rules of the shape/mma/reduction op `op`; reports the first violation.
@@ -141,13 +141,11 @@ fn check(m: &Module, op: OpId, kind: &CudaTileOp) -> Result<(), String> {
                 ));
             }
             for i in (0..lhs.len()).filter(|&i| i != k) {
-                for (name, side) in [("lhs", lhs), ("rhs", rhs)] {
-                    if side[i] != res[i] {
-                        return Err(format!(
-                            "expect {name} and result shapes to match at non-concat position {i}, expected: {} but got: {}",
-                            side[i], res[i]
-                        ));
-                    }
+                if lhs[i] != res[i] || rhs[i] != res[i] {
+                    return Err(format!(
+                        "expect {{lhs, rhs, and result}} shape to match at non-concat position {i}, expected: {} but got: {}",
+                        lhs[i], res[i]
+                    ));
                 }
             }
             Ok(())
@@ -243,16 +241,20 @@ fn check_extract(m: &Module, op: OpId) -> Result<(), String> {
         return Err("source and result element type do not match".into());
     }
     let (src, res) = (shape_of(m, source), shape_of(m, result));
-    let indices = d.operands.len() - 1;
-    if indices != src.len() {
-        return Err(format!("expected {} indices, but got {indices}", src.len()));
-    }
     for (i, (&s, &r)) in src.iter().zip(res.iter()).enumerate() {
         if r <= 0 || s % r != 0 {
             return Err(format!(
                 "source dimension {i} size ({s}) must be evenly divisible by result dimension {i} size ({r})"
             ));
         }
+    }
+    // NVIDIA checks the index count after the shapes.
+    let indices = d.operands.len() - 1;
+    if indices != src.len() {
+        return Err(format!(
+            "incorrect number of indices, expected {}, but found {indices}",
+            src.len()
+        ));
     }
     Ok(())
 }
@@ -479,40 +481,83 @@ fn check_aggregate(cx: &mut Ctx<'_>, op: OpId, kind: &CudaTileOp) -> Result<(), 
             ));
         }
     }
-    let first_shape = shape_of(m, d.operands[0]);
-    if d.operands.iter().any(|&v| shape_of(m, v) != first_shape) {
-        return Err("requires the same shape for all operands".into());
-    }
-    let rank = first_shape.len() as i64;
+    // All operands have one shape: the schema's `SameOperandsShape` trait (checked before).
+    let rank = shape_of(m, d.operands[0]).len() as i64;
     let dim = kind.int("dim").unwrap_or(0);
     if dim < 0 || dim >= rank {
         return Err(format!("dimension ({dim}) is out of bound [0, {rank})"));
     }
-    for (i, (&v, &r)) in d.operands.iter().zip(d.results.iter()).enumerate() {
-        if kind.op == CtOp::Scan {
+    if kind.op == CtOp::Scan {
+        for (i, (&v, &r)) in d.operands.iter().zip(d.results.iter()).enumerate() {
             if m.value_type(v) != m.value_type(r) {
                 return Err(format!(
                     "expect same type for operand at index: {i} and result at index: {i}"
                 ));
             }
-            continue;
-        }
-        let mut expected: Vec<i64> = shape_of(m, v).to_vec();
-        expected.remove(dim as usize);
-        if tile_of(m, r) != Some((expected.as_slice(), elem_of(m, v))) {
-            let mut want = String::from("!cuda_tile.tile<");
-            for x in &expected {
-                want.push_str(&format!("{x}x"));
-            }
-            want.push_str(&elem_text(elem_of(m, v)).replace("!cuda_tile.", ""));
-            want.push('>');
-            return Err(format!(
-                "inferred type(s) '{want}' are incompatible with return type(s) of operation '{}'",
-                mlir_value_type(m, r)
-            ));
         }
     }
-    check_aggregate_region(cx, op)
+    check_inferred_results(cx, op, dim)
+}
+
+/// `InferTypeOpInterface`, checked after the op's verifier: `reduce` drops `dim` from
+/// each operand's shape, `scan` keeps the operand types. MLIR reports the whole inferred
+/// and declared lists, then "failed to infer returned types", both at the op.
+fn check_inferred_results(cx: &mut Ctx<'_>, op: OpId, dim: i64) -> Result<(), String> {
+    let m = cx.m;
+    let d = &m.ops[op];
+    let is_reduce = m.ops[op].kind.ct() == Some(CtOp::Reduce);
+    let inferred: Vec<(Vec<i64>, TileElem)> = d
+        .operands
+        .iter()
+        .map(|&v| {
+            let mut shape = shape_of(m, v).to_vec();
+            if is_reduce {
+                shape.remove(dim as usize);
+            }
+            (shape, elem_of(m, v))
+        })
+        .collect();
+    let matches = inferred.len() == d.results.len()
+        && inferred
+            .iter()
+            .zip(d.results.iter())
+            .all(|((shape, elem), &r)| tile_of(m, r) == Some((shape.as_slice(), *elem)));
+    if matches {
+        return Ok(());
+    }
+    let want: Vec<String> = inferred
+        .iter()
+        .map(|(shape, elem)| {
+            let dims: String = shape.iter().map(|x| format!("{x}x")).collect();
+            let elem = elem_text(*elem).replace("!cuda_tile.", "");
+            format!("'!cuda_tile.tile<{dims}{elem}>'")
+        })
+        .collect();
+    let got: Vec<String> = d
+        .results
+        .iter()
+        .map(|&r| format!("'{}'", mlir_value_type(m, r)))
+        .collect();
+    let name = m.ops[op].kind.name();
+    // Both are emitted at the op; the first carries its own op prefix (MLIR's
+    // `emitOptionalError(loc, "'", name, "' op inferred type(s) ...")`).
+    cx.error(
+        op,
+        format!(
+            "'{name}' op inferred type(s) {} are incompatible with return type(s) of operation {}",
+            want.join(", "),
+            got.join(", ")
+        ),
+    );
+    Err("failed to infer returned types".into())
+}
+
+/// The body rules of `reduce` and `scan` (MLIR's `verifyRegions`, run after the ops in the
+/// body were verified).
+pub(crate) fn verify_regions(cx: &mut Ctx<'_>, op: OpId) {
+    if let Err(message) = check_aggregate_region(cx, op) {
+        cx.op_error(op, message);
+    }
 }
 
 fn check_aggregate_region(cx: &mut Ctx<'_>, op: OpId) -> Result<(), String> {
@@ -601,16 +646,17 @@ fn check_aggregate_region(cx: &mut Ctx<'_>, op: OpId) -> Result<(), String> {
         let pure = matches!(&data.kind, OpKind::CudaTile(k) if k.schema().has(traits::PURE));
         if !pure {
             let name = m.ops[op].kind.name();
-            cx.diags.push(
-                Diagnostic::error(
-                    m.op_location(op),
-                    format!("'{name}' op only pure operations allowed"),
-                )
-                .with_note(
-                    m.op_location(inner),
-                    format!("invalid op: {}", data.kind.name()),
-                ),
-            );
+            // NVIDIA reports the offending op as a separate remark, not a note.
+            cx.diags.push(Diagnostic::error(
+                m.op_location(op),
+                format!("'{name}' op only pure operations allowed"),
+            ));
+            cx.diags.push(Diagnostic {
+                severity: Severity::Remark,
+                message: format!("invalid op: {}", data.kind.name()),
+                loc: m.op_location(inner),
+                notes: Vec::new(),
+            });
             return Ok(());
         }
         for &region in data.regions.iter().rev() {

@@ -2,7 +2,9 @@
 
 use crate::cuda_tile::{verify_access_ordering, verify_float_arith};
 use crate::Ctx;
-use tileir_ir::{Dim, Layout, NumType, OpId, OpKind, TileAaOp, TileAsOp, TileElem, TiledAccess, Type};
+use tileir_ir::{
+    Dim, Layout, NumType, OpId, OpKind, TileAaOp, TileAsOp, TileElem, TiledAccess, Type,
+};
 
 use crate::counts;
 
@@ -14,7 +16,11 @@ pub(crate) fn verify_aa_op(cx: &mut Ctx<'_>, op: OpId, kind: &TileAaOp) {
     let m = cx.m;
     let d = m.ops[op].clone();
     match kind {
-        TileAaOp::Func { sym_name, function_type, .. } => {
+        TileAaOp::Func {
+            sym_name,
+            function_type,
+            ..
+        } => {
             if sym_name.is_empty() {
                 cx.op_error(op, "requires a symbol name");
             }
@@ -22,7 +28,9 @@ pub(crate) fn verify_aa_op(cx: &mut Ctx<'_>, op: OpId, kind: &TileAaOp) {
                 Some(Type::Function { inputs, .. }) => {
                     if let Some(block) = m.entry_block(op, 0) {
                         let args = &m.blocks[block].args;
-                        if args.len() != inputs.len() || args.iter().zip(inputs).any(|(&a, &t)| m.value_type(a) != t) {
+                        if args.len() != inputs.len()
+                            || args.iter().zip(inputs).any(|(&a, &t)| m.value_type(a) != t)
+                        {
                             cx.op_error(op, "block arguments do not match the function type");
                         }
                     }
@@ -32,37 +40,85 @@ pub(crate) fn verify_aa_op(cx: &mut Ctx<'_>, op: OpId, kind: &TileAaOp) {
         }
         TileAaOp::Return => {
             let parent = d.parent.and_then(|b| m.parent_op_of_block(b));
-            if !matches!(parent.map(|p| &m.ops[p].kind), Some(OpKind::TileAa(TileAaOp::Func { kernel: true, .. }))) {
+            if !matches!(
+                parent.map(|p| &m.ops[p].kind),
+                Some(OpKind::TileAa(TileAaOp::Func { kernel: true, .. }))
+            ) {
                 cx.op_error(op, "must terminate an nv_tileaa.func kernel");
             } else if !d.operands.is_empty() {
                 cx.op_error(op, "Kernel functions do not support return with operands");
             }
         }
         TileAaOp::CreateMemToken => {
-            if counts(cx, op, 0, 1) && !matches!(m.types.get(m.value_type(d.results[0])), Type::MemToken) {
-                cx.op_error(op, format!("result must be !nv_tileaa.mem_token, got {}", cx.vty(d.results[0])));
+            if counts(cx, op, 0, 1)
+                && !matches!(m.types.get(m.value_type(d.results[0])), Type::MemToken)
+            {
+                cx.op_error(
+                    op,
+                    format!(
+                        "result must be !nv_tileaa.mem_token, got {}",
+                        cx.vty(d.results[0])
+                    ),
+                );
             }
         }
         TileAaOp::GetProgramId { .. } | TileAaOp::GetNumPrograms { .. } => {
-            if counts(cx, op, 0, 1) && !matches!(m.types.get(m.value_type(d.results[0])), Type::Scalar(NumType::I32)) {
-                cx.op_error(op, format!("result must be i32, got {}", cx.vty(d.results[0])));
+            if counts(cx, op, 0, 1)
+                && !matches!(
+                    m.types.get(m.value_type(d.results[0])),
+                    Type::Scalar(NumType::I32)
+                )
+            {
+                cx.op_error(
+                    op,
+                    format!("result must be i32, got {}", cx.vty(d.results[0])),
+                );
             }
         }
-        TileAaOp::MakeMemref { num_dyn_sizes, num_dyn_strides, base_alignment } => {
+        TileAaOp::MakeMemref {
+            num_dyn_sizes,
+            num_dyn_strides,
+            base_alignment,
+        } => {
             if !counts(cx, op, 1 + (*num_dyn_sizes + *num_dyn_strides) as usize, 1) {
                 return;
             }
-            let Type::MemRef { elem, shape, strides, addr_space } = m.types.get(m.value_type(d.results[0])).clone() else {
-                cx.op_error(op, format!("result must be a memref, got {}", cx.vty(d.results[0])));
+            let Type::MemRef {
+                elem,
+                shape,
+                strides,
+                addr_space,
+            } = m.types.get(m.value_type(d.results[0])).clone()
+            else {
+                cx.op_error(
+                    op,
+                    format!("result must be a memref, got {}", cx.vty(d.results[0])),
+                );
                 return;
             };
             match m.types.get(m.value_type(d.operands[0])) {
-                Type::AaPtr { pointee, addr_space: a } => {
+                Type::AaPtr {
+                    pointee,
+                    addr_space: a,
+                } => {
                     if *pointee != elem || *a != addr_space {
-                        cx.op_error(op, format!("base {} does not match memref {}", cx.vty(d.operands[0]), cx.vty(d.results[0])));
+                        cx.op_error(
+                            op,
+                            format!(
+                                "base {} does not match memref {}",
+                                cx.vty(d.operands[0]),
+                                cx.vty(d.results[0])
+                            ),
+                        );
                     }
                 }
-                _ => cx.op_error(op, format!("base must be an !nv_tileaa.ptr, got {}", cx.vty(d.operands[0]))),
+                _ => cx.op_error(
+                    op,
+                    format!(
+                        "base must be an !nv_tileaa.ptr, got {}",
+                        cx.vty(d.operands[0])
+                    ),
+                ),
             }
             if shape.len() != strides.len() {
                 cx.op_error(op, "memref sizes and strides differ in rank");
@@ -76,11 +132,21 @@ pub(crate) fn verify_aa_op(cx: &mut Ctx<'_>, op: OpId, kind: &TileAaOp) {
             }
             for (i, &v) in d.operands[1..].iter().enumerate() {
                 if !is_scalar_int(cx, v) {
-                    cx.op_error(op, format!("size/stride operand #{} must be a scalar integer, got {}", i + 1, cx.vty(v)));
+                    cx.op_error(
+                        op,
+                        format!(
+                            "size/stride operand #{} must be a scalar integer, got {}",
+                            i + 1,
+                            cx.vty(v)
+                        ),
+                    );
                 }
             }
             if *base_alignment != 0 && !base_alignment.is_power_of_two() {
-                cx.op_error(op, format!("alignment {base_alignment} is not a power of two"));
+                cx.op_error(
+                    op,
+                    format!("alignment {base_alignment} is not a power of two"),
+                );
             }
         }
         TileAaOp::TiledLoad(a) => verify_tiled(cx, op, a, true, false, 1),
@@ -91,12 +157,25 @@ pub(crate) fn verify_aa_op(cx: &mut Ctx<'_>, op: OpId, kind: &TileAaOp) {
 
 pub(crate) fn verify_as_op(cx: &mut Ctx<'_>, op: OpId, kind: &TileAsOp) {
     match kind {
-        TileAsOp::TiledLoad { access, vector_width } => verify_tiled(cx, op, access, true, true, *vector_width),
-        TileAsOp::TiledStore { access, vector_width } => verify_tiled(cx, op, access, false, true, *vector_width),
+        TileAsOp::TiledLoad {
+            access,
+            vector_width,
+        } => verify_tiled(cx, op, access, true, true, *vector_width),
+        TileAsOp::TiledStore {
+            access,
+            vector_width,
+        } => verify_tiled(cx, op, access, false, true, *vector_width),
     }
 }
 
-fn verify_tiled(cx: &mut Ctx<'_>, op: OpId, a: &TiledAccess, is_load: bool, needs_layout: bool, vector_width: u32) {
+fn verify_tiled(
+    cx: &mut Ctx<'_>,
+    op: OpId,
+    a: &TiledAccess,
+    is_load: bool,
+    needs_layout: bool,
+    vector_width: u32,
+) {
     let m = cx.m;
     let d = m.ops[op].clone();
     let leading = if is_load { 1 } else { 2 };
@@ -107,33 +186,81 @@ fn verify_tiled(cx: &mut Ctx<'_>, op: OpId, a: &TiledAccess, is_load: bool, need
     verify_access_ordering(cx, op, a.ordering, a.scope.is_some(), is_load);
     let memref = d.operands[0];
     let Type::MemRef { elem, shape, .. } = m.types.get(m.value_type(memref)).clone() else {
-        cx.op_error(op, format!("operand #0 must be a memref, got {}", cx.vty(memref)));
+        cx.op_error(
+            op,
+            format!("operand #0 must be a memref, got {}", cx.vty(memref)),
+        );
         return;
     };
     if a.num_indices as usize != shape.len() {
-        cx.op_error(op, format!("expects {} tile coordinate(s) (the memref rank), got {}", shape.len(), a.num_indices));
+        cx.op_error(
+            op,
+            format!(
+                "expects {} tile coordinate(s) (the memref rank), got {}",
+                shape.len(),
+                a.num_indices
+            ),
+        );
     }
     for &v in &d.operands[leading..leading + a.num_indices as usize] {
         if !is_scalar_int(cx, v) {
-            cx.op_error(op, format!("tile coordinates must be scalar integers, got {}", cx.vty(v)));
+            cx.op_error(
+                op,
+                format!(
+                    "tile coordinates must be scalar integers, got {}",
+                    cx.vty(v)
+                ),
+            );
         }
     }
-    if a.has_token && !matches!(m.types.get(m.value_type(d.operands[expected - 1])), Type::MemToken) {
-        cx.op_error(op, format!("token operand must be !nv_tileaa.mem_token, got {}", cx.vty(d.operands[expected - 1])));
+    if a.has_token
+        && !matches!(
+            m.types.get(m.value_type(d.operands[expected - 1])),
+            Type::MemToken
+        )
+    {
+        cx.op_error(
+            op,
+            format!(
+                "token operand must be !nv_tileaa.mem_token, got {}",
+                cx.vty(d.operands[expected - 1])
+            ),
+        );
     }
     let value = if is_load { d.results[0] } else { d.operands[1] };
     match m.types.get(m.value_type(value)) {
-        Type::Tile { shape: tshape, elem: TileElem::Num(e), layout } => {
+        Type::Tile {
+            shape: tshape,
+            elem: TileElem::Num(e),
+            layout,
+        } => {
             if *e != elem || tshape.len() != shape.len() {
-                cx.op_error(op, format!("tile {} does not fit memref {}", cx.vty(value), cx.vty(memref)));
+                cx.op_error(
+                    op,
+                    format!(
+                        "tile {} does not fit memref {}",
+                        cx.vty(value),
+                        cx.vty(memref)
+                    ),
+                );
             }
             if needs_layout {
                 match layout {
-                    None => cx.op_error(op, format!("tile {} needs a layout in nv_tileas", cx.vty(value))),
-                    Some(Layout::Blocked { size_per_thread, order, .. }) => {
+                    None => cx.op_error(
+                        op,
+                        format!("tile {} needs a layout in nv_tileas", cx.vty(value)),
+                    ),
+                    Some(Layout::Blocked {
+                        size_per_thread,
+                        order,
+                        ..
+                    }) => {
                         let fastest = order.first().map(|&o| o as usize).unwrap_or(0);
                         let contiguous = size_per_thread.get(fastest).copied().unwrap_or(1);
-                        if vector_width == 0 || !vector_width.is_power_of_two() || contiguous % vector_width != 0 {
+                        if vector_width == 0
+                            || !vector_width.is_power_of_two()
+                            || contiguous % vector_width != 0
+                        {
                             cx.op_error(op, format!(
                                 "vector_width {vector_width} must be a power of two dividing the {contiguous} contiguous elements per thread"
                             ));
@@ -142,10 +269,19 @@ fn verify_tiled(cx: &mut Ctx<'_>, op: OpId, a: &TiledAccess, is_load: bool, need
                 }
             }
         }
-        _ => cx.op_error(op, format!("value must be a numeric tile, got {}", cx.vty(value))),
+        _ => cx.op_error(
+            op,
+            format!("value must be a numeric tile, got {}", cx.vty(value)),
+        ),
     }
     let token_result = *d.results.last().expect("counted above");
     if !matches!(m.types.get(m.value_type(token_result)), Type::MemToken) {
-        cx.op_error(op, format!("token result must be !nv_tileaa.mem_token, got {}", cx.vty(token_result)));
+        cx.op_error(
+            op,
+            format!(
+                "token result must be !nv_tileaa.mem_token, got {}",
+                cx.vty(token_result)
+            ),
+        );
     }
 }

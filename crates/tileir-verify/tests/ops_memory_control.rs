@@ -89,7 +89,12 @@ impl Fx {
         (f, b)
     }
     fn func(&mut self, args: &[TypeId]) -> (BlockId, Vec<ValueId>) {
-        let (_, b) = self.function(CtOp::TestingFunc, "f", args, &[]);
+        self.named_func("f", args)
+    }
+    /// A `testing$func` called `name`: each function is verified on its own, so tests
+    /// that expect several errors put each failing op in a function of its own.
+    fn named_func(&mut self, name: &str, args: &[TypeId]) -> (BlockId, Vec<ValueId>) {
+        let (_, b) = self.function(CtOp::TestingFunc, name, args, &[]);
         let vals = self.m.blocks[b].args.clone();
         (b, vals)
     }
@@ -136,7 +141,10 @@ impl Fx {
         )
     }
     fn errors(&self) -> Vec<String> {
-        verify(&self.m)
+        self.errors_with(VerifyOptions::default())
+    }
+    fn errors_with(&self, options: VerifyOptions) -> Vec<String> {
+        tileir_verify::verify_with(&self.m, &options)
             .err()
             .map(|d| d.0.iter().map(|x| x.to_string()).collect())
             .unwrap_or_default()
@@ -334,19 +342,23 @@ fn shape_queries_have_one_result_per_dimension() {
     let tv = fx.tv2(NumType::F32);
     let pv = fx.pv(&[8, 8], tv, None);
     let (i64t, i32t) = (fx.s(NumType::I64), fx.s(NumType::I32));
-    let (b, a) = fx.func(&[tv, pv]);
+    let (b, a) = fx.named_func("f1", &[tv, pv]);
     fx.op(
         b,
         CudaTileOp::new(CtOp::GetTensorShape),
         vec![a[0]],
         &[i64t, i64t, i64t],
     );
+    fx.ret(b);
+    let (b, a) = fx.named_func("f2", &[tv, pv]);
     fx.op(
         b,
         CudaTileOp::new(CtOp::GetIndexSpaceShape),
         vec![a[1]],
         &[i64t, i64t, i64t],
     );
+    fx.ret(b);
+    let (b, a) = fx.named_func("f3", &[tv, pv]);
     fx.op(
         b,
         CudaTileOp::new(CtOp::GetTensorShape),
@@ -1189,12 +1201,23 @@ fn modules_hold_only_kernels_globals_and_test_functions_at_the_top_level() {
         &[],
     );
     fx.block(inner, 0, &[]);
-    let errors = fx.errors();
-    assert!(
-        errors.iter().any(
-            |e| e.contains("must appear at the top level, but is nested in 'cuda_tile.module'")
-        ),
-        "{errors:#?}"
+    // The outer module fails first, so (as in MLIR) its body is not verified further.
+    assert_one_error(&fx, "'cuda_tile.module' op body may only hold 'cuda_tile.entry', 'cuda_tile.global' and 'cuda_tile.testing$func' operations, found 'cuda_tile.module'");
+
+    // A module inside a function.
+    let mut fx = Fx::new();
+    let (b, _) = fx.func(&[]);
+    let inner = fx.op(
+        b,
+        CudaTileOp::new(CtOp::Module).with("sym_name", Attr::Str("inner".into())),
+        vec![],
+        &[],
+    );
+    fx.block(inner, 0, &[]);
+    fx.ret(b);
+    assert_one_error(
+        &fx,
+        "'cuda_tile.module' op must appear at the top level, but is nested in 'cuda_tile.testing$func'",
     );
 
     // Duplicate symbols.
@@ -1234,19 +1257,8 @@ fn entries_take_scalars_and_return_nothing() {
     let (_, b) = fx.function(CtOp::Entry, "k", &[t], &[t]);
     let x = fx.m.blocks[b].args[0];
     fx.term(b, CtOp::Return, vec![x]);
-    let errors = fx.errors();
-    assert!(
-        errors
-            .iter()
-            .any(|e| e.contains("'cuda_tile.entry' op entry op must not return values")),
-        "{errors:#?}"
-    );
-    assert!(
-        errors.iter().any(|e| e.contains(
-            "'cuda_tile.return' op has 1 operands, but entry function must return 0 operands"
-        )),
-        "{errors:#?}"
-    );
+    // The entry fails, so its body (and the return in it) is not verified.
+    assert_one_error(&fx, "'cuda_tile.entry' op entry op must not return values");
 
     // Body arguments follow the signature.
     let mut fx = Fx::new();
@@ -1505,10 +1517,12 @@ fn hint_parameters_are_checked_only_when_asked() {
     let warn = VerifyOptions {
         warn_unsupported_hints: true,
         hints_are_errors: false,
+        ..Default::default()
     };
     let werr = VerifyOptions {
         warn_unsupported_hints: true,
         hints_are_errors: true,
+        ..Default::default()
     };
 
     // Silently accepted by default, warned about with -Wunsupported-hints.
@@ -1593,6 +1607,7 @@ fn memory_op_hints_know_latency_and_allow_tma() {
     let werr = VerifyOptions {
         warn_unsupported_hints: true,
         hints_are_errors: true,
+        ..Default::default()
     };
     let run = |params: Attr, view: bool| {
         let mut fx = Fx::new();
@@ -1808,26 +1823,56 @@ fn debug_scopes_follow_the_function_subprogram() {
     );
 }
 
-#[test]
-fn every_error_of_every_group_is_collected() {
+/// Three broken ops: `join_tokens` of one token, an `if` with results but no else, an
+/// `alloca` with a bad alignment. `split` puts each in a function of its own.
+fn three_broken_ops(split: bool) -> Vec<String> {
+    three_broken_ops_with(split, VerifyOptions::default())
+}
+
+fn three_broken_ops_with(split: bool, options: VerifyOptions) -> Vec<String> {
     let mut fx = Fx::new();
     let (i1, i32t, t) = (fx.s(NumType::I1), fx.s(NumType::I32), fx.token());
-    let (b, a) = fx.func(&[i1, i32t]);
+    let (mut b, mut a) = fx.named_func("f1", &[i1, i32t]);
     let t0 = fx.v(b, CudaTileOp::new(CtOp::MakeToken), vec![], t);
     fx.v(b, CudaTileOp::new(CtOp::JoinTokens), vec![t0], t);
+    if split {
+        fx.ret(b);
+        (b, a) = fx.named_func("f2", &[i1, i32t]);
+    }
     let (_, then_b, _) = if_op(&mut fx, b, a[0], &[i32t], false);
     fx.term(then_b, CtOp::Yield, vec![a[1]]);
+    if split {
+        fx.ret(b);
+        (b, _) = fx.named_func("f3", &[i1, i32t]);
+    }
     let k = CudaTileOp::new(CtOp::Alloca)
         .with("num_elem", Attr::Int(4))
         .with("alignment", Attr::Int(6));
     let p = fx.ptrs(&[], NumType::F32);
     fx.v(b, k, vec![], p);
     fx.ret(b);
-    let errors = fx.errors();
+    fx.errors_with(options)
+}
+
+#[test]
+fn each_function_reports_its_first_error() {
+    // MLIR verifies functions (isolated from above) independently: one error each.
+    let errors = three_broken_ops(true);
     assert_eq!(errors.len(), 3, "{errors:#?}");
     assert!(errors[0].contains("expect two or more tokens"));
     assert!(errors[1].contains("must define else branch"));
     assert!(errors[2].contains("'alignment' must be power of two"));
+    // By default all three failing ops of one function are reported.
+    let errors = three_broken_ops(false);
+    assert_eq!(errors.len(), 3, "{errors:#?}");
+    assert!(errors[0].contains("expect two or more tokens"));
+}
+
+#[test]
+fn in_mlir_mode_the_first_failing_op_ends_its_function() {
+    let errors = three_broken_ops_with(false, VerifyOptions { stop_at_first_failure: true, ..Default::default() });
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(errors[0].contains("expect two or more tokens"));
 }
 
 #[test]
@@ -1840,14 +1885,18 @@ fn schema_only_ops_reject_wrong_types() {
         fx.s(NumType::F32),
         fx.tile(&[2], NumType::F32),
     );
-    let (b, a) = fx.func(&[cond]);
+    let (b, _) = fx.named_func("f1", &[cond]);
     fx.op(
         b,
         CudaTileOp::new(CtOp::GetTileBlockId),
         vec![],
         &[bad_id, bad_id, bad_id],
     );
+    fx.ret(b);
+    let (b, _) = fx.named_func("f2", &[cond]);
     fx.v(b, CudaTileOp::new(CtOp::MakeToken), vec![], f32t);
+    fx.ret(b);
+    let (b, a) = fx.named_func("f3", &[cond]);
     fx.op(
         b,
         CudaTileOp::new(CtOp::Assert).with("message", Attr::Str("m".into())),

@@ -1,4 +1,5 @@
-//! Verifier behaviour on hand-built modules: every error is reported, with its location.
+//! Verifier behaviour on hand-built modules: errors with their locations; like MLIR, the
+//! first failing op ends the verification of its function.
 
 use tileir_ir::*;
 use tileir_verify::verify;
@@ -20,6 +21,34 @@ fn entry_module(body: impl FnOnce(&mut Module, BlockId, ValueId, LocId)) -> Modu
     let eb = m.add_block(er, &[f32t]);
     let x = m.blocks[eb].args[0];
     body(&mut m, eb, x, loc);
+    m
+}
+
+/// A module whose `testing$func`s are named `names`, each taking `args`; `body` fills each
+/// function body (given its block and arguments) and returns.
+fn funcs_module(
+    names: &[&str],
+    args: impl Fn(&mut Module) -> Vec<TypeId>,
+    mut body: impl FnMut(&mut Module, BlockId, &[ValueId], LocId),
+) -> Module {
+    let mut m = Module::new();
+    let loc = m.locs.file_line_col("t.py", 7, 3);
+    let module_op = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::Module).with("sym_name", Attr::Str("kernels".into()))), vec![], &[], loc);
+    let top = m.body;
+    m.append_op(top, module_op);
+    let region = m.ops[module_op].regions[0];
+    let mb = m.add_block(region, &[]);
+    for name in names {
+        let inputs = args(&mut m);
+        let fty = m.types.intern(Type::Function { inputs: inputs.clone(), results: vec![] });
+        let f = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::TestingFunc).with("sym_name", Attr::Str((*name).into())).with("function_type", Attr::Type(fty))), vec![], &[], loc);
+        m.append_op(mb, f);
+        let fr = m.ops[f].regions[0];
+        let fb = m.add_block(fr, &inputs);
+        let vals = m.blocks[fb].args.clone();
+        body(&mut m, fb, &vals, loc);
+        ret(&mut m, fb, loc);
+    }
     m
 }
 
@@ -60,19 +89,45 @@ fn use_before_definition_is_a_dominance_error() {
     assert!(msgs[0].contains("does not dominate this use"));
 }
 
+/// Appends the `index`-th of three broken ops: an addf with an i32 result, a mulf with
+/// `approx` rounding, a make_token with a tile result.
+fn broken_op(m: &mut Module, b: BlockId, x: ValueId, loc: LocId, index: usize) {
+    let i32t = m.types.scalar_tile(NumType::I32);
+    let f32t = m.value_type(x);
+    let op = match index {
+        0 => m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::AddF)), vec![x, x], &[i32t], loc),
+        1 => {
+            let approx = CudaTileOp::new(CtOp::MulF).with("rounding_mode", Attr::Enum(RoundingMode::MNEMONIC, "approx"));
+            m.create_op(OpKind::CudaTile(approx), vec![x, x], &[f32t], loc)
+        }
+        _ => m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::MakeToken)), vec![], &[f32t], loc),
+    };
+    m.append_op(b, op);
+}
+
 #[test]
-fn every_error_of_a_module_is_reported() {
+fn every_failing_op_is_reported_unless_mlir_mode_stops_at_the_first() {
     let m = entry_module(|m, b, x, loc| {
-        let i32t = m.types.scalar_tile(NumType::I32);
-        let f32t = m.value_type(x);
-        let bad_add = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::AddF)), vec![x, x], &[i32t], loc);
-        m.append_op(b, bad_add);
-        let approx = CudaTileOp::new(CtOp::MulF).with("rounding_mode", Attr::Enum(RoundingMode::MNEMONIC, "approx"));
-        let bad_rounding = m.create_op(OpKind::CudaTile(approx), vec![x, x], &[f32t], loc);
-        m.append_op(b, bad_rounding);
-        let bad_token = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::MakeToken)), vec![], &[f32t], loc);
-        m.append_op(b, bad_token);
+        for i in 0..3 {
+            broken_op(m, b, x, loc, i);
+        }
         ret(m, b, loc);
+    });
+    let msgs = messages(&m);
+    assert_eq!(msgs.len(), 3, "{msgs:#?}");
+    assert!(msgs[0].contains("result #0 must be tile of f16 or bf16 or f32 or f64 values, but got '!cuda_tile.tile<i32>'"));
+    assert!(msgs[1].contains("'cuda_tile.mulf' op invalid rounding"));
+    let mlir = tileir_verify::verify_with(&m, &tileir_verify::VerifyOptions { stop_at_first_failure: true, ..Default::default() })
+        .unwrap_err();
+    assert_eq!(mlir.0.len(), 1, "{mlir:#?}");
+}
+
+#[test]
+fn every_function_reports_its_first_error() {
+    let mut i = 0;
+    let m = funcs_module(&["a", "b", "c"], |m| vec![m.types.scalar_tile(NumType::F32)], |m, b, args, loc| {
+        broken_op(m, b, args[0], loc, i);
+        i += 1;
     });
     let msgs = messages(&m);
     assert_eq!(msgs.len(), 3, "{msgs:#?}");
@@ -127,21 +182,14 @@ fn memory_ordering_and_scope_must_pair() {
         (MemoryOrdering::Relaxed, None, "memory scope is required for relaxed load"),
         (MemoryOrdering::Release, Some(MemoryScope::Device), "expect one of: weak, relaxed, or acquire, but got: release"),
     ] {
-        let m = entry_module(|m, b, _x, loc| {
-            let ptr = m.types.tile(&[], TileElem::Ptr(NumType::F32));
-            let i32t = m.types.scalar_tile(NumType::I32);
+        let args = |m: &mut Module| vec![m.types.tile(&[], TileElem::Ptr(NumType::F32)), m.types.scalar_tile(NumType::I32)];
+        let m = funcs_module(&["f"], args, |m, b, args, loc| {
+            let (base, idx) = (args[0], args[1]);
             let tv = m.types.intern(Type::TensorView(TensorViewType { elem: NumType::F32, shape: vec![Dim::Static(64)], strides: vec![Dim::Static(1)] }));
             let pv = m.types.intern(Type::PartitionView(PartitionViewType { tile_shape: vec![16], tensor_view: tv, dim_map: vec![], padding: None }));
             let tile = m.types.tile(&[16], TileElem::Num(NumType::F32));
             let token = m.types.token();
-            // A pointer and an index come from the entry's (re-typed) argument list.
-            let fake_ptr = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::GetTileBlockId)), vec![], &[i32t, i32t, i32t], loc);
-            m.append_op(b, fake_ptr);
-            let idx = m.result(fake_ptr, 0);
-            let base = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::Assume).with("predicate", Attr::Assume(AssumePredicate::div_by(16)))), vec![idx], &[i32t], loc);
-            m.append_op(b, base);
-            let _ = ptr;
-            let view_src = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::MakeTensorView).with_segments(&[1, 0, 0])), vec![m.result(base, 0)], &[tv], loc);
+            let view_src = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::MakeTensorView).with_segments(&[1, 0, 0])), vec![base], &[tv], loc);
             m.append_op(b, view_src);
             let view = m.create_op(OpKind::CudaTile(CudaTileOp::new(CtOp::MakePartitionView)), vec![m.result(view_src, 0)], &[pv], loc);
             m.append_op(b, view);
@@ -153,11 +201,9 @@ fn memory_ordering_and_scope_must_pair() {
             }
             let load = m.create_op(OpKind::CudaTile(access), vec![m.result(view, 0), idx], &[tile, token], loc);
             m.append_op(b, load);
-            ret(m, b, loc);
         });
         let msgs = messages(&m);
-        assert!(msgs.iter().any(|s| s.contains(needle)), "{needle}: {msgs:#?}");
-        // The fake base (an i32, not a pointer) is reported too: errors accumulate.
-        assert!(msgs.iter().any(|s| s.contains("'cuda_tile.make_tensor_view' op operand #0")), "{msgs:#?}");
+        assert_eq!(msgs.len(), 1, "{needle}: {msgs:#?}");
+        assert!(msgs[0].contains(needle), "{needle}: {msgs:#?}");
     }
 }

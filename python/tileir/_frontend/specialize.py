@@ -1,8 +1,9 @@
 """Specialization: what of each argument a compiled kernel depends on.
 
 A kernel compiles once per distinct key: each array's dtype and rank, whether its base
-address is 16-byte aligned, and whether its innermost stride is 1 (cuTile's facts);
-each scalar's type; each ``Constant`` parameter's value.
+address is 16-byte aligned, whether its innermost stride is 1, which shapes and strides
+are divisible by 16, and its index width (cuTile's facts); each scalar's type; each
+``Constant`` parameter's value.
 """
 
 from __future__ import annotations
@@ -25,6 +26,12 @@ class ArraySpec:
     ndim: int
     aligned16: bool
     unit_inner_stride: bool
+    #: per dimension: the size is a multiple of 16 (cuTile's divisibility fact)
+    shape_div16: Tuple[bool, ...] = ()
+    #: per dimension: the stride is a multiple of 16 elements
+    stride_div16: Tuple[bool, ...] = ()
+    #: shapes and strides are passed as int64 (``IndexedWithInt64``)
+    index64: bool = False
 
 
 @dataclass(frozen=True)
@@ -52,13 +59,33 @@ class Specialization:
     params: Tuple[ParamSpec, ...]
 
 
+def _annotation_parts(ann: Any) -> tuple:
+    """``Annotated[T, meta…]`` → (T, meta…); anything else → (ann,)."""
+    meta = getattr(ann, "__metadata__", None)
+    if meta is not None:
+        return (ann.__origin__,) + tuple(meta)
+    return (ann,)
+
+
 def _is_constant_annotation(ann: Any) -> bool:
-    if ann is _api.Constant:
-        return True
-    origin = getattr(ann, "__origin__", None)
-    if origin is _api.Constant:
-        return True
-    return isinstance(ann, str) and (ann.startswith("ct.Constant") or ann.startswith("Constant"))
+    for part in _annotation_parts(ann):
+        if part is _api.Constant or isinstance(part, _api.ConstantAnnotation):
+            return True
+        if getattr(part, "__origin__", None) is _api.Constant:
+            return True
+        if isinstance(part, str) and (part.startswith("ct.Constant") or part.startswith("Constant")
+                                      or "Constant[" in part):
+            return True
+    return False
+
+
+def _is_int64_annotation(ann: Any) -> bool:
+    for part in _annotation_parts(ann):
+        if part is _api.ScalarInt64 or (isinstance(part, _api.ArrayAnnotation) and part.index_dtype is _api.int64):
+            return True
+        if isinstance(part, str) and ("IndexedWithInt64" in part or "ScalarInt64" in part):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -85,6 +112,12 @@ def array_facts(obj: Any) -> ArrayFacts | None:
     return None
 
 
+def array_spec(dtype: _api.DType, facts: ArrayFacts, index64: bool = False) -> ArraySpec:
+    """The specialization facts of one array argument."""
+    return ArraySpec(dtype, len(facts.shape), facts.ptr % 16 == 0, facts.strides[-1] == 1 or facts.shape[-1] == 1,
+                     tuple(s % 16 == 0 for s in facts.shape), tuple(s % 16 == 0 for s in facts.strides), index64)
+
+
 def specialize(fn: Any, args: tuple) -> Specialization:
     """The specialization of kernel function ``fn`` for example arguments ``args``."""
     sig = inspect.signature(fn)
@@ -96,17 +129,21 @@ def specialize(fn: Any, args: tuple) -> Specialization:
     specs = []
     for p, a in zip(params, args):
         if _is_constant_annotation(p.annotation):
-            if not isinstance(a, (bool, int, float)):
-                raise FrontendError(f"{where}: Constant parameter '{p.name}' must be a bool, int or float, got {type(a).__name__}")
+            try:
+                hash(a)
+            except TypeError:
+                raise FrontendError(f"{where}: Constant parameter '{p.name}' must be a hashable compile-time value "
+                                    f"(bool, int, float, str, dtype, tuple…), got {type(a).__name__}") from None
             specs.append(ConstantSpec(a))
             continue
         if isinstance(a, bool):
             specs.append(ScalarSpec(_api.bool_))
             continue
-        if isinstance(a, int):
-            specs.append(ScalarSpec(_api.int32 if -2**31 <= a < 2**31 else _api.int64))
+        if isinstance(a, (int, np.integer)):
+            wide = _is_int64_annotation(p.annotation) or not -2**31 <= int(a) < 2**31
+            specs.append(ScalarSpec(_api.int64 if wide else _api.int32))
             continue
-        if isinstance(a, float):
+        if isinstance(a, (float, np.floating)):
             specs.append(ScalarSpec(_api.float32))
             continue
         facts = array_facts(a)
@@ -120,6 +157,5 @@ def specialize(fn: Any, args: tuple) -> Specialization:
             raise FrontendError(f"{where}: argument '{p.name}' has unsupported dtype {facts.dtype}")
         if len(facts.shape) == 0:
             raise FrontendError(f"{where}: argument '{p.name}' is a 0-d array; pass a scalar instead")
-        specs.append(ArraySpec(dtype, len(facts.shape), facts.ptr % 16 == 0,
-                               facts.strides[-1] == 1 or facts.shape[-1] == 1))
+        specs.append(array_spec(dtype, facts, _is_int64_annotation(p.annotation)))
     return Specialization(tuple(p.name for p in params), tuple(specs))

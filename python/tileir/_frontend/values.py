@@ -119,3 +119,11 @@ class BoundMember:
 
     obj: Any
     name: str
+
+
+@dataclass
+class FString:
+    """An f-string argument of ``print``: formatted on the device (run-time values become
+    printf conversions)."""
+
+    node: Any

@@ -225,7 +225,8 @@ pub fn kernel_13_1() -> Module {
             .with("str", Attr::Str("sum %f".into()))
             .with_segments(&[1, 0]),
         &[r],
-        &[tok],
+        // 13.1's print: no token operand, no result.
+        &[],
     );
     let if2 = b.op(e, CudaTileOp::new(CtOp::If), &[cond], &[]);
     let (tb2, _) = b.block(if2, 0, &[]);

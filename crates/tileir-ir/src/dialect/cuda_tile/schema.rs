@@ -847,7 +847,8 @@ pub static SCHEMAS: [OpSchema; CtOp::ALL.len()] = {
             V1,
             SEGMENTED,
             &[var("args", C::AnyTile), since(opt("token", C::Token), V2)],
-            &[since(one("result_token", C::Token), V2)],
+            // Optional: 13.1's `print` (no token operand) has no result.
+            &[since(opt("result_token", C::Token), V2)],
             &[req("str", AttrKind::Str)],
             0,
         ),
