@@ -24,9 +24,10 @@ from . import _api
 from ._api import *  # noqa: F401,F403 - the kernel-side API, cuTile's names
 from ._api import OP_NAMES
 from ._compile import BACKEND_OPS, CompiledKernel, Kernel, compile, compile_to_ir, kernel, launch
+from ._interpret import interpret
 from ._frontend.values import Array, Scalar, Tile, TiledView
 
 __version__ = "0.1.0"
 
-__all__ = ["errors", "knobs", "kernel", "Kernel", "compile", "compile_to_ir", "CompiledKernel", "launch",
+__all__ = ["errors", "knobs", "interpret", "kernel", "Kernel", "compile", "compile_to_ir", "CompiledKernel", "launch",
            "BACKEND_OPS", "OP_NAMES", "Array", "Tile", "TiledView", "Scalar"] + list(_api.__all__)

@@ -1469,7 +1469,7 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         let mut data = Data::with_capacity(elem, acc.rows() * acc.inner_len);
         let esize = t.storage_bytes() as usize;
         let bytewise = t.bit_width() >= 8;
-        let mut buf = Vec::new();
+        let mut scratch = Vec::new();
         let mut rows = acc.row_offsets();
         while let Some(row) = rows.next_row() {
             let Some(row) = row else {
@@ -1486,13 +1486,11 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                     // One read per run. A whole contiguous row faults as one access; a run
                     // inside a row is re-read element by element on a fault, so that the error
                     // names the first element that faults.
-                    buf.resize(run.len * esize, 0);
                     let addr = acc.base.wrapping_add(start.wrapping_mul(esize as u64));
-                    match self.mem.read(addr, &mut buf) {
-                        Ok(()) => {
-                            decode_bytes(t, &buf, &mut data);
-                            continue;
-                        }
+                    match self.mem.read_with(addr, run.len * esize, &mut scratch, |b| {
+                        decode_bytes(t, b, &mut data)
+                    }) {
+                        Ok(()) => continue,
                         Err(e) if acc.runs.len() == 1 || run.len == 1 => {
                             return Err(self.mem_error(op, e))
                         }
@@ -1515,9 +1513,10 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         let n = acc.rows() * acc.inner_len;
         let esize = t.storage_bytes() as usize;
         let bytewise = t.bit_width() >= 8;
-        // The stored elements as memory bytes (≥ 8-bit types) or bit patterns (4-bit types).
-        let (bytes, bits) = {
-            let tile = self.operand_tile(op, 0)?;
+        let value = self.m().ops[op].operands[0];
+        // Bit patterns for the element-by-element path of sub-byte types.
+        let bits = {
+            let tile = self.tile(op, value)?;
             if tile.len() != n {
                 return Err(self.error(
                     op,
@@ -1526,10 +1525,9 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                 ));
             }
             if bytewise {
-                let b = encode_tile_bytes(tile).map_err(|e| self.error(op, ErrorKind::Unsupported, e))?;
-                (b, Vec::new())
+                Vec::new()
             } else {
-                (Vec::new(), tile.to_bits())
+                tile.to_bits()
             }
         };
         let mut rows = acc.row_offsets();
@@ -1543,12 +1541,15 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                 let start = row.wrapping_add(first);
                 let k0 = row_start + run.start;
                 if bytewise {
-                    // One write per run; see load_view for how faults are reported.
+                    // One write per run, encoded straight into memory; see load_view for how
+                    // faults are reported.
                     let addr = acc.base.wrapping_add(start.wrapping_mul(esize as u64));
-                    match self
-                        .mem
-                        .write(addr, &bytes[k0 * esize..(k0 + run.len) * esize], false)
-                    {
+                    let Some(Value::Tile(tile)) = &self.env[value.index()] else {
+                        unreachable!("checked above")
+                    };
+                    match self.mem.write_with(addr, run.len * esize, |dst| {
+                        encode_into(tile, k0..k0 + run.len, dst)
+                    }) {
                         Ok(()) => continue,
                         Err(e) if acc.runs.len() == 1 || run.len == 1 => {
                             return Err(self.mem_error(op, e))
@@ -1558,9 +1559,7 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                 }
                 for k in 0..run.len {
                     let b = if bytewise {
-                        let mut b = [0u8; 8];
-                        b[..esize].copy_from_slice(&bytes[(k0 + k) * esize..(k0 + k + 1) * esize]);
-                        u64::from_le_bytes(b)
+                        self.tile(op, value)?.bits_at(k0 + k)
                     } else {
                         bits[k0 + k]
                     };
@@ -1846,22 +1845,33 @@ pub(crate) fn encode_tile_bytes(t: &Tile) -> Result<Vec<u8>, String> {
     if nt.bit_width() < 8 && nt != NumType::I1 {
         return Err(format!("{nt} elements are not byte-addressable"));
     }
+    let mut out = vec![0u8; t.len() * nt.storage_bytes() as usize];
+    encode_into(t, 0..t.len(), &mut out);
+    Ok(out)
+}
+
+/// Writes the memory bytes of elements `range` of `t` (a ≥ 8-bit element type, or i1 as one
+/// byte 0/1) into `dst`, which holds exactly that many elements.
+pub(crate) fn encode_into(t: &Tile, range: std::ops::Range<usize>, dst: &mut [u8]) {
+    let nt = t.num();
     let size = nt.storage_bytes() as usize;
-    let mut out = Vec::with_capacity(t.len() * size);
     match (&t.data, nt) {
-        (Data::F32(v), NumType::F32 | NumType::TF32) => v
-            .iter()
-            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-        (Data::F64(v), _) => v
-            .iter()
-            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        (Data::F32(v), NumType::F32 | NumType::TF32) => {
+            for (d, x) in dst.chunks_exact_mut(4).zip(&v[range]) {
+                d.copy_from_slice(&x.to_le_bytes());
+            }
+        }
+        (Data::F64(v), _) => {
+            for (d, x) in dst.chunks_exact_mut(8).zip(&v[range]) {
+                d.copy_from_slice(&x.to_le_bytes());
+            }
+        }
         _ => {
-            for b in t.to_bits() {
-                out.extend_from_slice(&b.to_le_bytes()[..size]);
+            for (d, i) in dst.chunks_exact_mut(size).zip(range) {
+                d.copy_from_slice(&t.bits_at(i).to_le_bytes()[..size]);
             }
         }
     }
-    Ok(out)
 }
 
 /// The tensor coordinates of the positions along one tile dimension.

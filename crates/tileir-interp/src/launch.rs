@@ -219,6 +219,48 @@ impl<'a> MemCtx<'a> {
         }
     }
 
+    /// Reads `len` bytes at `addr` and hands them to `f`: borrowed straight from memory when
+    /// the block runs directly on it, copied through `scratch` otherwise.
+    pub fn read_with(
+        &mut self,
+        addr: u64,
+        len: usize,
+        scratch: &mut Vec<u8>,
+        f: impl FnOnce(&[u8]),
+    ) -> Result<(), MemError> {
+        if let MemMode::Direct(m) = &self.mode {
+            if let Some(r) = &mut self.reads {
+                push_interval(r, addr, len);
+            }
+            f(m.slice(addr, len)?);
+            return Ok(());
+        }
+        scratch.resize(len, 0);
+        self.read(addr, scratch)?;
+        f(scratch);
+        Ok(())
+    }
+
+    /// A plain (non-atomic) write of `len` bytes at `addr` that `f` fills in: straight into
+    /// memory when the block runs directly on it, through a buffer otherwise.
+    pub fn write_with(
+        &mut self,
+        addr: u64,
+        len: usize,
+        f: impl FnOnce(&mut [u8]),
+    ) -> Result<(), MemError> {
+        if let MemMode::Direct(m) = &mut self.mode {
+            if let Some(w) = &mut self.writes {
+                push_interval(w, addr, len);
+            }
+            f(m.slice_mut(addr, len)?);
+            return Ok(());
+        }
+        let mut buf = vec![0u8; len];
+        f(&mut buf);
+        self.write(addr, &buf, false)
+    }
+
     pub fn write(&mut self, addr: u64, bytes: &[u8], atomic: bool) -> Result<(), MemError> {
         if !atomic {
             if let Some(w) = &mut self.writes {

@@ -118,6 +118,12 @@ impl Memory {
         Ok(&self.allocs[&base][off..off + len])
     }
 
+    /// A mutable borrowed slice of `len` bytes at `addr`.
+    pub fn slice_mut(&mut self, addr: u64, len: usize) -> Result<&mut [u8], MemError> {
+        let (base, off) = self.locate(addr, len as u64, "write")?;
+        Ok(&mut self.allocs.get_mut(&base).expect("located")[off..off + len])
+    }
+
     /// Checks that `[addr, addr+len)` is writable.
     pub fn check_write(&self, addr: u64, len: usize) -> Result<(), MemError> {
         self.locate(addr, len as u64, "write").map(|_| ())

@@ -52,6 +52,17 @@ impl PyModuleIr {
         }
     }
 
+    /// Names of the kernels (`entry` ops) and test functions, in order.
+    fn entries(&self) -> Vec<String> {
+        let m = &self.inner;
+        m.walk()
+            .into_iter()
+            .filter_map(|op| m.ops[op].kind.cuda_tile())
+            .filter(|ct| matches!(ct.op, tileir_ir::CtOp::Entry | tileir_ir::CtOp::TestingFunc))
+            .filter_map(|ct| ct.str("sym_name").map(str::to_string))
+            .collect()
+    }
+
     /// Parameter types (short text, e.g. `tile<ptr<f32>>`) of the entry (or test function)
     /// named `name`, in order; raises KeyError if there is none.
     fn entry_params(&self, name: &str) -> PyResult<Vec<String>> {

@@ -119,8 +119,48 @@ impl<'a> Cursor<'a> {
         if self.eat(lit) {
             Ok(())
         } else {
-            self.err(format!("expected '{lit}'"))
+            self.wrong_token(format!("expected '{lit}'"))
         }
+    }
+
+    /// A missing-token error, placed as MLIR's parser places it: at the next token, or
+    /// at the end of the previous token when the next one is on a later line (or the
+    /// input ended), so the error sits on the line that is missing something.
+    pub fn wrong_token<T>(&mut self, msg: impl Into<String>) -> R<T> {
+        self.ws();
+        let b = self.bytes();
+        let mut p = self.pos;
+        while p > 0 && b[p - 1].is_ascii_whitespace() {
+            p -= 1;
+        }
+        let crossed_line = b[p..self.pos].contains(&b'\n') || self.pos >= b.len();
+        if !crossed_line || p == 0 {
+            return self.err_at(self.pos, msg);
+        }
+        // Skip back over a trailing `//` comment on that line (outside string literals).
+        let line_start = b[..p]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1);
+        let mut in_str = false;
+        let mut end = p;
+        let mut i = line_start;
+        while i + 1 < p {
+            match b[i] {
+                b'\\' if in_str => i += 1,
+                b'"' => in_str = !in_str,
+                b'/' if !in_str && b[i + 1] == b'/' => {
+                    end = i;
+                    break;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        while end > line_start && b[end - 1].is_ascii_whitespace() {
+            end -= 1;
+        }
+        self.err_at(end, msg)
     }
 
     fn is_id_start(c: u8) -> bool {

@@ -296,7 +296,7 @@ impl Parser<'_> {
                 let tpos = self.c.pos;
                 let w = self.type_list()?;
                 if w.len() < written as usize {
-                    return self.c.err("expected ','");
+                    return self.c.wrong_token("expected ','");
                 }
                 if w.len() != written as usize {
                     return self.c.err_at(

@@ -182,3 +182,16 @@ fn short_operand_and_type_lists_want_a_comma() {
     ));
     assert_eq!(errs[0].message, "expected ','");
 }
+
+#[test]
+fn missing_token_at_line_end_is_reported_on_that_line() {
+    // The next token is on a later line: MLIR reports at the end of the previous token.
+    let errs = errors(&kernel(
+        "    %c = constant <i1: true> : tile<i1>\n    %0 = select %c, %a, %a : tile<i1> // no result type\n",
+    ));
+    assert_eq!(errs[0].message, "expected ','");
+    assert_eq!(line_col(&errs[0]), (4, 38));
+    // On the same line it stays at the offending token.
+    let errs = errors(&kernel("    %0 = negi %a : tile<i16> )"));
+    assert!(errs.iter().all(|d| line_col(d).0 == 3), "{errs:?}");
+}

@@ -1,0 +1,142 @@
+"""``ct.interpret(grid, kernel, args)``: runs a tileir kernel with the reference interpreter,
+on NumPy arrays, writing outputs in place (the same argument conventions as ``ct.launch``,
+with host arrays instead of device arrays)."""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+from typing import Any, List, Optional, Sequence, TextIO, Tuple
+
+import numpy as np
+
+from . import _native
+from ._frontend import ArraySpec, ConstantSpec, ScalarSpec, specialize
+from .interpreter import _scalar_bits
+
+__all__ = ["interpret"]
+
+
+def _span(arr: np.ndarray) -> Tuple[int, int]:
+    """Byte range [lo, hi) the array's elements occupy, relative to its data pointer."""
+    if arr.size == 0:
+        return 0, 0
+    lo = hi = 0
+    for n, st in zip(arr.shape, arr.strides):
+        if st < 0:
+            lo += (n - 1) * st
+        else:
+            hi += (n - 1) * st
+    return lo, hi + arr.itemsize
+
+
+class _Buffers:
+    """Groups the host memory of the arguments into interpreter allocations: overlapping
+    arrays (views of one another) share one allocation, so aliasing behaves as on a GPU."""
+
+    def __init__(self):
+        self.ranges: List[List[int]] = []   # [start_address, end_address, writable]
+
+    def add(self, arr: np.ndarray) -> Tuple[int, int]:
+        ptr = arr.__array_interface__["data"][0]
+        lo, hi = _span(arr)
+        start, end = ptr + lo, ptr + hi
+        for r in self.ranges:
+            if start < r[1] and r[0] < end:
+                r[0], r[1] = min(r[0], start), max(r[1], end)
+                r[2] = r[2] and arr.flags.writeable
+                break
+        else:
+            self.ranges.append([start, end, arr.flags.writeable])
+        return start, ptr
+
+    def merge(self) -> None:
+        self.ranges.sort()
+        merged: List[List[int]] = []
+        for r in self.ranges:
+            if merged and r[0] < merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], r[1])
+                merged[-1][2] = merged[-1][2] and r[2]
+            else:
+                merged.append(list(r))
+        self.ranges = merged
+
+    def locate(self, address: int) -> Tuple[int, int]:
+        for i, r in enumerate(self.ranges):
+            if r[0] <= address < max(r[1], r[0] + 1):
+                return i, address - r[0]
+        raise AssertionError("argument address outside every buffer")
+
+    def views(self) -> List[memoryview]:
+        return [memoryview((ctypes.c_char * max(e - s, 1)).from_address(s)).cast("B") for s, e, _ in self.ranges]
+
+
+def interpret(grid: Sequence[int], kernel: Any, args: Sequence[Any], *, shuffle: Optional[int] = None,
+              parallel: bool = False, detect_races: bool = False, check_assumes: bool = False,
+              file: Optional[TextIO] = None) -> str:
+    """Runs ``kernel`` over ``grid`` tile blocks on the CPU, exactly as cuda_tile specifies.
+
+    ``args`` follow ``ct.launch``: NumPy arrays (any strides; written in place), Python or
+    NumPy scalars, and the values of ``Constant`` parameters. Blocks run x-fastest unless
+    ``shuffle=seed`` picks a seeded random order; ``detect_races`` reports two blocks writing
+    the same element; ``check_assumes`` checks ``assume`` facts. What the kernel prints goes
+    to ``file`` (default ``sys.stdout``) and is returned. Faults (a failed ``ct.assert_``,
+    undefined behaviour, an access outside every array) raise ``InterpreterError`` with the
+    kernel source location.
+    """
+    from ._compile import Kernel, compile_to_ir
+
+    if not isinstance(kernel, Kernel):
+        raise TypeError(f"interpret() expects a @tileir.kernel, got {type(kernel).__name__}")
+    if isinstance(grid, int):
+        grid = (grid,)
+    g = tuple(int(x) for x in grid) + (1,) * (3 - len(tuple(grid)))
+    if len(g) != 3 or any(x < 1 for x in g):
+        raise ValueError(f"grid must be 1 to 3 positive integers, got {tuple(grid)!r}")
+    args = tuple(args)
+    for i, a in enumerate(args):
+        if hasattr(a, "__cuda_array_interface__") or (hasattr(a, "device") and "cuda" in str(getattr(a, "device", ""))):
+            raise TypeError(f"argument #{i} lives on a GPU; interpret() runs on host (NumPy) arrays")
+    module = compile_to_ir(kernel, args)
+    spec = specialize(kernel.fn, args)
+    (entry,) = module.entries()
+    params = module.entry_params(entry)
+
+    buffers = _Buffers()
+    arrays = []
+    for name, pspec, arg in zip(spec.names, spec.params, args):
+        if isinstance(pspec, ArraySpec):
+            arr = np.asarray(arg)
+            arrays.append((name, arr, buffers.add(arr)))
+    buffers.merge()
+    views = buffers.views()
+
+    flat: List[tuple] = []
+    k = 0
+    arr_iter = iter(arrays)
+    for name, pspec, arg in zip(spec.names, spec.params, args):
+        if isinstance(pspec, ConstantSpec):
+            continue
+        if isinstance(pspec, ScalarSpec):
+            elem = params[k][len("tile<"):-1]
+            flat.append(("scalar", elem, _scalar_bits(elem, arg)))
+            k += 1
+            continue
+        _, arr, (start, ptr) = next(arr_iter)
+        index, _ = buffers.locate(start)
+        flat.append(("ptr", index, ptr - buffers.ranges[index][0]))
+        k += 1
+        for v in list(arr.shape) + [st // arr.itemsize for st in arr.strides]:
+            elem = params[k][len("tile<"):-1]
+            flat.append(("scalar", elem, _scalar_bits(elem, v)))
+            k += 1
+    if k != len(params):
+        raise AssertionError(f"kernel ABI mismatch: {k} values for {len(params)} parameters")
+    output, results = _native.interpret(module, entry, g, [bytes(v) for v in views], flat, shuffle, parallel,
+                                        detect_races, check_assumes)
+    for view, (_s, _e, writable), data in zip(views, buffers.ranges, results):
+        if writable and bytes(view) != data:
+            view[:] = data
+    if output:
+        print(output, end="", file=file if file is not None else sys.stdout)
+    return output
