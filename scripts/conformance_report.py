@@ -82,11 +82,16 @@ def main():
             total_pass += passed
             total += n
         else:
-            env = dict(os.environ, PATH=f"{tools}:{os.environ.get('PATH', '')}")
+            # NVIDIA's tool names resolve to ours (round_trip_test.sh calls them by name).
+            shim = Path(tempfile.mkdtemp(prefix="tileir-conformance-bin-"))
+            for theirs, ours in (("cuda-tile-opt", "tileir-opt"), ("cuda-tile-translate", "tileir-translate")):
+                (shim / theirs).symlink_to(tools / ours)
+            env = dict(os.environ, PATH=f"{shim}:{tools}:{os.environ.get('PATH', '')}")
             ok = True
             with tempfile.TemporaryDirectory() as tmpdir:
                 for r in runs:
-                    cmd = (r.replace("%round_trip_test", f"sh {f.parent / 'round_trip_test.sh'}")
+                    round_trip = next(root.rglob("round_trip_test.sh"), f.parent / "round_trip_test.sh")
+                    cmd = (r.replace("%round_trip_test", f"sh {round_trip}")
                            .replace("%s", str(f)).replace("%t", os.path.join(tmpdir, "t"))
                            .replace("cuda-tile-opt", "tileir-opt").replace("cuda-tile-translate", "tileir-translate")
                            .replace("FileCheck", "tileir-filecheck"))
