@@ -91,7 +91,7 @@ def main():
             with tempfile.TemporaryDirectory() as tmpdir:
                 for r in runs:
                     round_trip = next(root.rglob("round_trip_test.sh"), f.parent / "round_trip_test.sh")
-                    cmd = (r.replace("%round_trip_test", f"sh {round_trip}")
+                    cmd = (r.replace("%round_trip_test", f"bash {round_trip}")
                            .replace("%s", str(f)).replace("%t", os.path.join(tmpdir, "t"))
                            .replace("cuda-tile-opt", "tileir-opt").replace("cuda-tile-translate", "tileir-translate")
                            .replace("FileCheck", "tileir-filecheck"))

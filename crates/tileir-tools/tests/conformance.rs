@@ -19,6 +19,6 @@ fn main() {
         tileir_filetest::RunnerConfig::new()
             .tool("tileir-opt", env!("CARGO_BIN_EXE_tileir-opt"))
             .tool("tileir-translate", env!("CARGO_BIN_EXE_tileir-translate"))
-            .substitution("%round_trip_test", &format!("sh {}", round_trip.display()))
+            .substitution("%round_trip_test", &format!("bash {}", round_trip.display()))
     })
 }
