@@ -135,7 +135,8 @@ def interpret(grid: Sequence[int], kernel: Any, args: Sequence[Any], *, shuffle:
     output, results = _native.interpret(module, entry, g, [bytes(v) for v in views], flat, shuffle, parallel,
                                         detect_races, check_assumes)
     for view, (_s, _e, writable), data in zip(views, buffers.ranges, results):
-        if writable and bytes(view) != data:
+        # None: nothing to copy back (the binding wrote in place, or nothing was written).
+        if data is not None and writable and bytes(view) != data:
             view[:] = data
     if output:
         print(output, end="", file=file if file is not None else sys.stdout)

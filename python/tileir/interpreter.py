@@ -85,14 +85,20 @@ def run_module(module: "_native.Module", entry: str, grid: Sequence[int], args: 
             if index is None:
                 index = len(buffers)
                 owners.append(arr)
-                buffers.append(arr.tobytes())
+                # A byte view of the array itself (no copy): the native side reads it, and
+                # writes it back when the kernel wrote to it, in pieces. Read-only arrays go
+                # as bytes (a view of them cannot be assigned to).
+                flat = arr.reshape(-1).view(np.uint8)
+                buffers.append(flat if arr.flags.writeable else arr.tobytes())
             specs.append(("ptr", index, 0))
         elif scalar:
             specs.append(("scalar", scalar.group(1), _scalar_bits(scalar.group(1), value)))
         else:
             raise TypeError(f"argument #{i}: parameters of type {param} are not supported by the interpreter binding")
     output, results = _native.interpret(module, entry, g, buffers, specs, shuffle, parallel, detect_races,
-                                        check_assumes)
+                                        check_assumes, only_written=True)
     for arr, data in zip(owners, results):
-        arr[...] = np.frombuffer(data, dtype=arr.dtype).reshape(arr.shape)
+        # None: the kernel never wrote to this buffer, or it was written back in place.
+        if data is not None:
+            arr[...] = np.frombuffer(data, dtype=arr.dtype).reshape(arr.shape)
     return output

@@ -1487,9 +1487,11 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                     // inside a row is re-read element by element on a fault, so that the error
                     // names the first element that faults.
                     let addr = acc.base.wrapping_add(start.wrapping_mul(esize as u64));
-                    match self.mem.read_with(addr, run.len * esize, &mut scratch, |b| {
-                        decode_bytes(t, b, &mut data)
-                    }) {
+                    match self
+                        .mem
+                        .read_with(addr, run.len * esize, &mut scratch, |b| {
+                            decode_bytes(t, b, &mut data)
+                        }) {
                         Ok(()) => continue,
                         Err(e) if acc.runs.len() == 1 || run.len == 1 => {
                             return Err(self.mem_error(op, e))

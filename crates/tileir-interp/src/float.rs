@@ -47,17 +47,20 @@ pub fn is_nearest(rm: RoundingMode) -> bool {
 /// f16 bits to the exact `f32` value. NaN payloads move to the top of the `f32` fraction, so
 /// [`f32_to_f16`] gives the same bits back.
 pub fn f16_to_f32(h: u16) -> f32 {
-    let sign = ((h as u32) & 0x8000) << 16;
-    let exp = (h >> 10) & 0x1f;
-    let man = (h & 0x3ff) as u32;
-    if exp == 0 {
-        let v = man as f32 * (1.0 / 16_777_216.0);
-        return if sign != 0 { -v } else { v };
-    }
-    if exp == 31 {
-        return f32::from_bits(sign | 0x7f80_0000 | (man << 13));
-    }
-    f32::from_bits(sign | ((exp as u32 + 112) << 23) | (man << 13))
+    // Branch-free, so that whole-tile conversions vectorize: the exponent and fraction bits
+    // shifted into f32 position read as 2^-112 times the f16 value (normals) or as an f32
+    // subnormal equal to it times 2^-112 (subnormals); one exact multiplication by 2^112
+    // rescales both. Infinities and NaNs get the all-ones exponent with their payload.
+    let h = h as u32;
+    let sign = (h & 0x8000) << 16;
+    let em = (h & 0x7fff) << 13;
+    let finite = f32::from_bits(em) * f32::from_bits(0x7780_0000); // 2^112
+    let bits = if em >= 0x7c00 << 13 {
+        em | 0x7f80_0000
+    } else {
+        finite.to_bits()
+    };
+    f32::from_bits(bits | sign)
 }
 
 /// `f32` to f16 bits, round to nearest even; overflow gives infinity, NaN keeps its sign and
@@ -383,6 +386,26 @@ pub fn canonical_nan_f32(t: NumType) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn f16_to_f32_matches_the_field_by_field_decoding() {
+        let reference = |h: u16| -> f32 {
+            let sign = ((h as u32) & 0x8000) << 16;
+            let exp = (h >> 10) & 0x1f;
+            let man = (h & 0x3ff) as u32;
+            if exp == 0 {
+                let v = man as f32 * (1.0 / 16_777_216.0);
+                return if sign != 0 { -v } else { v };
+            }
+            if exp == 31 {
+                return f32::from_bits(sign | 0x7f80_0000 | (man << 13));
+            }
+            f32::from_bits(sign | ((exp as u32 + 112) << 23) | (man << 13))
+        };
+        for h in 0..=u16::MAX {
+            assert_eq!(f16_to_f32(h).to_bits(), reference(h).to_bits(), "{h:#06x}");
+        }
+    }
 
     #[test]
     fn f16_round_trip_is_exact_for_every_pattern() {

@@ -28,10 +28,17 @@ impl std::fmt::Display for MemError {
     }
 }
 
+/// One allocation: its bytes and whether anything wrote to it since it was made.
+#[derive(Clone, Debug, Default)]
+struct Alloc {
+    bytes: Vec<u8>,
+    written: bool,
+}
+
 /// Global memory of one device: allocations keyed by base address.
 #[derive(Clone, Debug, Default)]
 pub struct Memory {
-    allocs: BTreeMap<u64, Vec<u8>>,
+    allocs: BTreeMap<u64, Alloc>,
     next: u64,
 }
 
@@ -53,39 +60,57 @@ impl Memory {
     /// Allocates `len` zeroed bytes aligned to `align` (a power of two; at least 256 is
     /// used). Returns the base address.
     pub fn alloc(&mut self, len: usize, align: u64) -> u64 {
+        self.alloc_vec(vec![0; len], align)
+    }
+
+    /// Makes `bytes` an allocation aligned to `align` (as [`Memory::alloc`]); returns the
+    /// base address.
+    pub fn alloc_vec(&mut self, bytes: Vec<u8>, align: u64) -> u64 {
         if self.next == 0 {
             self.next = Memory::FIRST_BASE;
         }
         let align = align.max(256).next_power_of_two();
         let base = self.next.div_ceil(align) * align;
-        self.next = base + (len as u64).max(1) + Memory::GUARD;
-        self.allocs.insert(base, vec![0; len]);
+        self.next = base + (bytes.len() as u64).max(1) + Memory::GUARD;
+        self.allocs.insert(
+            base,
+            Alloc {
+                bytes,
+                written: false,
+            },
+        );
         base
     }
 
     /// Allocates a copy of `bytes`; returns the base address.
     pub fn alloc_bytes(&mut self, bytes: &[u8]) -> u64 {
-        let base = self.alloc(bytes.len(), 256);
-        self.allocs
-            .get_mut(&base)
-            .expect("just allocated")
-            .copy_from_slice(bytes);
-        base
+        self.alloc_vec(bytes.to_vec(), 256)
     }
 
     /// Frees the allocation at `base`; returns its bytes, or None if there is none.
     pub fn free(&mut self, base: u64) -> Option<Vec<u8>> {
-        self.allocs.remove(&base)
+        self.allocs.remove(&base).map(|a| a.bytes)
     }
 
     /// The bytes of the allocation that starts at `base`.
     pub fn bytes(&self, base: u64) -> Option<&[u8]> {
-        self.allocs.get(&base).map(|v| v.as_slice())
+        self.allocs.get(&base).map(|a| a.bytes.as_slice())
     }
 
-    /// The bytes of the allocation that starts at `base`, mutable.
+    /// The bytes of the allocation that starts at `base`, mutable (this counts as a write for
+    /// [`Memory::written`]).
     pub fn bytes_mut(&mut self, base: u64) -> Option<&mut [u8]> {
-        self.allocs.get_mut(&base).map(|v| v.as_mut_slice())
+        self.allocs.get_mut(&base).map(|a| {
+            a.written = true;
+            a.bytes.as_mut_slice()
+        })
+    }
+
+    /// Whether the allocation at `base` was written (by any write, atomic or not, or through
+    /// [`Memory::bytes_mut`]) since it was made; lets callers skip copying back buffers a
+    /// kernel only read.
+    pub fn written(&self, base: u64) -> bool {
+        self.allocs.get(&base).is_some_and(|a| a.written)
     }
 
     /// Number of live allocations.
@@ -96,10 +121,10 @@ impl Memory {
     /// Locates `[addr, addr+len)`: the allocation base and the offset inside it.
     fn locate(&self, addr: u64, len: u64, what: &'static str) -> Result<(u64, usize), MemError> {
         let err = MemError { addr, len, what };
-        let (&base, buf) = self.allocs.range(..=addr).next_back().ok_or(err.clone())?;
+        let (&base, a) = self.allocs.range(..=addr).next_back().ok_or(err.clone())?;
         let off = addr - base;
         let end = off.checked_add(len).ok_or(err.clone())?;
-        if end > buf.len() as u64 {
+        if end > a.bytes.len() as u64 {
             return Err(err);
         }
         Ok((base, off as usize))
@@ -108,20 +133,23 @@ impl Memory {
     /// Reads `out.len()` bytes at `addr`.
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemError> {
         let (base, off) = self.locate(addr, out.len() as u64, "read")?;
-        out.copy_from_slice(&self.allocs[&base][off..off + out.len()]);
+        out.copy_from_slice(&self.allocs[&base].bytes[off..off + out.len()]);
         Ok(())
     }
 
     /// A borrowed slice of `len` bytes at `addr`.
     pub fn slice(&self, addr: u64, len: usize) -> Result<&[u8], MemError> {
         let (base, off) = self.locate(addr, len as u64, "read")?;
-        Ok(&self.allocs[&base][off..off + len])
+        Ok(&self.allocs[&base].bytes[off..off + len])
     }
 
-    /// A mutable borrowed slice of `len` bytes at `addr`.
+    /// A mutable borrowed slice of `len` bytes at `addr` (counts as a write for
+    /// [`Memory::written`]).
     pub fn slice_mut(&mut self, addr: u64, len: usize) -> Result<&mut [u8], MemError> {
         let (base, off) = self.locate(addr, len as u64, "write")?;
-        Ok(&mut self.allocs.get_mut(&base).expect("located")[off..off + len])
+        let a = self.allocs.get_mut(&base).expect("located");
+        a.written = true;
+        Ok(&mut a.bytes[off..off + len])
     }
 
     /// Checks that `[addr, addr+len)` is writable.
@@ -132,7 +160,9 @@ impl Memory {
     /// Writes `bytes` at `addr`.
     pub fn write(&mut self, addr: u64, bytes: &[u8]) -> Result<(), MemError> {
         let (base, off) = self.locate(addr, bytes.len() as u64, "write")?;
-        self.allocs.get_mut(&base).expect("located")[off..off + bytes.len()].copy_from_slice(bytes);
+        let a = self.allocs.get_mut(&base).expect("located");
+        a.written = true;
+        a.bytes[off..off + bytes.len()].copy_from_slice(bytes);
         Ok(())
     }
 
@@ -182,6 +212,7 @@ mod tests {
         let mut out = [0u8; 4];
         m.read(a + 12, &mut out).unwrap();
         assert_eq!(out, [1, 2, 3, 4]);
+        assert!(m.written(a) && !m.written(b));
         assert_eq!(m.free(a).map(|v| v.len()), Some(16));
         assert!(m.read(a, &mut out).is_err());
     }

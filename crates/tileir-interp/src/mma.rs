@@ -81,6 +81,14 @@ pub fn mmaf(a: &Tile, b: &Tile, c: &Tile) -> OpResult<Tile> {
             let exact_in_f32 =
                 matches!(a.num(), NumType::F16 | NumType::F8E4M3FN | NumType::F8E5M2);
             let mut out = acc.clone();
+            if exact_in_f32 && !fused {
+                mma_exact_f32(&x, &y, &mut out, (batch, m, k, n));
+                return Ok(Tile {
+                    shape: c.shape.clone(),
+                    elem: c.elem,
+                    data: Data::F32(out),
+                });
+            }
             for bi in 0..batch {
                 for i in 0..m {
                     let row = &mut out[(bi * m + i) * n..(bi * m + i + 1) * n];
@@ -90,12 +98,6 @@ pub fn mmaf(a: &Tile, b: &Tile, c: &Tile) -> OpResult<Tile> {
                         if fused {
                             for (o, &bv) in row.iter_mut().zip(brow) {
                                 *o = av.mul_add(bv, *o);
-                            }
-                        } else if exact_in_f32 {
-                            // Exact product, one rounding per addition: the loop over n keeps
-                            // the per-element k order and vectorizes.
-                            for (o, &bv) in row.iter_mut().zip(brow) {
-                                *o += av * bv;
                             }
                         } else {
                             for (o, &bv) in row.iter_mut().zip(brow) {
@@ -137,6 +139,46 @@ pub fn mmaf(a: &Tile, b: &Tile, c: &Tile) -> OpResult<Tile> {
         elem: c.elem,
         data,
     })
+}
+
+/// `out += x · y` where every product is exact in f32: per output element the products are
+/// added in increasing k, one rounding per addition, as in the plain loop; four k steps are
+/// applied per pass over an output row so that the row stays in registers, and the loop over
+/// the row vectorizes.
+fn mma_exact_f32(
+    x: &[f32],
+    y: &[f32],
+    out: &mut [f32],
+    (batch, m, k, n): (usize, usize, usize, usize),
+) {
+    for bi in 0..batch {
+        for i in 0..m {
+            let row = &mut out[(bi * m + i) * n..(bi * m + i + 1) * n];
+            let a = &x[(bi * m + i) * k..(bi * m + i + 1) * k];
+            let brow = |kk: usize| &y[(bi * k + kk) * n..(bi * k + kk + 1) * n];
+            let mut kk = 0;
+            while kk + 4 <= k {
+                let (a0, a1, a2, a3) = (a[kk], a[kk + 1], a[kk + 2], a[kk + 3]);
+                let (b0, b1, b2, b3) = (brow(kk), brow(kk + 1), brow(kk + 2), brow(kk + 3));
+                for j in 0..n {
+                    let mut o = row[j];
+                    o += a0 * b0[j];
+                    o += a1 * b1[j];
+                    o += a2 * b2[j];
+                    o += a3 * b3[j];
+                    row[j] = o;
+                }
+                kk += 4;
+            }
+            while kk < k {
+                let av = a[kk];
+                for (o, &bv) in row.iter_mut().zip(brow(kk)) {
+                    *o += av * bv;
+                }
+                kk += 1;
+            }
+        }
+    }
 }
 
 /// `mmai`: i8 × i8 (signedness per side) accumulated into i32 with wrap-around.
@@ -219,4 +261,46 @@ pub fn mmaf_scaled(a: &Tile, b: &Tile, c: &Tile, sa: &Tile, sb: &Tile) -> OpResu
         elem: c.elem,
         data: Data::F32(out),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tileir_ir::TileElem;
+
+    fn tile(shape: &[usize], t: NumType, v: Vec<f32>) -> Tile {
+        Tile {
+            shape: shape.to_vec(),
+            elem: TileElem::Num(t),
+            data: Data::F32(v),
+        }
+    }
+
+    #[test]
+    fn blocked_f16_mma_adds_in_k_order_with_one_rounding_per_step() {
+        // k = 7 exercises the blocked passes and the tail; values with many significant bits
+        // make any change of summation order visible.
+        let (m, k, n) = (3usize, 7usize, 5usize);
+        let val = |i: usize| f16_to_f32(f32_to_f16(((i * 7919) % 2003) as f32 / 97.0 - 9.0));
+        let x: Vec<f32> = (0..m * k).map(val).collect();
+        let y: Vec<f32> = (0..k * n).map(|i| val(i + 500)).collect();
+        let acc: Vec<f32> = (0..m * n).map(|i| i as f32 * 1.0e-3).collect();
+        let r = mmaf(
+            &tile(&[m, k], NumType::F16, x.clone()),
+            &tile(&[k, n], NumType::F16, y.clone()),
+            &tile(&[m, n], NumType::F32, acc.clone()),
+        )
+        .unwrap();
+        let mut want = acc;
+        for i in 0..m {
+            for j in 0..n {
+                for p in 0..k {
+                    want[i * n + j] += x[i * k + p] * y[p * n + j];
+                }
+            }
+        }
+        let Data::F32(got) = r.data else { panic!() };
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&got), bits(&want));
+    }
 }

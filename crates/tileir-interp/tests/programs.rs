@@ -886,3 +886,136 @@ fn assume_is_checked_on_request() {
         )
         .is_ok());
 }
+
+/// A 2-D view with explicit dims, strides, tile shape, dim_map and padding.
+fn view2d_general(
+    k: &mut K,
+    ptr: ValueId,
+    shape: [i64; 2],
+    strides: [i64; 2],
+    tile_shape: [i64; 2],
+    dim_map: Vec<i64>,
+    padding: Option<PaddingValue>,
+) -> ValueId {
+    let tvt = Type::TensorView(TensorViewType {
+        elem: NumType::I32,
+        shape: shape.iter().map(|&d| Dim::Static(d)).collect(),
+        strides: strides.iter().map(|&d| Dim::Static(d)).collect(),
+    });
+    let tv = k.op1(
+        ct(CtOp::MakeTensorView).with_segments(&[1, 0, 0]),
+        vec![ptr],
+        tvt.clone(),
+    );
+    let tvid = k.ty(tvt);
+    let pvt = Type::PartitionView(PartitionViewType {
+        tile_shape: tile_shape.to_vec(),
+        tensor_view: tvid,
+        dim_map,
+        padding,
+    });
+    k.op1(ct(CtOp::MakePartitionView), vec![tv], pvt)
+}
+
+#[test]
+fn transposed_and_partial_view_tiles_move_the_right_elements() {
+    // A 5x6 i32 tensor (row stride 7: one unused element per row). Through a transposed view
+    // (tile dimension 0 runs along tensor columns) tile (1, 1) covers columns 4..8 (two out of
+    // bounds) and rows 3..6 (one out of bounds); the tile is stored, plus 1000, through a plain
+    // 4x4 view at tile (0, 1), whose rows run past the tensor's end column.
+    let (mut k, a) = K::entry(
+        "k",
+        &[ptr_tile(&[], NumType::I32), ptr_tile(&[], NumType::I32)],
+    );
+    let tr = view2d_general(
+        &mut k,
+        a[0],
+        [5, 6],
+        [7, 1],
+        [4, 3],
+        vec![1, 0],
+        Some(PaddingValue::Zero),
+    );
+    let plain = view2d_general(&mut k, a[1], [5, 6], [7, 1], [4, 3], vec![], None);
+    let i1 = k.ci32(1);
+    let t = k.load_view(tr, &[i1, i1], tile(&[4, 3], NumType::I32));
+    let thousand = k.constant(NumType::I32, &[4, 3], vec![1000]);
+    let t2 = k.op1(
+        ct(CtOp::AddI),
+        vec![t, thousand],
+        tile(&[4, 3], NumType::I32),
+    );
+    let i0 = k.ci32(0);
+    k.store_view(t2, plain, &[i1, i1]);
+    k.store_view(t, plain, &[i0, i0]);
+    k.ret();
+    let mut mem = Memory::new();
+    let src = mem.alloc_i32(&(0..35).collect::<Vec<_>>());
+    let dst = mem.alloc_i32(&[-1; 35]);
+    k.run(
+        [1, 1, 1],
+        &[ArgValue::Ptr(src), ArgValue::Ptr(dst)],
+        &mut mem,
+        &opts(),
+    )
+    .unwrap();
+    // Element (p, q) of the loaded tile is tensor element (row 3 + q, column 4 + p).
+    let want_tile: Vec<i32> = (0..4)
+        .flat_map(|p| {
+            (0..3).map(move |q| {
+                let (r, c) = (3 + q, 4 + p);
+                if r < 5 && c < 6 {
+                    r * 7 + c
+                } else {
+                    0
+                }
+            })
+        })
+        .collect();
+    let mut want = vec![-1; 35];
+    for p in 0..4usize {
+        for q in 0..3usize {
+            // Tile (1, 1) of the plain view: rows 4..8, columns 3..6 (row 4 only in bounds).
+            let (r, c) = (4 + p, 3 + q);
+            if r < 5 && c < 6 {
+                want[r * 7 + c] = want_tile[p * 3 + q] + 1000;
+            }
+            // Tile (0, 0): rows 0..4, columns 0..3.
+            want[p * 7 + q] = want_tile[p * 3 + q];
+        }
+    }
+    assert_eq!(mem.read_i32(dst, 35).unwrap(), want);
+}
+
+#[test]
+fn a_fault_inside_a_partial_row_names_the_first_faulting_element() {
+    // A 2x6 i32 tensor view over an allocation of only 8 elements; tile (0, 1) of 2x4 tiles
+    // reads columns 4..8 (6 and 7 are padding) of rows 0 and 1: row 1 starts at element 10,
+    // outside the allocation, so the fault is a 4-byte read at element 10.
+    let (mut k, a) = K::entry("k", &[ptr_tile(&[], NumType::I32)]);
+    let v = view2d_general(
+        &mut k,
+        a[0],
+        [2, 6],
+        [6, 1],
+        [2, 4],
+        vec![],
+        Some(PaddingValue::Zero),
+    );
+    let (i0, i1) = (k.ci32(0), k.ci32(1));
+    k.load_view(v, &[i0, i1], tile(&[2, 4], NumType::I32));
+    k.ret();
+    let mut mem = Memory::new();
+    let buf = mem.alloc(32, 256);
+    let e = k
+        .run([1, 1, 1], &[ArgValue::Ptr(buf)], &mut mem, &opts())
+        .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::MemoryFault, "{e}");
+    assert!(
+        e.to_string().contains(&format!(
+            "out-of-bounds read of 4 byte(s) at address {:#x}",
+            buf + 40
+        )),
+        "{e}"
+    );
+}

@@ -471,17 +471,22 @@ fn check_block_terminator(cx: &mut Ctx<'_>, op: OpId, kind: CtOp, index: usize, 
 
 fn check_dominance(cx: &mut Ctx<'_>) {
     let m = cx.m;
-    let mut visible: Vec<HashSet<ValueId>> = Vec::new();
+    // visible[v]: v is defined earlier in the current block or an enclosing one. A flat
+    // table (set on definition, cleared when the defining block ends) keeps this linear.
+    let mut visible = vec![false; m.values.len()];
     walk_block(cx, m.body, &mut visible);
 
-    fn walk_block(cx: &mut Ctx<'_>, block: BlockId, visible: &mut Vec<HashSet<ValueId>>) {
+    fn walk_block(cx: &mut Ctx<'_>, block: BlockId, visible: &mut Vec<bool>) {
+        use tileir_ir::entity::EntityId;
         let m = cx.m;
-        let scope: HashSet<ValueId> = m.blocks[block].args.iter().copied().collect();
-        visible.push(scope);
+        let mut defined: Vec<ValueId> = m.blocks[block].args.clone();
+        for &a in &defined {
+            visible[a.index()] = true;
+        }
         for &op in &m.blocks[block].ops {
             let data = &m.ops[op];
             for (i, &v) in data.operands.iter().enumerate() {
-                if !visible.iter().any(|s| s.contains(&v)) {
+                if !visible.get(v.index()).copied().unwrap_or(false) {
                     cx.op_error(op, format!("operand #{i} ({v}) does not dominate this use: it is not defined before the op in an enclosing block"));
                 }
             }
@@ -490,10 +495,14 @@ fn check_dominance(cx: &mut Ctx<'_>) {
                     walk_block(cx, inner, visible);
                 }
             }
-            let top = visible.last_mut().expect("scope pushed above");
-            top.extend(data.results.iter().copied());
+            for &r in &data.results {
+                visible[r.index()] = true;
+                defined.push(r);
+            }
         }
-        visible.pop();
+        for v in defined {
+            visible[v.index()] = false;
+        }
     }
 }
 

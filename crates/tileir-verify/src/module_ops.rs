@@ -210,7 +210,8 @@ fn verify_symbol_table(cx: &mut Ctx<'_>, op: OpId) -> bool {
     let Some(body) = cx.m.entry_block(op, 0) else {
         return true;
     };
-    let mut seen: Vec<(String, OpId)> = Vec::new();
+    // Name → first definition; a hash map keeps big modules linear.
+    let mut seen: std::collections::HashMap<&str, OpId> = std::collections::HashMap::new();
     for &item in &cx.m.blocks[body].ops {
         let Some(k) = cx.m.ops[item].kind.cuda_tile() else {
             continue;
@@ -224,7 +225,7 @@ fn verify_symbol_table(cx: &mut Ctx<'_>, op: OpId) -> bool {
         let Some(name) = k.str("sym_name") else {
             continue;
         };
-        if let Some((_, first)) = seen.iter().find(|(n, _)| n == name) {
+        if let Some(first) = seen.get(name) {
             let note_loc = cx.m.op_location(*first);
             cx.error(item, format!("redefinition of symbol named '{name}'"));
             if let Some(last) = cx.diags.pop() {
@@ -233,7 +234,7 @@ fn verify_symbol_table(cx: &mut Ctx<'_>, op: OpId) -> bool {
             }
             return false;
         } else {
-            seen.push((name.to_string(), item));
+            seen.insert(name, item);
         }
     }
     true
@@ -265,6 +266,15 @@ pub(crate) fn verify_symbol_uses(cx: &mut Ctx<'_>, table: Option<OpId>) {
         },
         None => &m.blocks[m.body].ops,
     };
+    // Globals by name (the first definition wins, as duplicates were rejected before).
+    let mut globals: std::collections::HashMap<&str, OpId> = std::collections::HashMap::new();
+    for &g in items {
+        if let Some(gk) = m.ops[g].kind.cuda_tile().filter(|gk| gk.op == CtOp::Global) {
+            if let Some(n) = gk.str("sym_name") {
+                globals.entry(n).or_insert(g);
+            }
+        }
+    }
     for op in m.walk() {
         let Some(k) = m.ops[op].kind.cuda_tile() else {
             continue;
@@ -273,12 +283,7 @@ pub(crate) fn verify_symbol_uses(cx: &mut Ctx<'_>, table: Option<OpId>) {
             continue;
         }
         let Some(name) = k.str("name") else { continue };
-        let global = items.iter().copied().find(|&g| {
-            m.ops[g]
-                .kind
-                .cuda_tile()
-                .is_some_and(|gk| gk.op == CtOp::Global && gk.str("sym_name") == Some(name))
-        });
+        let global = globals.get(name).copied();
         let Some(global) = global else {
             cx.op_error(op, format!("'{name}' does not reference a valid global"));
             return;
