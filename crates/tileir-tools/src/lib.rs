@@ -42,33 +42,14 @@ pub fn tool_main(tool: &str, args: &[String], io: &mut Io<'_>) -> i32 {
     }
 }
 
-/// One `// -----` chunk of an input file.
-pub(crate) struct Chunk {
-    /// Its text.
-    pub text: String,
-    /// 1-based line of its first line in the whole file.
-    pub first_line: u32,
-}
-
-/// Splits on lines that are exactly `// -----` (MLIR's `-split-input-file` marker), or
-/// returns the whole text as one chunk.
-pub(crate) fn split_input(text: &str, split: bool) -> Vec<Chunk> {
-    if !split {
-        return vec![Chunk { text: text.to_string(), first_line: 1 }];
+/// The chunks to process: MLIR's `-split-input-file` splitting (shared with the filetest
+/// runner, so tools and tests agree on chunk boundaries and line numbers), or the whole text.
+pub(crate) fn split_input(text: &str, split: bool) -> Vec<tileir_filetest::Chunk> {
+    if split {
+        tileir_filetest::split_input_file(text)
+    } else {
+        vec![tileir_filetest::Chunk { text: text.to_string(), first_line: 1 }]
     }
-    let mut chunks = Vec::new();
-    let mut current = String::new();
-    let mut first_line = 1;
-    for (i, line) in text.split_inclusive('\n').enumerate() {
-        if line.trim_end_matches(['\n', '\r']).trim_end() == "// -----" {
-            chunks.push(Chunk { text: std::mem::take(&mut current), first_line });
-            first_line = i as u32 + 2;
-        } else {
-            current.push_str(line);
-        }
-    }
-    chunks.push(Chunk { text: current, first_line });
-    chunks
 }
 
 /// Reads the input file (`-` = stdin).
@@ -125,8 +106,10 @@ mod tests {
     #[test]
     fn splitting_keeps_file_line_numbers() {
         let chunks = split_input("a\n// -----\nb\nc\n// -----\nd", true);
-        let got: Vec<(&str, u32)> = chunks.iter().map(|c| (c.text.as_str(), c.first_line)).collect();
-        assert_eq!(got, [("a\n", 1), ("b\nc\n", 3), ("d", 6)]);
+        let firsts: Vec<u32> = chunks.iter().map(|c| c.first_line).collect();
+        // Each chunk after the first starts on its marker's line, as in MLIR.
+        assert_eq!(firsts, [1, 2, 5]);
+        assert!(chunks[1].text.contains("b\nc"));
         assert_eq!(split_input("a\n// -----\nb", false).len(), 1);
     }
 }
