@@ -419,12 +419,7 @@ impl Parser<'_> {
                 self.c.expect(",")?;
                 let padding = self.padding_opt()?;
                 let tensor_view = self.tensor_view_ref()?;
-                let mut dim_map = Vec::new();
-                if self.c.eat(",") {
-                    self.c.expect_kw("dim_map")?;
-                    self.c.expect("=")?;
-                    dim_map = self.int_list("[", "]")?;
-                }
+                let dim_map = self.optional_dim_map()?;
                 self.c.expect(">")?;
                 Type::PartitionView(PartitionViewType {
                     tile_shape,
@@ -443,12 +438,7 @@ impl Parser<'_> {
                 self.c.expect(",")?;
                 let padding = self.padding_opt()?;
                 let tensor_view = self.tensor_view_ref()?;
-                let mut dim_map = Vec::new();
-                if self.c.eat(",") {
-                    self.c.expect_kw("dim_map")?;
-                    self.c.expect("=")?;
-                    dim_map = self.int_list("[", "]")?;
-                }
+                let dim_map = self.optional_dim_map()?;
                 self.c.expect(">")?;
                 Type::StridedView(StridedViewType {
                     tile_shape,
@@ -483,6 +473,16 @@ impl Parser<'_> {
             }
         };
         Ok(self.m.types.intern(ty))
+    }
+
+    /// `, dim_map=[…]` after a view's tensor_view, or an empty (identity) map.
+    fn optional_dim_map(&mut self) -> R<Vec<i64>> {
+        if !self.c.eat(",") {
+            return Ok(Vec::new());
+        }
+        self.c.expect_kw("dim_map")?;
+        self.c.expect("=")?;
+        self.int_list("[", "]")
     }
 
     // ---------------- dense literals ----------------
