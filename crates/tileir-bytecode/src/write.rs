@@ -209,16 +209,7 @@ pub(crate) fn write(m: &Module, v: Version) -> Result<Vec<u8>, BytecodeError> {
     put_section(&mut out, section::FUNC, &func_payload.buf, 8);
     if !w.consts.is_empty() {
         let mut s = Sink::default();
-        s.varint(w.consts.len() as u64);
-        s.align(8);
-        let mut off = 0u64;
-        for c in &w.consts {
-            s.u64le(off);
-            off += c.len() as u64;
-        }
-        for c in &w.consts {
-            s.bytes(c);
-        }
+        put_table(&mut s, w.consts.iter().map(|c| c.as_slice()), OffsetWidth::U64);
         put_section(&mut out, section::CONSTANT, &s.buf, 8);
     }
     if !w.debug_funcs.is_empty() {
@@ -237,29 +228,11 @@ pub(crate) fn write(m: &Module, v: Version) -> Result<Vec<u8>, BytecodeError> {
                 d.u64le(i);
             }
         }
-        d.varint(w.debug_records.len() as u64);
-        d.align(4);
-        let mut off = 0u32;
-        for r in &w.debug_records {
-            d.u32le(off);
-            off += r.len() as u32;
-        }
-        for r in &w.debug_records {
-            d.bytes(r);
-        }
+        put_table(&mut d, w.debug_records.iter().map(|r| r.as_slice()), OffsetWidth::U32);
         put_section(&mut out, section::DEBUG, &d.buf, 8);
     }
     let mut ts = Sink::default();
-    ts.varint(w.types.len() as u64);
-    ts.align(4);
-    let mut off = 0u32;
-    for t in &w.types {
-        ts.u32le(off);
-        off += t.len() as u32;
-    }
-    for t in &w.types {
-        ts.bytes(t);
-    }
+    put_table(&mut ts, w.types.iter().map(|t| t.as_slice()), OffsetWidth::U32);
     put_section(&mut out, section::TYPE, &ts.buf, 4);
     if let Some(p) = producer {
         let mut s = Sink::default();
@@ -267,19 +240,44 @@ pub(crate) fn write(m: &Module, v: Version) -> Result<Vec<u8>, BytecodeError> {
         put_section(&mut out, section::PRODUCER, &s.buf, 1);
     }
     let mut ss = Sink::default();
-    ss.varint(w.strings.len() as u64);
-    ss.align(4);
-    let mut off = 0u32;
-    for s in &w.strings {
-        ss.u32le(off);
-        off += s.len() as u32;
-    }
-    for s in &w.strings {
-        ss.bytes(s.as_bytes());
-    }
+    put_table(&mut ss, w.strings.iter().map(|s| s.as_bytes()), OffsetWidth::U32);
     put_section(&mut out, section::STRING, &ss.buf, 4);
     out.byte(section::END);
     Ok(out.buf)
+}
+
+/// Width of the offsets of a table (u32 for strings, types and debug records; u64 for the
+/// constant pool, whose payload is 8-aligned).
+#[derive(Copy, Clone)]
+enum OffsetWidth {
+    U32,
+    U64,
+}
+
+/// Appends a table: the count, padding to the offset width, one offset per record
+/// (relative to the start of the record data), then the records back to back.
+fn put_table<'a>(s: &mut Sink, records: impl Iterator<Item = &'a [u8]> + Clone, width: OffsetWidth) {
+    s.varint(records.clone().count() as u64);
+    let mut off = 0u64;
+    match width {
+        OffsetWidth::U32 => {
+            s.align(4);
+            for r in records.clone() {
+                s.u32le(off as u32);
+                off += r.len() as u64;
+            }
+        }
+        OffsetWidth::U64 => {
+            s.align(8);
+            for r in records.clone() {
+                s.u64le(off);
+                off += r.len() as u64;
+            }
+        }
+    }
+    for r in records {
+        s.bytes(r);
+    }
 }
 
 /// Appends a section header (aligning the payload to `align` in the file) and payload.
