@@ -78,8 +78,12 @@ def interpret(grid: Sequence[int], kernel: Any, args: Sequence[Any], *, shuffle:
 
     ``args`` follow ``ct.launch``: NumPy arrays (any strides; written in place), Python or
     NumPy scalars, and the values of ``Constant`` parameters. Blocks run x-fastest unless
-    ``shuffle=seed`` picks a seeded random order; ``detect_races`` reports two blocks writing
-    the same element; ``check_assumes`` checks ``assume`` facts. What the kernel prints goes
+    ``shuffle=seed`` picks a seeded random order; ``detect_races`` reports data races between
+    blocks (one block writing an element another block reads or writes, or accessing
+    plainly what another updates atomically; atomics among themselves never race), naming
+    both blocks, the array and the element. A shuffled order implies race checking: a result
+    that depends on block order is a data race, which the specification leaves undefined.
+    ``check_assumes`` checks ``assume`` facts. What the kernel prints goes
     to ``file`` (default ``sys.stdout``) and is returned. Faults (a failed ``ct.assert_``,
     undefined behaviour, an access outside every array) raise ``InterpreterError`` with the
     kernel source location.
@@ -112,6 +116,9 @@ def interpret(grid: Sequence[int], kernel: Any, args: Sequence[Any], *, shuffle:
     views = buffers.views()
 
     flat: List[tuple] = []
+    # Names of the flattened entry parameters (an array is a pointer, then its shape and
+    # strides), so race reports name the Python argument.
+    names: List[str] = []
     k = 0
     arr_iter = iter(arrays)
     for name, pspec, arg in zip(spec.names, spec.params, args):
@@ -120,20 +127,23 @@ def interpret(grid: Sequence[int], kernel: Any, args: Sequence[Any], *, shuffle:
         if isinstance(pspec, ScalarSpec):
             elem = params[k][len("tile<"):-1]
             flat.append(("scalar", elem, _scalar_bits(elem, arg)))
+            names.append(name)
             k += 1
             continue
         _, arr, (start, ptr) = next(arr_iter)
         index, _ = buffers.locate(start)
         flat.append(("ptr", index, ptr - buffers.ranges[index][0]))
+        names.append(name)
         k += 1
-        for v in list(arr.shape) + [st // arr.itemsize for st in arr.strides]:
+        for d, v in enumerate(list(arr.shape) + [st // arr.itemsize for st in arr.strides]):
             elem = params[k][len("tile<"):-1]
             flat.append(("scalar", elem, _scalar_bits(elem, v)))
+            names.append(f"{name}.{'shape' if d < arr.ndim else 'strides'}[{d % max(arr.ndim, 1)}]")
             k += 1
     if k != len(params):
         raise AssertionError(f"kernel ABI mismatch: {k} values for {len(params)} parameters")
     output, results = _native.interpret(module, entry, g, [bytes(v) for v in views], flat, shuffle, parallel,
-                                        detect_races, check_assumes)
+                                        detect_races, check_assumes, arg_names=names)
     for view, (_s, _e, writable), data in zip(views, buffers.ranges, results):
         # None: nothing to copy back (the binding wrote in place, or nothing was written).
         if data is not None and writable and bytes(view) != data:

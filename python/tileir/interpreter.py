@@ -7,8 +7,14 @@ defines it, on NumPy arrays (in place).
 
 Tiles execute as whole-array operations in Rust with the GIL released. Blocks run in a
 deterministic order (x fastest) unless ``shuffle=seed`` asks for a seeded random order, which
-exposes kernels that depend on block order; ``detect_races=True`` reports two blocks writing
-the same bytes; faults raise :class:`tileir.errors.InterpreterError` with the op's location.
+exposes kernels that depend on block order (and implies race checking); ``detect_races=True``
+reports data races: a byte one block writes and another block reads or writes, or one block
+accesses plainly while another updates it atomically (the report names both blocks, the
+argument and the element); faults raise :class:`tileir.errors.InterpreterError` with the
+op's location.
+
+Arrays for ``tile<ptr<f4E2M1FN>>`` parameters are raw bytes (e.g. ``uint8``) holding two
+elements per byte, the element with the lower index in the low nibble.
 """
 
 from __future__ import annotations

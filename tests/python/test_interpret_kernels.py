@@ -86,3 +86,26 @@ def test_interpreter_faults_point_at_the_kernel_source():
     assert "values must be positive" in str(e.value)
     with pytest.raises(TypeError, match="expects a @tileir.kernel"):
         ct.interpret((1,), lambda: None, ())
+
+
+@ct.kernel
+def shift_tiles(a, TILE: ct.Constant[int]):
+    # Block i copies tile i + 1 into tile i: block i reads what block i + 1 writes.
+    i = ct.bid(0)
+    t = ct.load(a, index=(i + 1,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(a, index=(i,), tile=t)
+
+
+def test_read_write_races_name_both_blocks_the_array_and_the_element():
+    a = np.arange(256, dtype=np.float32)
+    # In the default order the kernel runs (x fastest) and is not checked.
+    ct.interpret((3,), shift_tiles, (a, 64))
+    np.testing.assert_array_equal(a[:192], np.arange(64, 256, dtype=np.float32))
+    for kw in ({"detect_races": True}, {"shuffle": 11}):
+        a = np.arange(256, dtype=np.float32)
+        with pytest.raises(ct.errors.InterpreterError) as e:
+            ct.interpret((3,), shift_tiles, (a, 64), **kw)
+        assert e.value.kind == "Race"
+        msg = str(e.value)
+        assert "tile block (1, 0, 0) writes element 64 of argument #0 (a: tile<ptr<f32>>)" in msg, msg
+        assert "which tile block (0, 0, 0) reads" in msg, msg

@@ -71,3 +71,71 @@ def test_argument_mistakes_are_type_errors():
         tileir.interpreter.run_module(m, "vadd", (1,), (x, x, x))
     with pytest.raises(TypeError, match="needs dtype float32"):
         tileir.interpreter.run_module(m, "vadd", (1,), (x.astype(np.float64), x, x, 8))
+
+
+F4_GATHER = """\
+cuda_tile.module @kernels {
+  entry @gather(%src: tile<ptr<f4E2M1FN>>, %dst: tile<ptr<f32>>, %off: tile<i32>) {
+    %i = iota : tile<8xi32>
+    %o1 = reshape %off : tile<i32> -> tile<1xi32>
+    %o = broadcast %o1 : tile<1xi32> -> tile<8xi32>
+    %idx = addi %i, %o : tile<8xi32>
+    %s1 = reshape %src : tile<ptr<f4E2M1FN>> -> tile<1xptr<f4E2M1FN>>
+    %s = broadcast %s1 : tile<1xptr<f4E2M1FN>> -> tile<8xptr<f4E2M1FN>>
+    %p = offset %s, %idx : tile<8xptr<f4E2M1FN>>, tile<8xi32> -> tile<8xptr<f4E2M1FN>>
+    %v, %t = load_ptr_tko weak %p : tile<8xptr<f4E2M1FN>> -> tile<8xf4E2M1FN>, token
+    %f = ftof %v : tile<8xf4E2M1FN> -> tile<8xf32>
+    %d1 = reshape %dst : tile<ptr<f32>> -> tile<1xptr<f32>>
+    %d = broadcast %d1 : tile<1xptr<f32>> -> tile<8xptr<f32>>
+    %q = offset %d, %i : tile<8xptr<f32>>, tile<8xi32> -> tile<8xptr<f32>>
+    %t2 = store_ptr_tko weak %q, %f : tile<8xptr<f32>>, tile<8xf32> -> token
+    return
+  }
+}
+"""
+
+# f4E2M1FN values by bit pattern (sign, 2 exponent bits, 1 mantissa bit).
+F4_VALUES = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
+
+
+def test_f4_elements_through_pointers_at_odd_offsets():
+    m = tileir.ir.parse(F4_GATHER, file_name="f4.mlir")
+    m.verify()
+    packed = np.arange(16, dtype=np.uint8) * np.uint8(37) ^ np.uint8(0x5A)
+    nibbles = np.stack([packed & 0xF, packed >> 4], axis=1).ravel()  # element 2i in the low nibble
+    for off in (0, 1, 7):
+        out = np.zeros(8, np.float32)
+        tileir.interpreter.run_module(m, "gather", (1,), (packed, out, off))
+        np.testing.assert_array_equal(out, np.array([F4_VALUES[v] for v in nibbles[off:off + 8]], np.float32))
+
+
+SHIFT = """\
+cuda_tile.module @kernels {
+  entry @shift(%a: tile<ptr<i32>>) {
+    %bx, %by, %bz = get_tile_block_id : tile<i32>
+    %one = constant <i32: 1> : tile<i32>
+    %nx = addi %bx, %one : tile<i32>
+    %tv = make_tensor_view %a, shape = [64], strides = [1] : tensor_view<64xi32, strides=[1]>
+    %pv = make_partition_view %tv : partition_view<tile=(16), tensor_view<64xi32, strides=[1]>>
+    %x, %t0 = load_view_tko weak %pv[%nx] : partition_view<tile=(16), tensor_view<64xi32, strides=[1]>>, tile<i32> -> tile<16xi32>, token
+    %t1 = store_view_tko weak %x, %pv[%bx] : tile<16xi32>, partition_view<tile=(16), tensor_view<64xi32, strides=[1]>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+def test_a_block_reading_what_another_block_writes_is_a_race():
+    m = tileir.ir.parse(SHIFT, file_name="shift.mlir")
+    m.verify()
+    a = np.arange(64, dtype=np.int32)
+    tileir.interpreter.run_module(m, "shift", (3,), (a,))  # unchecked: runs x-fastest
+    np.testing.assert_array_equal(a[:48], np.arange(16, 64))
+    for kw in ({"detect_races": True}, {"shuffle": 9}, {"detect_races": True, "parallel": True}):
+        a = np.arange(64, dtype=np.int32)
+        with pytest.raises(errors.InterpreterError) as e:
+            tileir.interpreter.run_module(m, "shift", (3,), (a,), **kw)
+        assert e.value.kind == "Race", kw
+        msg = str(e.value)
+        assert "tile block (1, 0, 0) writes element 16 of argument #0 (tile<ptr<i32>>)" in msg, msg
+        assert "which tile block (0, 0, 0) reads" in msg and "undefined behavior" in msg, msg

@@ -475,6 +475,129 @@ def test_f32_directed_rounding_modes(data, shape, op, rm):
     assert_same_bits(z, ref, zero_sign=False, msg=f"{op} {rm}")
 
 
+@ct.kernel
+def k_fast_modes(X, Y, Z, OP: C[str], RM: C, FTZ: C[bool], M: C[int], N: C[int]):
+    x = ct.load(X, (0, 0), (M, N))
+    y = ct.load(Y, (0, 0), (M, N))
+    if OP == "truediv":
+        z = ct.truediv(x, y, rounding_mode=RM, flush_to_zero=FTZ)
+    elif OP == "sqrt":
+        z = ct.sqrt(x, rounding_mode=RM, flush_to_zero=FTZ)
+    elif OP == "exp":
+        z = ct.exp(x, rounding_mode=RM)
+    else:
+        z = ct.tanh(x, rounding_mode=RM)
+    ct.store(Z, (0, 0), z)
+
+
+def _f32_ulps(got, exact):
+    """|got - exact| in float32 ulps at the magnitude of the float64 ``exact`` (subnormal
+    spacing below the normal range)."""
+    a = np.abs(exact)
+    tiny = np.float64(np.finfo(np.float32).tiny)
+    with np.errstate(divide="ignore"):
+        e = np.floor(np.log2(np.maximum(a, tiny)))
+    ulp = np.where(a < tiny, 2.0 ** -149, 2.0 ** (e - 23))
+    return np.abs(got.astype(np.float64) - exact) / ulp
+
+
+F32_NORMAL_HALF = dict(lo=-2.0 ** 60, hi=2.0 ** 60)
+
+
+@SETTINGS
+@given(data=st.data(), shape=SHAPES, rm=st.sampled_from([ct.RoundingMode.APPROX, ct.RoundingMode.FULL]))
+def test_f32_fast_division_within_documented_bound(data, shape, rm):
+    # approx: <= 2 ulp (spec) for 2^-126 <= |y| <= 2^126 and a normal quotient; full: <= 2 ulp
+    # everywhere. The emulation (x * rcp(y), two roundings) guarantees <= 1.5.
+    x = data.draw(float_arrays("float32", shape, **F32_NORMAL_HALF), "x")
+    y = data.draw(float_arrays("float32", shape, **F32_NORMAL_HALF), "y")
+    y = np.where(np.abs(y) < 2.0 ** -60, np.float32(3), y).astype(np.float32)
+    z = np.zeros(shape, np.float32)
+    run(k_fast_modes, x, y, z, "truediv", rm, False, *shape)
+    exact = x.astype(np.float64) / y.astype(np.float64)
+    err = _f32_ulps(z, exact)
+    assert err.max() <= 1.5 + 1e-9, f"{rm}: {err.max()} ulp at {x.ravel()[np.argmax(err)]} / {y.ravel()[np.argmax(err)]}"
+
+
+def test_f32_fast_division_special_cases():
+    inf, nan = np.float32(np.inf), np.float32(np.nan)
+    big = np.float32(2.0 ** 127)
+    sub = np.float32(2.0 ** -130)
+    x = np.array([[1e30, -1e30, inf, 1.0, 0.0, inf, 3.0, nan, 1.0, sub, np.finfo(np.float32).tiny, 2.0, 1.0, -1.0, 6.0, 0.5]], np.float32)
+    y = np.array([[big, big, big, 0.0, 0.0, inf, -inf, 1.0, 2.0 ** -127, 1.0, 4.0, 3.0, -0.0, 0.0, 3.0, 0.25]],
+                 np.float32)
+    ref = {}
+    for rm in (ct.RoundingMode.APPROX, ct.RoundingMode.FULL):
+        for ftz in (False, True):
+            z = np.zeros_like(x)
+            run(k_fast_modes, x, y, z, "truediv", rm, ftz, 1, 16)
+            ref[rm.value, ftz] = z
+    a, f = ref["approx", False], ref["full", False]
+    # approx: 2^126 < |y| < 2^128 gives 0 (NaN for an infinite x); full divides accurately.
+    assert a[0, 0] == 0.0 and np.signbit(a[0, 1]) and a[0, 1] == 0.0 and np.isnan(a[0, 2])
+    assert f[0, 0] == np.float32(1e30 / 2.0 ** 127) and f[0, 2] == inf
+    for z in ref.values():
+        assert z[0, 3] == inf and np.isnan(z[0, 4]) and np.isnan(z[0, 5]) and np.isnan(z[0, 7])
+        assert z[0, 6] == 0.0 and np.signbit(z[0, 6])
+        assert z[0, 12] == -inf and z[0, 13] == -inf and z[0, 14] == 2.0 and z[0, 15] == 2.0
+    # Subnormal divisors and quotients: kept without ftz, flushed with it.
+    assert f[0, 8] == np.float32(2.0 ** 127) and ref["approx", False][0, 8] == np.float32(2.0 ** 127)
+    assert f[0, 9] == sub
+    assert f[0, 10] == np.float32(np.finfo(np.float32).tiny / 4)
+    for rm in ("approx", "full"):
+        z = ref[rm, True]
+        assert z[0, 8] == inf and z[0, 9] == 0.0 and z[0, 10] == 0.0
+
+
+@SETTINGS
+@given(data=st.data(), shape=SHAPES)
+def test_f32_fast_sqrt_exp_tanh_within_documented_bounds(data, shape):
+    x = data.draw(float_arrays("float32", shape, nan=False, inf=False), "x")
+    pos = np.abs(x)
+    z = np.zeros(shape, np.float32)
+    # sqrt approx: relative error <= 2^-23 (+2^-48), subnormal inputs included.
+    run(k_fast_modes, pos, pos, z, "sqrt", ct.RoundingMode.APPROX, False, *shape)
+    exact = np.sqrt(pos.astype(np.float64))
+    nz = exact > 0
+    assert (z[~nz] == 0).all()
+    rel = np.abs(z[nz].astype(np.float64) - exact[nz]) / exact[nz]
+    assert (rel <= 2.0 ** -23 + 2.0 ** -48).all(), rel.max()
+    # exp approx (exp2-based): <= 1 + 1.22|x| ulp where the result is a normal float32.
+    e = np.clip(x, np.float32(-87), np.float32(88)).astype(np.float32)
+    run(k_fast_modes, e, e, z, "exp", ct.RoundingMode.APPROX, False, *shape)
+    err = _f32_ulps(z, np.exp(e.astype(np.float64)))
+    assert (err <= 1 + 1.22 * np.abs(e.astype(np.float64))).all(), err.max()
+    # tanh approx: relative error <= 2^-11 (spec: 2^-10.987).
+    run(k_fast_modes, x, x, z, "tanh", ct.RoundingMode.APPROX, False, *shape)
+    exact = np.tanh(x.astype(np.float64))
+    nz = exact != 0
+    assert (z[~nz] == 0).all()
+    assert (np.abs(z[nz] - exact[nz]) / np.abs(exact[nz]) <= 2.0 ** -11).all()
+
+
+def test_f32_fast_math_special_cases():
+    inf, nan = np.float32(np.inf), np.float32(np.nan)
+    sub = np.float32(2.0 ** -140)
+    x = np.array([[0.0, -0.0, inf, -inf, nan, -1.0, sub, 4.0]], np.float32)
+    z = np.zeros_like(x)
+    run(k_fast_modes, x, x, z, "sqrt", ct.RoundingMode.APPROX, False, 1, 8)
+    assert z[0, 0] == 0 and np.signbit(z[0, 1]) and z[0, 2] == inf and np.isnan(z[0, 3:6]).all()
+    assert z[0, 6] == np.float32(2.0 ** -70) and z[0, 7] == 2.0
+    run(k_fast_modes, x, x, z, "sqrt", ct.RoundingMode.APPROX, True, 1, 8)
+    assert z[0, 6] == 0.0
+    run(k_fast_modes, x, x, z, "exp", ct.RoundingMode.APPROX, False, 1, 8)
+    assert z[0, 0] == 1 and z[0, 1] == 1 and z[0, 2] == inf and z[0, 3] == 0 and np.isnan(z[0, 4])
+    run(k_fast_modes, x, x, z, "tanh", ct.RoundingMode.APPROX, False, 1, 8)
+    assert z[0, 0] == 0 and np.signbit(z[0, 1]) and z[0, 2] == 1 and z[0, 3] == -1 and np.isnan(z[0, 4])
+    assert z[0, 6] == sub
+    # The fast modes are not the correctly rounded functions.
+    t = np.full((1, 8), 0.3, np.float32)
+    run(k_fast_modes, t, t, z, "tanh", ct.RoundingMode.APPROX, False, 1, 8)
+    assert z[0, 0] != np.float32(np.tanh(0.3))
+    run(k_fast_modes, t, t, z, "tanh", ct.RoundingMode.FULL, False, 1, 8)
+    assert z[0, 0] == np.float32(np.tanh(np.float64(np.float32(0.3))))
+
+
 # ------------------------------------------------------------------------------------------
 # conversions
 # ------------------------------------------------------------------------------------------

@@ -331,6 +331,20 @@ pub fn float_binary(op: FBin, a: &Tile, b: &Tile, rm: RoundingMode, ftz: bool) -
     let t = a.num();
     let shape = shape_of(a, b);
     let data = match (&a.data, &b.data) {
+        (Data::F32(x), Data::F32(y))
+            if op == FBin::Div
+                && t == NumType::F32
+                && matches!(rm, RoundingMode::Approx | RoundingMode::Full) =>
+        {
+            // The fast division sequences (see `approx`), not a rounding of the quotient.
+            let n = lanes(x.len(), y.len())?;
+            let f = if rm == RoundingMode::Approx {
+                crate::approx::div_approx
+            } else {
+                crate::approx::div_full
+            };
+            Data::F32((0..n).map(|i| f(at(x, i), at(y, i), ftz)).collect())
+        }
         (Data::F32(x), Data::F32(y)) => {
             let n = lanes(x.len(), y.len())?;
             let mut out = Vec::with_capacity(n);
@@ -671,11 +685,16 @@ pub fn math(f: Math, a: &Tile, ftz: bool) -> OpResult<Tile> {
     })
 }
 
-/// `sqrt` with rounding mode and ftz (correctly rounded; `approx` gives the correctly rounded
-/// value, which satisfies the approximation bound).
+/// `sqrt` with rounding mode and ftz: correctly rounded in the IEEE modes; f32 `approx` is
+/// the fast sequence of [`crate::approx::sqrt_approx`].
 pub fn sqrt(a: &Tile, rm: RoundingMode, ftz: bool) -> OpResult<Tile> {
     let t = a.num();
     let data = match &a.data {
+        Data::F32(x) if rm == RoundingMode::Approx && t == NumType::F32 => Data::F32(
+            x.iter()
+                .map(|&p| crate::approx::sqrt_approx(p, ftz))
+                .collect(),
+        ),
         Data::F32(x) => Data::F32(
             x.iter()
                 .map(|&p| {

@@ -3,7 +3,9 @@
 use crate::arith::{self, FBin, IntOp, Math};
 use crate::launch::{BlockOutcome, ErrorKind, InterpError, Launch, MemCtx};
 use crate::memory::MemError;
-use crate::value::{canon, unsigned, Data, TensorView, Tile, TileView, Value, ViewKind};
+use crate::value::{
+    canon, is_sub_byte, unsigned, Data, SubBytePtr, TensorView, Tile, TileView, Value, ViewKind,
+};
 use crate::{mma, printf, shape};
 use tileir_ir::entity::EntityId;
 use tileir_ir::{
@@ -409,10 +411,28 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                     CtOp::Log2 => Math::Log2,
                     _ => Math::Rsqrt,
                 };
-                Value::Tile(self.lift(
-                    op,
-                    arith::math(f, self.operand_tile(op, 0)?, c.flag("flush_to_zero")),
-                )?)
+                let x = self.operand_tile(op, 0)?;
+                let approx = match (f, &x.data) {
+                    (Math::Exp | Math::TanH, Data::F32(v))
+                        if x.num() == NumType::F32 && self.rounding(op) == RoundingMode::Approx =>
+                    {
+                        let g = if f == Math::Exp {
+                            crate::approx::exp_approx
+                        } else {
+                            crate::approx::tanh_approx
+                        };
+                        Some(Tile {
+                            shape: x.shape.clone(),
+                            elem: x.elem,
+                            data: Data::F32(v.iter().map(|&p| g(p)).collect()),
+                        })
+                    }
+                    _ => None,
+                };
+                match approx {
+                    Some(t) => Value::Tile(t),
+                    None => Value::Tile(self.lift(op, arith::math(f, x, c.flag("flush_to_zero")))?),
+                }
             }
             CtOp::Sqrt => Value::Tile(self.lift(
                 op,
@@ -481,6 +501,9 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
             CtOp::IntToPtr => {
                 let (shape, elem) = self.result_tile_type(op, 0)?;
                 let a = self.operand_tile(op, 0)?;
+                if matches!(elem, TileElem::Ptr(t) if is_sub_byte(t)) {
+                    self.check_byte_addresses(op, a.ints().iter().map(|&x| x as u64))?;
+                }
                 Value::Tile(Tile {
                     shape,
                     elem,
@@ -496,6 +519,9 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                         "operand is not a pointer tile",
                     ));
                 };
+                if is_sub_byte(a.num()) {
+                    self.check_whole_bytes(op, a, "has no integer address")?;
+                }
                 Value::Tile(Tile {
                     shape: a.shape.clone(),
                     elem: TileElem::Num(NumType::I64),
@@ -505,6 +531,15 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
             CtOp::PtrToPtr => {
                 let (_, elem) = self.result_tile_type(op, 0)?;
                 let a = self.operand_tile(op, 0)?;
+                let to_sub_byte = matches!(elem, TileElem::Ptr(t) if is_sub_byte(t));
+                if is_sub_byte(a.num()) && !to_sub_byte {
+                    self.check_whole_bytes(op, a, "cannot become a pointer to a wider type")?;
+                }
+                if to_sub_byte && !is_sub_byte(a.num()) {
+                    if let Data::Ptr(p) = &a.data {
+                        self.check_byte_addresses(op, p.iter().copied())?;
+                    }
+                }
                 Value::Tile(Tile {
                     shape: a.shape.clone(),
                     elem,
@@ -659,6 +694,9 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
 
             // ---- tokens ----
             CtOp::MakeToken | CtOp::JoinTokens => Value::Token,
+            // Programmatic dependent launch only lets launches overlap; the interpreter runs
+            // one launch at a time, so waiting and releasing dependents are no-ops.
+            CtOp::GdcLaunchDependentsTko | CtOp::GdcWaitTko => Value::Token,
 
             // ---- misc ----
             CtOp::Assume => {
@@ -1154,6 +1192,9 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         };
         let shape = dyn_vals(shape_r, &tvt.shape, "shape")?;
         let strides = dyn_vals(strides_r, &tvt.strides, "stride")?;
+        if is_sub_byte(tvt.elem) {
+            self.check_sub_byte_view(op, tvt.elem, base, &shape, &strides)?;
+        }
         Ok(Value::TensorView(TensorView {
             base,
             elem: tvt.elem,
@@ -1500,7 +1541,7 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                     }
                 }
                 for k in 0..run.len as u64 {
-                    let bits = self.read_elem(op, t, acc.base, start.wrapping_add(k))?;
+                    let bits = self.read_elem(op, t, acc.base, start.wrapping_add(k), false)?;
                     let one = Tile::from_bits(vec![1], TileElem::Num(t), [bits]);
                     data.extend_from(&one.data, 0..1);
                 }
@@ -1578,19 +1619,27 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
     }
 
     /// Reads element `index` (in elements) of an array of `t` at `base` (4-bit types packed
-    /// two per byte, element `2i` in the low nibble).
-    fn read_elem(&mut self, op: OpId, t: NumType, base: u64, index: u64) -> R<u64> {
-        if t.bit_width() == 4 {
+    /// two per byte, the lower index in the low nibble; `base` may then address a high nibble,
+    /// see [`SubBytePtr`]). Atomic reads are not plain reads for race detection.
+    fn read_elem(&mut self, op: OpId, t: NumType, base: u64, index: u64, atomic: bool) -> R<u64> {
+        if is_sub_byte(t) {
+            let p = SubBytePtr::from_nibble_index(
+                SubBytePtr::decode(base).nibble_index().wrapping_add(index),
+            );
             let mut b = [0u8];
             self.mem
-                .read(base + index / 2, &mut b)
+                .read(p.byte, &mut b, atomic)
                 .map_err(|e| self.mem_error(op, e))?;
-            return Ok(((b[0] >> (4 * (index % 2))) & 0xf) as u64);
+            return Ok(((b[0] >> (4 * p.high as u32)) & 0xf) as u64);
         }
         let size = t.storage_bytes() as usize;
         let mut b = [0u8; 8];
         self.mem
-            .read(base + index * size as u64, &mut b[..size])
+            .read(
+                base.wrapping_add(index.wrapping_mul(size as u64)),
+                &mut b[..size],
+                atomic,
+            )
             .map_err(|e| self.mem_error(op, e))?;
         let v = u64::from_le_bytes(b);
         Ok(if t == NumType::I1 { (v != 0) as u64 } else { v })
@@ -1605,24 +1654,115 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         bits: u64,
         atomic: bool,
     ) -> R<()> {
-        if t.bit_width() == 4 {
-            let addr = base + index / 2;
+        if is_sub_byte(t) {
+            // A 4-bit store rewrites its whole byte (memory is byte-addressed), so it counts
+            // as a write of that byte: two blocks storing the two halves of one byte race.
+            let p = SubBytePtr::from_nibble_index(
+                SubBytePtr::decode(base).nibble_index().wrapping_add(index),
+            );
             let mut b = [0u8];
             self.mem
-                .read(addr, &mut b)
+                .peek(p.byte, &mut b)
                 .map_err(|e| self.mem_error(op, e))?;
-            let sh = 4 * (index % 2);
+            let sh = 4 * p.high as u32;
             b[0] = (b[0] & !(0xf << sh)) | (((bits & 0xf) as u8) << sh);
             return self
                 .mem
-                .write(addr, &b, atomic)
+                .write(p.byte, &b, atomic)
                 .map_err(|e| self.mem_error(op, e));
         }
         let size = t.storage_bytes() as usize;
         let b = bits.to_le_bytes();
         self.mem
-            .write(base + index * size as u64, &b[..size], atomic)
+            .write(
+                base.wrapping_add(index.wrapping_mul(size as u64)),
+                &b[..size],
+                atomic,
+            )
             .map_err(|e| self.mem_error(op, e))
+    }
+
+    /// Reports pointers of `a` (a tile of pointers to a 4-bit type) that address the high
+    /// nibble of a byte: they have no byte address, so `what` cannot be done with them.
+    fn check_whole_bytes(&self, op: OpId, a: &Tile, what: &str) -> R<()> {
+        let Data::Ptr(p) = &a.data else { return Ok(()) };
+        if let Some(i) = p.iter().position(|&v| SubBytePtr::decode(v).high) {
+            let b = SubBytePtr::decode(p[i]);
+            return Err(self.error(
+                op,
+                ErrorKind::UndefinedBehavior,
+                format!(
+                    "pointer {:?} addresses the high nibble (odd {} element) of byte {:#x} and {what} (undefined behavior)",
+                    unravel(i, &a.shape),
+                    a.num(),
+                    b.byte
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Rejects integer addresses that collide with the high-nibble flag of 4-bit pointers.
+    fn check_byte_addresses(&self, op: OpId, it: impl Iterator<Item = u64>) -> R<()> {
+        for v in it {
+            if v & SubBytePtr::HIGH != 0 {
+                return Err(self.error(
+                    op,
+                    ErrorKind::Unsupported,
+                    format!(
+                        "address {v:#x} is outside the 63-bit address space the interpreter models for pointers to 4-bit elements"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The layout rules of tensor views of 4-bit elements (checked at run time because shapes,
+    /// strides and the base may be dynamic): the base starts on a byte, some dimension has
+    /// stride 1, and every stride-1 dimension has an even size (so rows start on bytes).
+    fn check_sub_byte_view(
+        &self,
+        op: OpId,
+        elem: NumType,
+        base: u64,
+        shape: &[u64],
+        strides: &[u64],
+    ) -> R<()> {
+        let b = SubBytePtr::decode(base);
+        if b.high {
+            return Err(self.error(
+                op,
+                ErrorKind::UndefinedBehavior,
+                format!(
+                    "the base pointer addresses the high nibble (odd element) of byte {:#x}; a tensor_view of {elem} must start on a byte boundary (undefined behavior)",
+                    b.byte
+                ),
+            ));
+        }
+        if shape.is_empty() {
+            return Ok(());
+        }
+        if !strides.contains(&1) {
+            return Err(self.error(
+                op,
+                ErrorKind::UndefinedBehavior,
+                format!(
+                    "{elem} views must have at least one dimension with stride = 1, got strides {strides:?} (undefined behavior)"
+                ),
+            ));
+        }
+        if let Some(d) = (0..shape.len()).find(|&d| strides[d] == 1 && shape[d] % 2 != 0) {
+            return Err(self.error(
+                op,
+                ErrorKind::UndefinedBehavior,
+                format!(
+                    "{elem} view dimensions with stride = 1 must have an even size, dimension {d} has size {} (undefined behavior)",
+                    shape[d]
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn optional_operand(&self, op: OpId, c: &CudaTileOp, name: &str) -> R<Option<Tile>> {
@@ -1638,13 +1778,6 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         let Data::Ptr(v) = &p.data else {
             return Err(self.error(op, ErrorKind::InvalidIr, "expected a pointer tile"));
         };
-        if p.num().bit_width() == 4 {
-            return Err(self.error(
-                op,
-                ErrorKind::Unsupported,
-                "4-bit elements through pointers are not supported by the interpreter",
-            ));
-        }
         Ok((v.clone(), p.num(), p.shape.clone()))
     }
 
@@ -1658,7 +1791,7 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                 .as_ref()
                 .is_none_or(|m| m.ints()[if m.len() == 1 { 0 } else { i }] != 0);
             if on {
-                bits.push(self.read_elem(op, t, p, 0)?);
+                bits.push(self.read_elem(op, t, p, 0, false)?);
             } else {
                 // Masked lanes read the padding value (zero when none is given: the spec
                 // leaves them undefined).
@@ -1721,7 +1854,7 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                 );
                 continue;
             }
-            let old = self.read_elem(op, t, p, 0)?;
+            let old = self.read_elem(op, t, p, 0, true)?;
             let new = match (&cmp, mode) {
                 (Some(ct), _) => {
                     if old == ct.bits_at(if ct.len() == 1 { 0 } else { i }) {
@@ -1760,7 +1893,7 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         let t = view.tensor.elem;
         for (i, o) in offs.iter().enumerate() {
             if let Some(o) = o {
-                let old = self.read_elem(op, t, view.tensor.base, *o)?;
+                let old = self.read_elem(op, t, view.tensor.base, *o, true)?;
                 let new = self.lift(op, rmw(mode, t, old, value.bits_at(i)))?;
                 self.write_elem(op, t, view.tensor.base, *o, new, true)?;
             }
@@ -1841,9 +1974,17 @@ pub(crate) fn decode_bytes(t: NumType, bytes: &[u8], out: &mut Data) {
     }
 }
 
-/// The memory bytes of a tile of a ≥ 8-bit element type (i1 as one byte 0/1).
+/// The memory bytes of a tile (i1 as one byte 0/1; 4-bit types packed two per byte, the
+/// lower index in the low nibble, an odd last element padded with a zero nibble).
 pub(crate) fn encode_tile_bytes(t: &Tile) -> Result<Vec<u8>, String> {
     let nt = t.num();
+    if is_sub_byte(nt) {
+        let mut out = vec![0u8; t.len().div_ceil(2)];
+        for i in 0..t.len() {
+            out[i / 2] |= ((t.bits_at(i) & 0xf) as u8) << (4 * (i % 2));
+        }
+        return Ok(out);
+    }
     if nt.bit_width() < 8 && nt != NumType::I1 {
         return Err(format!("{nt} elements are not byte-addressable"));
     }
@@ -1999,17 +2140,32 @@ fn kind_name(v: &Value) -> &'static str {
 
 /// Checks an `assume` predicate on a tile; Some(reason) when violated.
 fn check_assume(p: &AssumePredicate, t: &Tile) -> Option<String> {
+    // Pointers to 4-bit elements are compared in half bytes (every bound and divisor
+    // doubled), so that one addressing the middle of a byte is not a multiple of anything.
+    let half_bytes = matches!(t.data, Data::Ptr(_)) && is_sub_byte(t.num());
+    let scale: i128 = if half_bytes { 2 } else { 1 };
     let vals: Vec<i128> = match &t.data {
         Data::Int(v) => v.iter().map(|&x| x as i128).collect(),
+        Data::Ptr(v) if half_bytes => v
+            .iter()
+            .map(|&x| SubBytePtr::decode(x).nibble_index() as i128)
+            .collect(),
         Data::Ptr(v) => v.iter().map(|&x| x as i128).collect(),
         _ => return None,
+    };
+    let shown = |v: i128| -> String {
+        if half_bytes {
+            format!("{}{}", v / 2, if v % 2 == 1 { ".5" } else { "" })
+        } else {
+            v.to_string()
+        }
     };
     match p {
         AssumePredicate::DivBy {
             divisor,
             every_along,
         } => {
-            let d = *divisor as i128;
+            let d = *divisor as i128 * scale;
             let check = |i: usize| -> bool {
                 match every_along {
                     None => true,
@@ -2027,19 +2183,21 @@ fn check_assume(p: &AssumePredicate, t: &Tile) -> Option<String> {
                 .enumerate()
                 .find(|(i, v)| check(*i) && d != 0 && **v % d != 0)?;
             Some(format!(
-                "element {:?} = {} is not a multiple of {d}",
+                "element {:?} = {} is not a multiple of {}",
                 unravel(bad.0, &t.shape),
-                bad.1
+                shown(*bad.1),
+                d / scale
             ))
         }
         AssumePredicate::Bounded(lb, ub) => {
             let bad = vals.iter().enumerate().find(|(_, &v)| {
-                lb.is_some_and(|l| v < l as i128) || ub.is_some_and(|u| v > u as i128)
+                lb.is_some_and(|l| v < l as i128 * scale)
+                    || ub.is_some_and(|u| v > u as i128 * scale)
             })?;
             Some(format!(
                 "element {:?} = {} is out of bounds",
                 unravel(bad.0, &t.shape),
-                bad.1
+                shown(*bad.1)
             ))
         }
         AssumePredicate::SameElements(groups) => {
@@ -2057,8 +2215,9 @@ fn check_assume(p: &AssumePredicate, t: &Tile) -> Option<String> {
                     .sum();
                 if vals[g] != *v {
                     return Some(format!(
-                        "element {idx:?} = {v} differs from the first element of its group ({})",
-                        vals[g]
+                        "element {idx:?} = {} differs from the first element of its group ({})",
+                        shown(*v),
+                        shown(vals[g])
                     ));
                 }
             }

@@ -28,8 +28,9 @@ pub fn format_of(t: NumType) -> Option<FloatFormat> {
 }
 
 /// The numeric crate's rounding for an IR rounding mode. `approx`, `full` and
-/// `nearest_int_to_zero` are not directions; they map to nearest-even (the reference result
-/// is the correctly rounded one, which is within every approximation bound).
+/// `nearest_int_to_zero` are not directions; they map to nearest-even. (The f32 `approx` /
+/// `full` sequences are emulated in [`crate::approx`]; where those modes reach other types,
+/// which the verifier rejects, the correctly rounded result stands in.)
 pub fn rounding_of(rm: RoundingMode) -> Rounding {
     match rm {
         RoundingMode::Zero => Rounding::TowardZero,

@@ -58,7 +58,12 @@ pub enum BlockOrder {
     /// x fastest, then y, then z.
     #[default]
     Sequential,
-    /// A pseudo-random permutation from this seed (to expose order dependence).
+    /// A pseudo-random permutation from this seed, to expose order dependence. Blocks run in
+    /// an order the specification leaves unspecified, so a result that depends on it comes
+    /// from a data race (undefined behavior): a shuffled launch therefore also checks for
+    /// races as [`RunOptions::detect_races`] does and reports them as [`ErrorKind::Race`].
+    /// (Atomics may legitimately make results order dependent, e.g. the rounding of float
+    /// atomic adds; they are not races and are not reported.)
     Shuffled(u64),
 }
 
@@ -72,12 +77,21 @@ pub struct RunOptions {
     /// the kernel uses atomics or `alloca`, the launch is re-run sequentially, so results are
     /// always those of the sequential order.
     pub parallel: bool,
-    /// Report plain (non-atomic) writes by different blocks to the same byte as an error.
+    /// Report data races between blocks of the launch as [`ErrorKind::Race`]: a byte that one
+    /// block writes and another block reads or writes with plain (non-atomic) accesses, or
+    /// accesses with a plain access while another block updates it atomically. Accesses are
+    /// tracked as interval sets per block and checked after the launch, so the first race
+    /// (lowest address) is reported with both blocks, the buffer (argument or global) and the
+    /// element. Ordering through atomics (locks, flags) is not modelled: plain accesses that
+    /// such synchronization orders are still reported.
     pub detect_races: bool,
     /// Check `assume` predicates at run time (a violated assumption is an error).
     pub check_assumes: bool,
     /// Maximum loop iterations per block (None: unlimited); guards against hangs.
     pub max_loop_iterations: Option<u64>,
+    /// Names of the entry's parameters for diagnostics (e.g. the host program's names for
+    /// them); parameter `i` without one here goes by its IR name, if any.
+    pub arg_names: Vec<String>,
 }
 
 impl Default for RunOptions {
@@ -88,6 +102,7 @@ impl Default for RunOptions {
             detect_races: false,
             check_assumes: false,
             max_loop_iterations: Some(100_000_000),
+            arg_names: Vec::new(),
         }
     }
 }
@@ -120,7 +135,7 @@ pub enum ErrorKind {
     AssertionFailed,
     /// An `assume` predicate was violated (only with `check_assumes`).
     AssumptionViolated,
-    /// Two blocks wrote the same address (only with `detect_races`).
+    /// A data race between two blocks (with `detect_races` or a shuffled order).
     Race,
     /// The loop iteration limit was reached.
     LoopLimit,
@@ -177,6 +192,30 @@ impl std::error::Error for InterpError {}
 /// Byte intervals `[start, end)` an access touched.
 pub(crate) type Intervals = Vec<(u64, u64)>;
 
+/// The bytes one block accessed, by kind (race detection and the parallel conflict check).
+/// Each kind is an interval set: accesses are appended as intervals (merged with the previous
+/// one when adjacent) and sorted and merged once the block is done, so tracking costs one
+/// comparison per access run, not per element.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Accesses {
+    /// Plain (non-atomic) reads.
+    pub reads: Intervals,
+    /// Plain writes.
+    pub writes: Intervals,
+    /// Atomic accesses (reads and writes of `atomic_*` ops).
+    pub atomics: Intervals,
+}
+
+impl Accesses {
+    fn normalized(self) -> Accesses {
+        Accesses {
+            reads: normalize(self.reads),
+            writes: normalize(self.writes),
+            atomics: normalize(self.atomics),
+        }
+    }
+}
+
 enum MemMode<'a> {
     Direct(&'a mut Memory),
     /// Parallel mode: reads see `base` plus this block's own writes, writes are logged.
@@ -189,17 +228,44 @@ enum MemMode<'a> {
 /// The memory one block sees.
 pub(crate) struct MemCtx<'a> {
     mode: MemMode<'a>,
-    /// Plain writes (race detection / parallel conflict check).
-    pub writes: Option<Intervals>,
-    /// Reads (parallel conflict check).
-    pub reads: Option<Intervals>,
+    /// What the block accessed, when tracked.
+    pub track: Option<Accesses>,
 }
 
 impl<'a> MemCtx<'a> {
-    pub fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<(), MemError> {
-        if let Some(r) = &mut self.reads {
-            push_interval(r, addr, out.len());
+    fn record_read(&mut self, addr: u64, len: usize, atomic: bool) {
+        if let Some(t) = &mut self.track {
+            push_interval(
+                if atomic { &mut t.atomics } else { &mut t.reads },
+                addr,
+                len,
+            );
         }
+    }
+
+    fn record_write(&mut self, addr: u64, len: usize, atomic: bool) {
+        if let Some(t) = &mut self.track {
+            push_interval(
+                if atomic {
+                    &mut t.atomics
+                } else {
+                    &mut t.writes
+                },
+                addr,
+                len,
+            );
+        }
+    }
+
+    /// Reads `out.len()` bytes at `addr` (an atomic op's read when `atomic`).
+    pub fn read(&mut self, addr: u64, out: &mut [u8], atomic: bool) -> Result<(), MemError> {
+        self.record_read(addr, out.len(), atomic);
+        self.peek(addr, out)
+    }
+
+    /// Reads without counting as an access (the read half of a sub-byte store, whose write
+    /// covers the same byte).
+    pub fn peek(&self, addr: u64, out: &mut [u8]) -> Result<(), MemError> {
         match &self.mode {
             MemMode::Direct(m) => m.read(addr, out),
             MemMode::Overlay { base, log } => {
@@ -229,14 +295,13 @@ impl<'a> MemCtx<'a> {
         f: impl FnOnce(&[u8]),
     ) -> Result<(), MemError> {
         if let MemMode::Direct(m) = &self.mode {
-            if let Some(r) = &mut self.reads {
-                push_interval(r, addr, len);
-            }
-            f(m.slice(addr, len)?);
+            let bytes = m.slice(addr, len)?;
+            f(bytes);
+            self.record_read(addr, len, false);
             return Ok(());
         }
         scratch.resize(len, 0);
-        self.read(addr, scratch)?;
+        self.read(addr, scratch, false)?;
         f(scratch);
         Ok(())
     }
@@ -250,10 +315,8 @@ impl<'a> MemCtx<'a> {
         f: impl FnOnce(&mut [u8]),
     ) -> Result<(), MemError> {
         if let MemMode::Direct(m) = &mut self.mode {
-            if let Some(w) = &mut self.writes {
-                push_interval(w, addr, len);
-            }
             f(m.slice_mut(addr, len)?);
+            self.record_write(addr, len, false);
             return Ok(());
         }
         let mut buf = vec![0u8; len];
@@ -261,20 +324,17 @@ impl<'a> MemCtx<'a> {
         self.write(addr, &buf, false)
     }
 
+    /// Writes `bytes` at `addr` (an atomic op's write when `atomic`).
     pub fn write(&mut self, addr: u64, bytes: &[u8], atomic: bool) -> Result<(), MemError> {
-        if !atomic {
-            if let Some(w) = &mut self.writes {
-                push_interval(w, addr, bytes.len());
-            }
-        }
         match &mut self.mode {
-            MemMode::Direct(m) => m.write(addr, bytes),
+            MemMode::Direct(m) => m.write(addr, bytes)?,
             MemMode::Overlay { base, log } => {
                 base.check_write(addr, bytes.len())?;
                 log.push((addr, bytes.to_vec()));
-                Ok(())
             }
         }
+        self.record_write(addr, bytes.len(), atomic);
+        Ok(())
     }
 
     pub fn alloc(&mut self, len: usize, align: u64) -> Option<u64> {
@@ -291,12 +351,16 @@ impl<'a> MemCtx<'a> {
     }
 }
 
-/// Appends `[addr, addr+len)`, merging with the previous interval when adjacent.
+/// Appends `[addr, addr+len)`, merging with the previous interval when adjacent or when it
+/// lies inside it (so that a block re-reading the same run adds nothing).
 fn push_interval(v: &mut Intervals, addr: u64, len: usize) {
     let end = addr + len as u64;
     if let Some(last) = v.last_mut() {
         if last.1 == addr {
             last.1 = end;
+            return;
+        }
+        if last.0 <= addr && end <= last.1 {
             return;
         }
     }
@@ -316,34 +380,70 @@ fn normalize(mut v: Intervals) -> Intervals {
     out
 }
 
-/// The first byte written by two different blocks, with the two blocks.
-fn find_overlap(
-    sets: &[(usize, Intervals)],
-    against: Option<&[(usize, Intervals)]>,
-) -> Option<(u64, usize, usize)> {
-    // Sweep over (start, end, block) of every interval.
-    let mut all: Vec<(u64, u64, usize, bool)> = Vec::new();
-    for (b, iv) in sets {
-        all.extend(iv.iter().map(|&(s, e)| (s, e, *b, true)));
+/// A kind of access, for conflict checks.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Access {
+    /// A plain read.
+    Read,
+    /// A plain write.
+    Write,
+    /// An atomic read-modify-write (or atomic read).
+    Atomic,
+}
+
+impl Access {
+    /// Whether accesses of kinds `self` and `other` by two different blocks of one launch
+    /// form a data race: at least one plain write, or an atomic against a plain access.
+    /// Two atomics never race, nor do two reads.
+    fn conflicts(self, other: Access) -> bool {
+        use Access::*;
+        !matches!((self, other), (Read, Read) | (Atomic, Atomic))
     }
-    if let Some(other) = against {
-        for (b, iv) in other {
-            all.extend(iv.iter().map(|&(s, e)| (s, e, *b, false)));
+}
+
+/// Two conflicting accesses by different blocks: the first byte of the overlap, and for each
+/// side the block (index into the launch's block list) and the kind of access.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Conflict {
+    pub addr: u64,
+    pub first: (usize, Access),
+    pub second: (usize, Access),
+}
+
+/// The conflicting pair of accesses at the lowest address, if any. `sets` holds, per block
+/// (its index), its normalized accesses. One sweep over all intervals sorted by start: an
+/// interval conflicts with an earlier one iff the earlier one still covers its start, so it
+/// suffices to remember, per kind, the two furthest-reaching intervals of different blocks.
+pub(crate) fn first_conflict(sets: &[(usize, Accesses)]) -> Option<Conflict> {
+    let mut all: Vec<(u64, u64, usize, Access)> = Vec::new();
+    for (b, acc) in sets {
+        for (kind, iv) in [
+            (Access::Read, &acc.reads),
+            (Access::Write, &acc.writes),
+            (Access::Atomic, &acc.atomics),
+        ] {
+            all.extend(iv.iter().map(|&(s, e)| (s, e, *b, kind)));
         }
     }
     all.sort_unstable();
-    // Per kind, the two furthest-reaching intervals seen so far that belong to different
-    // blocks: if any earlier interval of another block still covers the current start, one
-    // of these two does.
-    let mut top: [[Option<(u64, usize)>; 2]; 2] = [[None; 2]; 2];
-    for &(s, e, b, first) in &all {
-        let other_kind = if against.is_some() { !first } else { first };
-        for &(r_end, r_block) in top[other_kind as usize].iter().flatten() {
-            if s < r_end && r_block != b {
-                return Some((s, r_block, b));
+    let mut top: [[Option<(u64, usize)>; 2]; 3] = [[None; 2]; 3];
+    const KINDS: [Access; 3] = [Access::Read, Access::Write, Access::Atomic];
+    for &(s, e, b, kind) in &all {
+        for (ki, &other) in KINDS.iter().enumerate() {
+            if !kind.conflicts(other) {
+                continue;
+            }
+            for &(r_end, r_block) in top[ki].iter().flatten() {
+                if s < r_end && r_block != b {
+                    return Some(Conflict {
+                        addr: s,
+                        first: (r_block, other),
+                        second: (b, kind),
+                    });
+                }
             }
         }
-        update_top(&mut top[first as usize], e, b);
+        update_top(&mut top[kind as usize], e, b);
     }
     None
 }
@@ -386,13 +486,33 @@ pub(crate) struct Launch<'m> {
     pub args: Vec<Value>,
     pub globals: HashMap<String, u64>,
     pub options: &'m RunOptions,
+    /// The named buffers of the launch (pointer arguments and globals), for diagnostics.
+    pub buffers: Vec<NamedBuffer>,
+}
+
+impl Launch<'_> {
+    /// Whether accesses are tracked for race detection: asked for, or implied by a shuffled
+    /// block order (whose purpose is to expose order dependence; see [`RunOptions::order`]).
+    fn check_races(&self) -> bool {
+        self.options.detect_races || matches!(self.options.order, BlockOrder::Shuffled(_))
+    }
+}
+
+/// A pointer the launch knows by name: where it points and to what.
+#[derive(Clone, Debug)]
+pub(crate) struct NamedBuffer {
+    /// `argument #2 (%c: tile<ptr<f32>>)` or `global @g`.
+    pub name: String,
+    /// The pointer (a byte address; see `SubBytePtr` for 4-bit pointees).
+    pub ptr: u64,
+    /// The pointee type.
+    pub elem: NumType,
 }
 
 /// Result of one block.
 pub(crate) struct BlockOutcome {
     pub output: String,
-    pub writes: Intervals,
-    pub reads: Intervals,
+    pub accesses: Accesses,
     pub log: Vec<(u64, Vec<u8>)>,
 }
 
@@ -476,6 +596,34 @@ pub fn run_entry(
         };
         values.push(v);
     }
+    let mut buffers = Vec::new();
+    for (i, (&p, a)) in params.iter().zip(args).enumerate() {
+        if let (
+            ArgValue::Ptr(addr),
+            Type::Tile {
+                elem: TileElem::Ptr(t),
+                ..
+            },
+        ) = (a, module.types.get(module.value_type(p)))
+        {
+            let name = match options.arg_names.get(i).filter(|n| !n.is_empty()) {
+                Some(n) => format!("{n}: "),
+                None => module.values[p]
+                    .name
+                    .as_deref()
+                    .map(|n| format!("%{}: ", n.trim_start_matches('%')))
+                    .unwrap_or_default(),
+            };
+            buffers.push(NamedBuffer {
+                name: format!(
+                    "argument #{i} ({name}{})",
+                    module.types.display(module.value_type(p), true)
+                ),
+                ptr: *addr,
+                elem: *t,
+            });
+        }
+    }
 
     // Globals: allocate and initialize for this launch.
     let mut globals = HashMap::new();
@@ -500,6 +648,11 @@ pub fn run_entry(
         let base = memory.alloc(bytes.len(), align);
         memory.write(base, &bytes).expect("fresh allocation");
         globals.insert(name.to_string(), base);
+        buffers.push(NamedBuffer {
+            name: format!("global @{name}"),
+            ptr: base,
+            elem: d.elem,
+        });
     }
 
     let launch = Launch {
@@ -509,6 +662,7 @@ pub fn run_entry(
         args: values,
         globals,
         options,
+        buffers,
     };
     let result = run_blocks(&launch, memory);
     for base in launch.globals.values() {
@@ -572,21 +726,21 @@ fn run_blocks(launch: &Launch, memory: &mut Memory) -> Result<RunReport, InterpE
         }
     }
     let mut output = String::new();
-    let mut writes: Vec<(usize, Intervals)> = Vec::new();
+    let track = launch.check_races();
+    let mut accesses: Vec<(usize, Accesses)> = Vec::new();
     for (i, &b) in blocks.iter().enumerate() {
         let mem = MemCtx {
             mode: MemMode::Direct(memory),
-            writes: launch.options.detect_races.then(Vec::new),
-            reads: None,
+            track: track.then(Accesses::default),
         };
         let outcome = run_one(launch, b, mem)?;
         output.push_str(&outcome.output);
-        if launch.options.detect_races {
-            writes.push((i, normalize(outcome.writes)));
+        if track {
+            accesses.push((i, outcome.accesses.normalized()));
         }
     }
-    if launch.options.detect_races {
-        check_races(&writes, &blocks)?;
+    if track {
+        check_races(launch, memory, &accesses, &blocks)?;
     }
     Ok(RunReport {
         output,
@@ -595,19 +749,98 @@ fn run_blocks(launch: &Launch, memory: &mut Memory) -> Result<RunReport, InterpE
     })
 }
 
-fn check_races(writes: &[(usize, Intervals)], blocks: &[[u32; 3]]) -> Result<(), InterpError> {
-    if let Some((addr, a, b)) = find_overlap(writes, None) {
-        let mut e = InterpError::new(
-            ErrorKind::Race,
-            format!(
-                "data race: tile blocks ({}, {}, {}) and ({}, {}, {}) both write address {addr:#x} in one launch",
-                blocks[a][0], blocks[a][1], blocks[a][2], blocks[b][0], blocks[b][1], blocks[b][2]
-            ),
-        );
-        e.block = Some(blocks[b]);
-        return Err(e);
+/// Reports the first data race between blocks (see [`Access::conflicts`]): both blocks, the
+/// buffer and the element.
+fn check_races(
+    launch: &Launch,
+    memory: &Memory,
+    accesses: &[(usize, Accesses)],
+    blocks: &[[u32; 3]],
+) -> Result<(), InterpError> {
+    let Some(c) = first_conflict(accesses) else {
+        return Ok(());
+    };
+    let blk = |i: usize| {
+        let b = blocks[i];
+        format!("({}, {}, {})", b[0], b[1], b[2])
+    };
+    let what = describe_address(launch, memory, c.addr);
+    let ((a, ka), (b, kb)) = (c.first, c.second);
+    let verb = |k: Access| match k {
+        Access::Read => "reads",
+        Access::Write => "writes",
+        Access::Atomic => "atomically updates",
+    };
+    let message = if ka == Access::Write && kb == Access::Write {
+        format!(
+            "data race: tile blocks {} and {} both write {what} in one launch",
+            blk(a),
+            blk(b)
+        )
+    } else {
+        // Name the writer first.
+        let ((w, kw), (o, ko)) =
+            if kb == Access::Write || (kb == Access::Atomic && ka == Access::Read) {
+                ((b, kb), (a, ka))
+            } else {
+                ((a, ka), (b, kb))
+            };
+        format!(
+            "data race: tile block {} {} {what}, which tile block {} {} in the same launch without ordering between them",
+            blk(w),
+            verb(kw),
+            blk(o),
+            verb(ko)
+        )
+    };
+    let mut e = InterpError::new(
+        ErrorKind::Race,
+        format!(
+            "{message} (undefined behavior: the result depends on the order the blocks run in)"
+        ),
+    );
+    e.block = Some(blocks[b]);
+    Err(e)
+}
+
+/// `element 5 of argument #2 (%c: tile<ptr<f32>>) (address 0x…)`, or the allocation and
+/// byte offset when no argument or global points into it below `addr`.
+fn describe_address(launch: &Launch, memory: &Memory, addr: u64) -> String {
+    let alloc = memory.allocation_of(addr);
+    let best = launch
+        .buffers
+        .iter()
+        .filter(|nb| {
+            let p = crate::value::SubBytePtr::decode(nb.ptr).byte;
+            p <= addr && alloc.is_some() && memory.allocation_of(p) == alloc
+        })
+        .max_by_key(|nb| crate::value::SubBytePtr::decode(nb.ptr).nibble_index());
+    match (best, alloc) {
+        (Some(nb), _) => {
+            let p = crate::value::SubBytePtr::decode(nb.ptr);
+            let bytes = addr - p.byte;
+            if crate::value::is_sub_byte(nb.elem) {
+                let first = (bytes * 2).saturating_sub(p.high as u64);
+                format!(
+                    "the byte holding elements {first} and {} of {} (address {addr:#x})",
+                    first + 1,
+                    nb.name
+                )
+            } else {
+                let size = nb.elem.storage_bytes() as u64;
+                format!(
+                    "element {} of {} (address {addr:#x})",
+                    bytes / size,
+                    nb.name
+                )
+            }
+        }
+        (None, Some((base, _))) => format!(
+            "byte {} of the allocation at {base:#x} (address {addr:#x})",
+            addr - base
+        ),
+        (None, None) => format!("address {addr:#x}"),
     }
-    Ok(())
 }
 
 fn run_one(launch: &Launch, block: [u32; 3], mem: MemCtx) -> Result<BlockOutcome, InterpError> {
@@ -658,8 +891,7 @@ fn run_parallel(
                                 base,
                                 log: Vec::new(),
                             },
-                            writes: Some(Vec::new()),
-                            reads: Some(Vec::new()),
+                            track: Some(Accesses::default()),
                         };
                         mine.push((i, run_one(launch, blocks[i], mem)));
                     }
@@ -674,7 +906,7 @@ fn run_parallel(
             }
         }
     });
-    let mut outcomes = Vec::with_capacity(blocks.len());
+    let mut outcomes: Vec<BlockOutcome> = Vec::with_capacity(blocks.len());
     for r in results {
         match r.expect("every block ran") {
             Ok(o) => outcomes.push(o),
@@ -683,20 +915,14 @@ fn run_parallel(
             Err(_) => return Ok(None),
         }
     }
-    let writes: Vec<(usize, Intervals)> = outcomes
-        .iter()
+    let accesses: Vec<(usize, Accesses)> = outcomes
+        .iter_mut()
         .enumerate()
-        .map(|(i, o)| (i, normalize(o.writes.clone())))
+        .map(|(i, o)| (i, std::mem::take(&mut o.accesses).normalized()))
         .collect();
-    if launch.options.detect_races {
-        check_races(&writes, blocks)?;
-    }
-    let reads: Vec<(usize, Intervals)> = outcomes
-        .iter()
-        .enumerate()
-        .map(|(i, o)| (i, normalize(o.reads.clone())))
-        .collect();
-    if find_overlap(&writes, None).is_some() || find_overlap(&writes, Some(&reads)).is_some() {
+    if first_conflict(&accesses).is_some() {
+        // Blocks saw each other's effects (or would have, in some order): the sequential run
+        // gives the defined result, and reports the race when asked to.
         return Ok(None);
     }
     let mut output = String::new();
@@ -723,8 +949,7 @@ impl BlockOutcome {
         };
         BlockOutcome {
             output,
-            writes: mem.writes.unwrap_or_default(),
-            reads: mem.reads.unwrap_or_default(),
+            accesses: mem.track.unwrap_or_default(),
             log,
         }
     }
@@ -734,17 +959,89 @@ impl BlockOutcome {
 mod tests {
     use super::*;
 
+    fn acc(reads: &[(u64, u64)], writes: &[(u64, u64)], atomics: &[(u64, u64)]) -> Accesses {
+        Accesses {
+            reads: reads.to_vec(),
+            writes: writes.to_vec(),
+            atomics: atomics.to_vec(),
+        }
+    }
+
     #[test]
-    fn overlap_detection() {
-        let a = vec![(0usize, vec![(0u64, 4u64)]), (1, vec![(4, 8)])];
-        assert_eq!(find_overlap(&a, None), None);
-        let b = vec![(0usize, vec![(0u64, 5u64)]), (1, vec![(4, 8)])];
-        assert_eq!(find_overlap(&b, None), Some((4, 0, 1)));
+    fn conflict_detection() {
+        let a = vec![
+            (0usize, acc(&[], &[(0, 4)], &[])),
+            (1, acc(&[], &[(4, 8)], &[])),
+        ];
+        assert_eq!(first_conflict(&a), None);
+        let b = vec![
+            (0usize, acc(&[], &[(0, 5)], &[])),
+            (1, acc(&[], &[(4, 8)], &[])),
+        ];
+        let c = first_conflict(&b).unwrap();
+        assert_eq!(
+            (c.addr, c.first, c.second),
+            (4, (0, Access::Write), (1, Access::Write))
+        );
         // Reads by the writer itself are no conflict; reads by another block are.
-        let r_self = vec![(0usize, vec![(0u64, 4u64)])];
-        assert_eq!(find_overlap(&a, Some(&r_self)), None);
-        let r_other = vec![(1usize, vec![(2u64, 3u64)])];
-        assert!(find_overlap(&a, Some(&r_other)).is_some());
+        let own = vec![
+            (0usize, acc(&[(0, 4)], &[(0, 4)], &[])),
+            (1, acc(&[(8, 9)], &[], &[])),
+        ];
+        assert_eq!(first_conflict(&own), None);
+        let other = vec![
+            (0usize, acc(&[], &[(0, 4)], &[])),
+            (1, acc(&[(2, 3)], &[], &[])),
+        ];
+        let c = first_conflict(&other).unwrap();
+        assert_eq!(
+            (c.addr, c.first, c.second),
+            (2, (0, Access::Write), (1, Access::Read))
+        );
+        // Reads never conflict with reads, atomics never with atomics; an atomic against a
+        // plain access of another block does.
+        let rr = vec![
+            (0usize, acc(&[(0, 8)], &[], &[(16, 20)])),
+            (1, acc(&[(0, 8)], &[], &[(16, 20)])),
+        ];
+        assert_eq!(first_conflict(&rr), None);
+        let ar = vec![
+            (0usize, acc(&[], &[], &[(16, 20)])),
+            (1, acc(&[(18, 19)], &[], &[])),
+        ];
+        let c = first_conflict(&ar).unwrap();
+        assert_eq!(
+            (c.addr, c.first, c.second),
+            (18, (0, Access::Atomic), (1, Access::Read))
+        );
+        // The lowest conflicting address is reported, whatever the block order.
+        let many = vec![
+            (0usize, acc(&[], &[(100, 200)], &[])),
+            (1, acc(&[(150, 160)], &[], &[])),
+            (2, acc(&[], &[(120, 130)], &[])),
+        ];
+        assert_eq!(first_conflict(&many).unwrap().addr, 120);
+        // A third block's interval that starts inside a long one of a block already seen.
+        let nested = vec![
+            (0usize, acc(&[], &[(0, 100)], &[])),
+            (0, acc(&[], &[(0, 100)], &[])),
+            (3, acc(&[(50, 51)], &[], &[])),
+        ];
+        assert_eq!(first_conflict(&nested).unwrap().second, (3, Access::Read));
+    }
+
+    #[test]
+    fn intervals_merge_and_skip_repeats() {
+        let mut v = Vec::new();
+        push_interval(&mut v, 0, 4);
+        push_interval(&mut v, 4, 4);
+        push_interval(&mut v, 2, 2);
+        push_interval(&mut v, 16, 4);
+        assert_eq!(v, vec![(0, 8), (16, 20)]);
+        assert_eq!(
+            normalize(vec![(16, 20), (0, 8), (6, 10)]),
+            vec![(0, 10), (16, 20)]
+        );
     }
 
     #[test]

@@ -30,7 +30,13 @@
 //! - **Memory**: every access is bounds-checked against the allocations ([`MemError`]);
 //!   out-of-bounds view elements read the padding value (zero when the view has none) and are
 //!   not written; masked pointer lanes read the padding operand (zero when absent). Atomics
-//!   run lane by lane in row-major order.
+//!   run lane by lane in row-major order. 4-bit elements (f4E2M1FN) are packed two per byte,
+//!   the lower index in the low nibble; pointers to them count elements and may address a
+//!   half byte ([`SubBytePtr`]).
+//! - **Races**: with [`RunOptions::detect_races`] (implied by a shuffled order) plain
+//!   read/write and write/write conflicts between blocks, and plain accesses to data another
+//!   block updates atomically, are reported as [`ErrorKind::Race`] with both blocks, the
+//!   argument or global and the element; atomics never race with each other.
 //! - **Blocks** run one after another (x fastest) unless [`RunOptions`] asks for a shuffled
 //!   order or parallel execution (which always produces the sequential result, see
 //!   [`RunOptions::parallel`]).
@@ -47,6 +53,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod approx;
 mod arith;
 mod exec;
 pub mod float;
@@ -59,4 +66,4 @@ pub mod value;
 
 pub use launch::{run_entry, ArgValue, BlockOrder, ErrorKind, InterpError, RunOptions, RunReport};
 pub use memory::{MemError, Memory};
-pub use value::{Data, TensorView, Tile, TileView, Value, ViewKind};
+pub use value::{Data, SubBytePtr, TensorView, Tile, TileView, Value, ViewKind};

@@ -118,6 +118,12 @@ impl Memory {
         self.allocs.len()
     }
 
+    /// The allocation holding byte `addr`: its base and length.
+    pub fn allocation_of(&self, addr: u64) -> Option<(u64, usize)> {
+        let (&base, a) = self.allocs.range(..=addr).next_back()?;
+        (addr - base < a.bytes.len() as u64).then_some((base, a.bytes.len()))
+    }
+
     /// Locates `[addr, addr+len)`: the allocation base and the offset inside it.
     fn locate(&self, addr: u64, len: u64, what: &'static str) -> Result<(u64, usize), MemError> {
         let err = MemError { addr, len, what };

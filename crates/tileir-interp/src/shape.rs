@@ -237,7 +237,8 @@ pub fn unpack(a: &Tile, to: NumType, out_len: usize) -> OpResult<Tile> {
     Ok(Tile::from_bits(vec![out_len], TileElem::Num(to), bits))
 }
 
-/// `offset`: `ptr + offset × sizeof(pointee)` (offset signed, wrapping).
+/// `offset`: `ptr + offset × sizeof(pointee)` (offset signed, wrapping). For 4-bit pointees
+/// the offset counts half bytes (see [`crate::value::SubBytePtr`]).
 pub fn offset(p: &Tile, o: &Tile) -> OpResult<Tile> {
     let Data::Ptr(ptrs) = &p.data else {
         return Err("offset needs a pointer tile".into());
@@ -256,10 +257,19 @@ pub fn offset(p: &Tile, o: &Tile) -> OpResult<Tile> {
         ));
     };
     let at = |v: &[i64], i: usize| if v.len() == 1 { v[0] } else { v[i] };
+    let sub_byte = crate::value::is_sub_byte(p.num());
     let data = (0..n)
         .map(|i| {
             let base = if ptrs.len() == 1 { ptrs[0] } else { ptrs[i] };
-            base.wrapping_add(at(offs, i).wrapping_mul(size) as u64)
+            if sub_byte {
+                let b = crate::value::SubBytePtr::decode(base);
+                crate::value::SubBytePtr::from_nibble_index(
+                    b.nibble_index().wrapping_add(at(offs, i) as u64),
+                )
+                .encode()
+            } else {
+                base.wrapping_add(at(offs, i).wrapping_mul(size) as u64)
+            }
         })
         .collect();
     let shape = if p.len() == n {

@@ -9,7 +9,8 @@
 //! - every other float (f16, bf16, f32, tf32, fp8, fp4, e8m0): `Vec<f32>` holding the exact
 //!   value (every value of those formats is an `f32`); NaN payloads are kept so that bit
 //!   patterns survive data movement and bitcasts. tf32 keeps its 32 raw bits.
-//! - pointers: `Vec<u64>` addresses.
+//! - pointers: `Vec<u64>` addresses. A pointer to a 4-bit type (`ptr<f4E2M1FN>`) addresses a
+//!   half byte: see [`SubBytePtr`].
 
 use crate::float::{bits_to_f32_storage, f32_storage_to_bits};
 use tileir_ir::{NumType, PaddingValue, TileElem};
@@ -116,6 +117,66 @@ pub fn unsigned(width: u32, x: i64) -> u64 {
     } else {
         (x as u64) & ((1u64 << width) - 1)
     }
+}
+
+/// The encoding of pointers to 4-bit elements (`ptr<f4E2M1FN>`).
+///
+/// Memory layout (as NVIDIA defines it for f4E2M1FN): elements are packed two per byte, the
+/// element at the lower index in bits 3..0 and the next one in bits 7..4. Pointer arithmetic
+/// counts elements (`offset` by `k` moves `4k` bits, per the rule that pointer arithmetic uses
+/// the pointee's size), so a pointer may address the high half of a byte. The interpreter
+/// keeps such a pointer as its byte address with bit 63 set ([`SubBytePtr::HIGH`]);
+/// interpreter addresses never reach bit 63, so the two forms cannot be confused. A
+/// pointer into the middle of a byte has no byte address: `ptr_to_int`, `ptr_to_ptr` to a
+/// wider type and `make_tensor_view` (whose tensors must start on a byte) report it as
+/// undefined behaviour instead of rounding it to its byte.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SubBytePtr {
+    /// Address of the byte holding the element.
+    pub byte: u64,
+    /// True for the high nibble (bits 7..4), the odd element of the byte.
+    pub high: bool,
+}
+
+impl SubBytePtr {
+    /// The flag bit of an encoded pointer to the high nibble of its byte.
+    pub const HIGH: u64 = 1 << 63;
+
+    /// Decodes a pointer value.
+    #[inline]
+    pub fn decode(v: u64) -> SubBytePtr {
+        SubBytePtr {
+            byte: v & !SubBytePtr::HIGH,
+            high: v & SubBytePtr::HIGH != 0,
+        }
+    }
+
+    /// Encodes as a pointer value.
+    #[inline]
+    pub fn encode(self) -> u64 {
+        self.byte | if self.high { SubBytePtr::HIGH } else { 0 }
+    }
+
+    /// Position in half bytes from address 0 (wrapping in the 63-bit address space).
+    #[inline]
+    pub fn nibble_index(self) -> u64 {
+        (self.byte << 1) | self.high as u64
+    }
+
+    /// The pointer at half-byte position `n` (wrapping in the 63-bit address space).
+    #[inline]
+    pub fn from_nibble_index(n: u64) -> SubBytePtr {
+        SubBytePtr {
+            byte: (n >> 1) & !SubBytePtr::HIGH,
+            high: n & 1 == 1,
+        }
+    }
+}
+
+/// True for element types packed two per byte in memory (f4E2M1FN; i4 never reaches memory).
+#[inline]
+pub fn is_sub_byte(t: NumType) -> bool {
+    t.bit_width() == 4
 }
 
 /// A dense tile value.

@@ -109,10 +109,11 @@ fn interp_error(py: Python<'_>, e: &InterpError) -> PyErr {
 }
 
 /// Runs `entry` of `module` over `grid`; see the module docs for the argument encoding.
+/// `arg_names` optionally names the entry's parameters in diagnostics (race reports).
 /// Returns `(print_output, [buffer bytes or None …])`; see the module docs for when an entry
 /// is None.
 #[pyfunction]
-#[pyo3(signature = (module, entry, grid, buffers, args, shuffle_seed = None, parallel = false, detect_races = false, check_assumes = false, only_written = false))]
+#[pyo3(signature = (module, entry, grid, buffers, args, shuffle_seed = None, parallel = false, detect_races = false, check_assumes = false, only_written = false, arg_names = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn interpret<'py>(
     py: Python<'py>,
@@ -126,6 +127,7 @@ pub fn interpret<'py>(
     detect_races: bool,
     check_assumes: bool,
     only_written: bool,
+    arg_names: Option<Vec<String>>,
 ) -> PyResult<(String, Vec<Option<Bound<'py, PyBytes>>>)> {
     let mut memory = Memory::new();
     let mut bases = Vec::with_capacity(buffers.len());
@@ -167,6 +169,7 @@ pub fn interpret<'py>(
         parallel,
         detect_races,
         check_assumes,
+        arg_names: arg_names.unwrap_or_default(),
         ..RunOptions::default()
     };
     let m = &module.inner;
