@@ -689,6 +689,72 @@ def ensure_constant(v, /):
     """Fails to compile unless ``v`` is a compile-time constant."""
 
 
+# ------------------------------------------------------------------------------------------
+# RawArrayMemory: the methods of ``Array.get_raw_memory()`` (signature stubs)
+# ------------------------------------------------------------------------------------------
+
+def _method(fn):
+    def stub(*args, **kwargs):
+        raise TypeError(f"RawArrayMemory.{fn.__name__}() can only be used inside a @tileir.kernel function")
+
+    stub.__name__ = fn.__name__
+    stub.__qualname__ = f"RawArrayMemory.{fn.__name__}"
+    stub.__doc__ = fn.__doc__
+    stub.__signature__ = inspect.signature(fn)
+    return stub
+
+
+class RawArrayMemory:
+    """What ``array.get_raw_memory()`` gives in a kernel (cuTile's undocumented escape
+    hatch): the array's elements addressed by element offsets from its base pointer, with
+    no bounds checks. Offsets are integer scalars or tiles; results have the offsets' shape;
+    ``mask`` (broadcast to that shape) turns lanes off."""
+
+    @_method
+    def load_offset(self, offset, /, *, mask=None, padding_value=0, latency=None):
+        """Loads ``base[offset]``; masked-off lanes read ``padding_value``."""
+
+    @_method
+    def store_offset(self, offset, value, /, *, mask=None, latency=None):
+        """Stores ``value`` (broadcast to the offsets' shape) at ``base[offset]``."""
+
+    @_method
+    def atomic_cas_offset(self, offset, expected, desired, /, *, mask=None, memory_order=_AR, memory_scope=_DEV):
+        """Compare-and-swap at ``base[offset]``; returns the old values."""
+
+    @_method
+    def atomic_xchg_offset(self, offset, update, /, *, mask=None, memory_order=_AR, memory_scope=_DEV):
+        """Exchange at ``base[offset]``; returns the old values."""
+
+    @_method
+    def atomic_add_offset(self, offset, update, /, *, mask=None, memory_order=_AR, memory_scope=_DEV):
+        """Atomic add at ``base[offset]``; returns the old values."""
+
+    @_method
+    def atomic_max_offset(self, offset, update, /, *, mask=None, memory_order=_AR, memory_scope=_DEV):
+        """Atomic maximum at ``base[offset]``; returns the old values."""
+
+    @_method
+    def atomic_min_offset(self, offset, update, /, *, mask=None, memory_order=_AR, memory_scope=_DEV):
+        """Atomic minimum at ``base[offset]``; returns the old values."""
+
+    @_method
+    def atomic_and_offset(self, offset, update, /, *, mask=None, memory_order=_AR, memory_scope=_DEV):
+        """Atomic and at ``base[offset]``; returns the old values."""
+
+    @_method
+    def atomic_or_offset(self, offset, update, /, *, mask=None, memory_order=_AR, memory_scope=_DEV):
+        """Atomic or at ``base[offset]``; returns the old values."""
+
+    @_method
+    def atomic_xor_offset(self, offset, update, /, *, mask=None, memory_order=_AR, memory_scope=_DEV):
+        """Atomic xor at ``base[offset]``; returns the old values."""
+
+
+#: RawArrayMemory method name -> signature stub.
+RAW_MEMORY_METHODS = {n: f for n, f in vars(RawArrayMemory).items() if n.endswith("_offset")}
+
+
 # ``cdiv`` works on the host and in kernels: the host function above is the one exported;
 # the front end maps it to the kernel operation.
 KERNEL_CDIV = OPS.pop("cdiv_")
@@ -704,6 +770,7 @@ __all__ = [
     "float8_e5m3fnu", "float4_e2m1fn", "dtype_of",
     "PaddingMode", "RoundingMode", "MemoryOrder", "MemoryScope", "Constant", "ConstantAnnotation",
     "ArrayAnnotation", "IndexedWithInt64", "ScalarInt64", "ListAnnotation", "ByTarget", "Slice", "cdiv", "function",
+    "RawArrayMemory",
     "TileError", "TileSyntaxError", "TileTypeError", "TileValueError", "TileUnsupportedFeatureError",
     "TileStaticAssertionError", "TileStaticEvalError", "TileRecursionError", "TileInternalError",
     "TileCompilerExecutionError", "TileCompilerTimeoutError",

@@ -42,6 +42,29 @@ fn kernel_13_3_round_trips_at_13_3_and_13_4() {
     assert_round_trip(&m, Version::V13_4);
 }
 
+/// The 13.4 programmatic-dependent-launch ops: written and read back at 13.4 (with and
+/// without their optional token), refused by name at 13.3.
+#[test]
+fn grid_dependency_control_ops_need_13_4() {
+    let mut b = Build::new();
+    let (e, _) = b.entry("k", &[], None);
+    let tok = b.m.types.token();
+    let t0 = b.val(e, CudaTileOp::new(CtOp::MakeToken), &[], tok);
+    let w = b.val(e, CudaTileOp::new(CtOp::GdcWaitTko), &[t0], tok);
+    b.val(e, CudaTileOp::new(CtOp::GdcLaunchDependentsTko), &[w], tok);
+    b.val(e, CudaTileOp::new(CtOp::GdcWaitTko), &[], tok);
+    b.ret(e);
+    let bytes = assert_round_trip(&b.m, Version::V13_4);
+    assert_eq!(bytes[9], 4);
+    let text = print(&read(&bytes).unwrap());
+    assert!(text.contains("gdc_wait_tko token=%"), "{text}");
+    assert!(text.contains("gdc_launch_dependents_tko token=%"), "{text}");
+    assert_eq!(
+        write_err(&b.m, Version::V13_3),
+        "operation 'cuda_tile.gdc_wait_tko' is not available in bytecode version 13.3"
+    );
+}
+
 #[test]
 fn module_name_is_not_stored() {
     let mut m = kernel_13_1();

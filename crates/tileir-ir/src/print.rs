@@ -1484,6 +1484,19 @@ impl<'a> Printer<'a> {
                     self.type_list(&res, short)
                 );
             }
+            // 13.4: `gdc_wait_tko [token=%t] -> token`.
+            CtOp::GdcLaunchDependentsTko | CtOp::GdcWaitTko => {
+                let token = group("token");
+                self.results_prefix(op);
+                let _ = write!(self.out, "{prefix}{mn}");
+                if let [t] = token.as_slice() {
+                    let n = self.name(*t);
+                    let _ = write!(self.out, " token={n}");
+                }
+                if !res.is_empty() {
+                    let _ = write!(self.out, " -> {}", self.type_list(&res, short));
+                }
+            }
             CtOp::PrintTko => {
                 let Some(s) = ct.str("str") else { return false };
                 let (args, token) = (group("args"), group("token"));

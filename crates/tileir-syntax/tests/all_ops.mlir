@@ -116,6 +116,8 @@ cuda_tile.module @kernels attributes {producer = "tileir tests"} {
     %red = atomic_red_view_tko relaxed device %qv[%bx, %by], add, %q token=%rk : tile<8x8xf32>, partition_view<tile=(8x8), tensor_view<32x32xf32, strides=[32,1]>, dim_map=[1, 0]>, tile<i32> -> token
     %pt = print_tko "x=%f %d\n", %v8, %bx token=%red : tile<8xf32>, tile<i32> -> token
     %p2 = print_tko "hello" -> token
+    %gl = gdc_launch_dependents_tko token=%pt -> token
+    %gw = gdc_wait_tko -> token
     %as = assume div_by<16>, %base : tile<ptr<f32>>
     %as2 = assume bounded<0, ?>, %n : tile<i64>
     %as3 = assume #cuda_tile.same_elements<[1, 4]>, %mask : tile<8xi1>

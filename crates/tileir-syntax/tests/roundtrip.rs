@@ -99,6 +99,8 @@ fn canonical_spellings() {
         "load_ptr_tko relaxed device %ptrs, %mask, %v8 token=%tk2 : tile<8xptr<f32>>, tile<8xi1>, tile<8xf32> -> tile<8xf32>, token",
         "= print_tko \"x=%f %d\\0A\", %v8, %bx token=%red : tile<8xf32>, tile<i32> -> token",
         "= print_tko \"hello\" -> token",
+        "= gdc_launch_dependents_tko token=%pt -> token",
+        "= gdc_wait_tko -> token",
         "%is:2 = get_index_space_shape %pv",
         "= assume same_elements<[1, 4]>, %mask : tile<8xi1>",
         "for unsigned %iv in (%lb to %ub, step %lb) : tile<i32> iter_values(%acc = %x) -> (tile<f32>) {",

@@ -2,9 +2,10 @@
 
 A mixin of :class:`~tileir._frontend.translate.Translator`: each ``op_<name>`` method takes
 the call node and the arguments bound against the stub's signature in ``tileir._api``.
-Type promotion follows cuTile: categories bool < int < float; a loosely typed Python
-number adopts the other operand's dtype; otherwise the wider dtype of the higher
-category wins (float16 with bfloat16 gives float32). Shapes broadcast like NumPy.
+Type promotion follows cuTile's table (``promote_dtypes``): categories bool < int < float;
+a loosely typed Python number adopts the other operand's dtype; otherwise the wider dtype
+of the higher category wins, and float16 with bfloat16, mixed signedness and restricted
+floats with anything else are errors. Shapes broadcast like NumPy.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 
 from .. import _api
 from .._api import (TileTypeError, TileUnsupportedFeatureError, TileValueError)
-from .values import Array, FString, Tile, TiledView, tile_type_text
+from .values import Array, FString, RawMemory, Tile, TiledView, tile_type_text
 
 _MAX_ELEMS = 1 << 24
 
@@ -100,6 +101,36 @@ def value_bits(value: Any, dtype: _api.DType) -> int:
     if dtype.is_int:
         return int(value) & ((1 << dtype.bits) - 1)
     return float_bits(float(value), dtype)
+
+
+def float_from_bits(bits: int, dtype: _api.DType) -> float:
+    """The value of float bit pattern ``bits`` of ``dtype``."""
+    ir = dtype.ir
+    if ir in ("f32", "tf32"):
+        return float(np.array(bits, dtype=np.uint32).view(np.float32))
+    if ir == "f64":
+        return struct.unpack("<d", struct.pack("<Q", bits))[0]
+    if ir == "f16":
+        return float(np.array(bits, dtype=np.uint16).view(np.float16))
+    if ir == "bf16":
+        return float(np.array(bits << 16, dtype=np.uint32).view(np.float32))
+    table = _minifloat_table(ir)
+    if table is not None:
+        return dict(table)[bits]
+    raise TileUnsupportedFeatureError(f"constants of dtype {dtype.name} are not supported")
+
+
+def canonical_value(value: Any, dtype: _api.DType) -> Any:
+    """``value`` as an element of ``dtype`` holds it: floats rounded to the dtype, integers
+    wrapped to its width (cuTile's canonical form of a strictly typed constant)."""
+    if dtype.is_bool:
+        return bool(value)
+    if dtype.is_int:
+        v = int(value) & ((1 << dtype.bits) - 1)
+        if dtype.is_signed and v >> (dtype.bits - 1):
+            v -= 1 << dtype.bits
+        return v
+    return float_from_bits(float_bits(float(value), dtype), dtype)
 
 
 _ROUNDING = {_api.RoundingMode.RN: "nearest_even", _api.RoundingMode.RZ: "zero", _api.RoundingMode.RM: "negative_inf",
@@ -206,6 +237,8 @@ class Lowering:
                 raise self.error(node, f"{v} does not fit in {dtype.name}", TileValueError)
         bits = value_bits(value, dtype)
         t = self.op1("constant", [], shape, dtype, {"value": ("dense", dtype.ir, list(shape), [bits])}, node)
+        if not shape:
+            t.value = value  # rounded to the dtype only when folded (fold_constants)
         self.const_cache[-1][key] = t
         return t
 
@@ -289,47 +322,55 @@ class Lowering:
         return tuple(out)
 
     def promote_dtypes(self, a: _api.DType, b: _api.DType, node) -> _api.DType:
+        """cuTile's promotion table for two strictly typed dtypes: bool adopts the other
+        dtype; any float beats any integer; two floats give the wider one, except that
+        float16 with bfloat16 is an error; two integers of the same signedness give the
+        wider one, mixed signedness is an error; restricted floats (tf32, fp8, fp4) only
+        combine with themselves."""
         if a == b:
             return a
-        rank = {"b": 0, "i": 1, "u": 1, "f": 2}
-        if rank[a.kind] != rank[b.kind]:
-            hi = a if rank[a.kind] > rank[b.kind] else b
-            return hi
-        if a.is_float:
-            if a.restricted or b.restricted:
-                raise self.error(node, f"implicit promotion of {a.name} and {b.name} is not supported; convert with "
-                                 f"astype()", TileTypeError)
-            if a.bits == b.bits:
-                return _api.float32
+        if a.restricted or b.restricted:
+            raise self.error(node, f"Implicit promotion of {a.name} and {b.name} is not supported as it involves "
+                             f"restricted float dtypes. Please perform an explicit cast instead.", TileTypeError)
+        if a.is_bool or b.is_bool:
+            return b if a.is_bool else a
+        if a.is_float != b.is_float:
+            return a if a.is_float else b
+        if a.kind == b.kind and not (a.is_float and a.bits == b.bits):
             return a if a.bits > b.bits else b
-        if a.bits == b.bits:
-            raise self.error(node, f"implicit promotion of {a.name} and {b.name} is not supported; convert with astype()",
-                             TileTypeError)
-        return a if a.bits > b.bits else b
+        raise self.error(node, f"Implicit promotion of {a.name} and {b.name} is not supported. Please perform an "
+                         f"explicit cast instead.", TileTypeError)
 
-    def operands(self, node, *vals, dtype: Optional[_api.DType] = None, min_kind: Optional[str] = None) -> Tuple[List[Tile], _api.DType]:
-        """Promotes and broadcasts ``vals`` (tiles and Python numbers) to one type."""
+    def common_dtype(self, node, vals, min_kind: Optional[str] = None) -> _api.DType:
+        """The dtype ``vals`` (tiles and Python numbers) promote to: the tiles' promoted
+        dtype, which loosely typed numbers adopt unless their category is higher (a float
+        literal with integer tiles gives float32, an int literal with bool tiles int32)."""
         tiles = [v for v in vals if isinstance(v, Tile)]
         for v in vals:
             if not isinstance(v, (Tile, bool, int, float, np.number)):
                 raise self.error(node, f"expected a tile or a number, got {self.describe(v)}")
-        if dtype is None:
-            if tiles:
-                dtype = tiles[0].dtype
-                for t in tiles[1:]:
-                    dtype = self.promote_dtypes(dtype, t.dtype, node)
-                # loosely typed numbers adopt the tiles' dtype, unless a float meets integers
-                if any(isinstance(v, float) for v in vals if not isinstance(v, Tile)) and not dtype.is_float:
-                    dtype = _api.float32
-                elif any(isinstance(v, int) and not isinstance(v, bool) for v in vals
-                         if not isinstance(v, Tile)) and dtype.is_bool:
-                    dtype = _api.int32
-            else:
-                dtype = self.to_tile(vals[0], None, node).dtype
-                for v in vals[1:]:
-                    dtype = self.promote_dtypes(dtype, self.to_tile(v, None, node).dtype, node)
+        if tiles:
+            dtype = tiles[0].dtype
+            for t in tiles[1:]:
+                dtype = self.promote_dtypes(dtype, t.dtype, node)
+            if any(isinstance(v, float) for v in vals if not isinstance(v, Tile)) and not dtype.is_float:
+                dtype = _api.float32
+            elif any(isinstance(v, int) and not isinstance(v, bool) for v in vals
+                     if not isinstance(v, Tile)) and dtype.is_bool:
+                dtype = _api.int32
+        else:
+            dtype = _literal_dtype(vals[0])
+            for v in vals[1:]:
+                dtype = self.promote_dtypes(dtype, _literal_dtype(v), node)
         if min_kind == "f" and not dtype.is_float:
             dtype = _api.float32
+        return dtype
+
+    def operands(self, node, *vals, dtype: Optional[_api.DType] = None, min_kind: Optional[str] = None) -> Tuple[List[Tile], _api.DType]:
+        """Promotes and broadcasts ``vals`` (tiles and Python numbers) to one type."""
+        tiles = [v for v in vals if isinstance(v, Tile)]
+        if dtype is None:
+            dtype = self.common_dtype(node, vals, min_kind)
         shape = self.broadcast_shapes(node, *[t.shape for t in tiles]) if tiles else ()
         out = []
         for v in vals:
@@ -372,8 +413,8 @@ class Lowering:
     def int_or_float(self, node, a, b, what):
         (x, y), dt = self.operands(node, a, b)
         if dt.is_bool:
-            x, y = self.convert(x, _api.int32, node), self.convert(y, _api.int32, node)
-            dt = _api.int32
+            raise self.error(node, f"Binary arithmetic op `{what}` does not support bool, please cast bool to int",
+                             TileTypeError)
         if dt.restricted:
             raise self.error(node, f"{what} on {dt.name} is not supported")
         return x, y, dt
@@ -381,8 +422,36 @@ class Lowering:
     def sgn(self, dt):
         return "signed" if dt.is_signed else "unsigned"
 
+    def fold_constants(self, node, a, b, fn):
+        """cuTile computes an operation on two compile-time scalars (strictly typed 0-d
+        constants or Python numbers, at least one strictly typed) at compile time with
+        Python's semantics in the promoted dtype: ``ct.float32(1.0) // 0.1`` is 9.0 there,
+        while the same division of run-time values is ``floor(1.0 / 0.1)`` = 10.0. Returns
+        the folded result (a constant tile, or a tuple of them), or None."""
+        va = a.value if isinstance(a, Tile) else a
+        vb = b.value if isinstance(b, Tile) else b
+        if not (_is_number(va) and _is_number(vb)):
+            return None
+        # A strictly typed constant holds its value rounded to its own dtype first.
+        va = canonical_value(va, a.dtype) if isinstance(a, Tile) else va
+        vb = canonical_value(vb, b.dtype) if isinstance(b, Tile) else vb
+        dt = self.common_dtype(node, [a, b])
+        try:
+            out = fn(canonical_value(va, dt), canonical_value(vb, dt))
+        except ZeroDivisionError as e:
+            raise self.error(node, str(e), TileValueError) from None
+        if isinstance(out, tuple):
+            return tuple(self.constant(canonical_value(v, dt), dt, (), node) for v in out)
+        return self.constant(canonical_value(out, dt), dt, (), node)
+
     def floordiv(self, a, b, node):
-        x, y, dt = self.int_or_float(node, a, b, "//")
+        """``a // b`` as cuTile lowers it: integers divide rounding toward negative infinity
+        (``divi``), floats take ``floor(a / b)`` (so ``1.0 // 0.1`` is 10.0, not Python's 9.0,
+        and ``-1.0 // inf`` is -0.0); compile-time scalars fold with Python's semantics."""
+        folded = self.fold_constants(node, a, b, lambda x, y: x // y)
+        if folded is not None:
+            return folded
+        x, y, dt = self.int_or_float(node, a, b, "floordiv")
         if dt.is_float:
             q = self.op1("divf", [x.handle, y.handle], x.shape, dt, None, node)
             return self.op1("floor", [q.handle], x.shape, dt, None, node)
@@ -390,7 +459,18 @@ class Lowering:
                         {"signedness": self.sgn(dt), "rounding": "negative_inf" if dt.is_signed else "zero"}, node)
 
     def modulo(self, a, b, node):
-        x, y, dt = self.int_or_float(node, a, b, "%")
+        """``a % b`` as cuTile lowers it: the C remainder (``remi``/``remf``, sign of the
+        dividend) plus ``b`` where it is non-zero and its sign differs from ``b``'s, so the
+        result takes the divisor's sign like Python's; ``x % 0.0`` is NaN, ``-1.0 % inf`` is
+        inf. Compile-time scalars fold with Python's semantics."""
+        folded = self.fold_constants(node, a, b, lambda x, y: x % y)
+        if folded is not None:
+            return folded
+        (x, y), dt = self.operands(node, a, b)
+        if dt.is_bool:
+            raise self.error(node, "Modulo operation does not support bool", TileTypeError)
+        if dt.restricted:
+            raise self.error(node, f"% on {dt.name} is not supported")
         if dt.is_float:
             r = self.op1("remf", [x.handle, y.handle], x.shape, dt, None, node)
         else:
@@ -478,7 +558,6 @@ class Lowering:
                 raise self.error(node, f"{type(e).__name__}: {e}", TileValueError) from None
         if op in (ast.Add, ast.Sub, ast.Mult, ast.Div):
             kind = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv"}[op]
-            self.check_same_float(node, a, b)
             return self.arith(kind, a, b, node)
         if op is ast.FloorDiv:
             return self.floordiv(a, b, node)
@@ -490,13 +569,6 @@ class Lowering:
             return self.op_matmul(node, a, b)
         kind = {ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor", ast.LShift: "lshift", ast.RShift: "rshift"}[op]
         return self.bitwise(kind, a, b, node)
-
-    def check_same_float(self, node, a, b):
-        """Two float tiles of different dtypes in an operator is almost always a mistake in
-        cuTile code (f32 with f16); name both types."""
-        if isinstance(a, Tile) and isinstance(b, Tile) and a.dtype != b.dtype and a.dtype.is_float and b.dtype.is_float:
-            raise self.error(node, f"operands have different types: {a.type_text()} and {b.type_text()}; convert one "
-                             f"with astype()", TileTypeError)
 
     def unary_float(self, node, name, x, attrs=None, min_float=True):
         x = self.want_tile(node, x)
@@ -775,17 +847,20 @@ class Lowering:
                 inb = self.constant(False, _api.bool_, shape, node)
             else:
                 raise self.error(node, f"mask must be a boolean tile, got {self.describe(mask)}", TileTypeError)
+        return self.ptr_tile(node, arr, offset, shape), inb
+
+    def ptr_tile(self, node, arr: Array, offset: Tile, shape) -> Tile:
+        """The tile of pointers ``arr``'s base + ``offset`` (elements, an i64 tile of ``shape``)."""
         ptr_ty = f"ptr<{arr.dtype.ir}>"
-        base = Tile(arr.ptr, (), _api.int64)
         if shape:
             bshape = (1,) * len(shape)
             b = self.op("reshape", [arr.ptr], ["tile<" + "".join(f"{d}x" for d in bshape) + ptr_ty + ">"], None, node)[0]
             b = self.op("broadcast", [b], ["tile<" + "".join(f"{d}x" for d in shape) + ptr_ty + ">"], None, node)[0]
         else:
-            b = base.handle
+            b = arr.ptr
         ptr_tile_ty = "tile<" + "".join(f"{d}x" for d in shape) + ptr_ty + ">"
         p = self.op("offset", [b, offset.handle], [ptr_tile_ty], None, node)[0]
-        return Tile(p, shape, arr.dtype), inb
+        return Tile(p, shape, arr.dtype)
 
     def ptr_load(self, node, ptrs: Tile, mask, padding_value, dtype, latency):
         ops = [ptrs.handle]
@@ -930,6 +1005,82 @@ class Lowering:
                 raise self.error(node, f"traversal_steps must be {arr.ndim} positive integers", TileValueError)
         view, ty = self.partition(node, arr, shape, tuple(range(arr.ndim)), pad, steps)
         return TiledView(arr, shape, padding_mode, steps, view, ty)
+
+    # RawArrayMemory (array.get_raw_memory())
+    def array_get_raw_memory(self, node, arr: Array):
+        return RawMemory(arr)
+
+    def raw_pointers(self, node, mem: RawMemory, offset, mask) -> Tuple[Tile, Optional[Tile]]:
+        """Pointers base + ``offset`` (cuTile widens offsets to 64 bits) and the mask,
+        broadcast to the offsets' shape."""
+        onode = self.anode(node, "offset")
+        if isinstance(offset, (int, np.integer)) and not isinstance(offset, bool):
+            offset = self.constant(int(offset), _api.int64, (), onode)
+        if not isinstance(offset, Tile) or not offset.dtype.is_int:
+            raise self.error(onode, f"offset must be an integer scalar or tile, got {self.describe(offset)}",
+                             TileTypeError)
+        shape = offset.shape
+        off = self.convert(offset, _api.int64, onode)
+        m = None
+        if mask is not None:
+            mnode = self.anode(node, "mask")
+            if isinstance(mask, bool):
+                mask = self.constant(mask, _api.bool_, (), mnode)
+            if not isinstance(mask, Tile) or not mask.dtype.is_bool:
+                raise self.error(mnode, f"mask must be a boolean tile, got {self.describe(mask)}", TileTypeError)
+            m = self.broadcast_tile(mask, shape, mnode)
+        return self.ptr_tile(node, mem.array, off, shape), m
+
+    def raw_load_offset(self, node, mem, offset, mask, padding_value, latency):
+        ptrs, m = self.raw_pointers(node, mem, offset, mask)
+        pnode = self.anode(node, "padding_value")
+        if not isinstance(padding_value, (Tile, bool, int, float, np.number)):
+            raise self.error(pnode, f"padding_value must be a scalar or a tile, got {self.describe(padding_value)}",
+                             TileTypeError)
+        if isinstance(padding_value, Tile):
+            self.broadcast_tile(padding_value, ptrs.shape, pnode)  # shape check, with its caret
+        return self.ptr_load(node, ptrs, m, padding_value, mem.dtype, latency)
+
+    def raw_store_offset(self, node, mem, offset, value, mask, latency):
+        ptrs, m = self.raw_pointers(node, mem, offset, mask)
+        vnode = self.anode(node, "value")
+        v = self.want_tile(vnode, value) if isinstance(value, Tile) else self.to_tile(value, mem.dtype, vnode)
+        if v.dtype != mem.dtype:
+            raise self.error(vnode, f"storing {v.dtype.name} values into the raw memory of a {mem.dtype.name} array; "
+                             f"convert them with astype()", TileTypeError)
+        self.ptr_store(node, ptrs, self.broadcast_tile(v, ptrs.shape, vnode), m, latency)
+        return None
+
+    def raw_atomic(self, node, kind, mem, offset, update, mask, memory_order, memory_scope):
+        attrs = self.atomic_attrs(node, memory_order, memory_scope)
+        ptrs, m = self.raw_pointers(node, mem, offset, mask)
+        return self.atomic_rmw_at(node, kind, mem, ptrs, m, attrs, update)
+
+    def raw_atomic_cas_offset(self, node, mem, offset, expected, desired, mask, memory_order, memory_scope):
+        attrs = self.atomic_attrs(node, memory_order, memory_scope)
+        ptrs, m = self.raw_pointers(node, mem, offset, mask)
+        return self.atomic_cas_at(node, mem, ptrs, m, attrs, expected, desired)
+
+    def raw_atomic_xchg_offset(self, node, mem, offset, update, mask, memory_order, memory_scope):
+        return self.raw_atomic(node, "xchg", mem, offset, update, mask, memory_order, memory_scope)
+
+    def raw_atomic_add_offset(self, node, mem, offset, update, mask, memory_order, memory_scope):
+        return self.raw_atomic(node, "add", mem, offset, update, mask, memory_order, memory_scope)
+
+    def raw_atomic_max_offset(self, node, mem, offset, update, mask, memory_order, memory_scope):
+        return self.raw_atomic(node, "max", mem, offset, update, mask, memory_order, memory_scope)
+
+    def raw_atomic_min_offset(self, node, mem, offset, update, mask, memory_order, memory_scope):
+        return self.raw_atomic(node, "min", mem, offset, update, mask, memory_order, memory_scope)
+
+    def raw_atomic_and_offset(self, node, mem, offset, update, mask, memory_order, memory_scope):
+        return self.raw_atomic(node, "and", mem, offset, update, mask, memory_order, memory_scope)
+
+    def raw_atomic_or_offset(self, node, mem, offset, update, mask, memory_order, memory_scope):
+        return self.raw_atomic(node, "or", mem, offset, update, mask, memory_order, memory_scope)
+
+    def raw_atomic_xor_offset(self, node, mem, offset, update, mask, memory_order, memory_scope):
+        return self.raw_atomic(node, "xor", mem, offset, update, mask, memory_order, memory_scope)
 
     def view_num_tiles(self, node, v: TiledView, axis):
         ax = self.axis_of(node, axis, v.array.ndim)
@@ -1505,7 +1656,7 @@ class Lowering:
 
     def op_floordiv(self, node, x, y):
         if not isinstance(x, Tile) and not isinstance(y, Tile):
-            return x // y
+            return self.binary_op(node, ast.FloorDiv, x, y)
         return self.floordiv(x, y, node)
 
     def op_cdiv(self, node, x, y):
@@ -1529,15 +1680,24 @@ class Lowering:
 
     def op_mod(self, node, x, y):
         if not isinstance(x, Tile) and not isinstance(y, Tile):
-            return x % y
+            return self.binary_op(node, ast.Mod, x, y)
         return self.modulo(x, y, node)
 
     def op_divmod(self, node, x, y):
         if not isinstance(x, Tile) and not isinstance(y, Tile):
-            return divmod(x, y)
+            try:
+                return divmod(x, y)
+            except (ZeroDivisionError, TypeError) as e:
+                raise self.error(node, str(e), TileValueError) from None
+        folded = self.fold_constants(node, x, y, divmod)
+        if folded is not None:
+            return folded
         (a, b), dt = self.operands(node, x, y)
+        if dt.is_bool:
+            raise self.error(node, "divmod() operation does not support bool", TileTypeError)
         if not dt.is_int:
-            raise self.error(node, f"divmod needs integer tiles, got {dt.name}", TileTypeError)
+            raise self.error(node, f"divmod() is not implemented for floating point values (got {dt.name})",
+                             TileTypeError)
         return (self.floordiv(a, b, node), self.modulo(a, b, node))
 
     def minmax(self, node, kind, x, y, flush_to_zero, propagate_nan):
@@ -1708,16 +1868,20 @@ class Lowering:
             raise self.error(node, f"atomic_{kind} needs 32- or 64-bit integers, got {dt.name}", TileTypeError)
         return mode
 
-    def atomic_common(self, node, array, indices, check_bounds, memory_order, memory_scope):
-        arr = self.want_array(self.anode(node, "array"), array)
+    def atomic_attrs(self, node, memory_order, memory_scope):
         if not isinstance(memory_order, _api.MemoryOrder) or memory_order.value not in ("relaxed", "acquire", "release",
                                                                                          "acq_rel"):
             raise self.error(node, f"atomics take memory_order RELAXED, ACQUIRE, RELEASE or ACQ_REL, got {memory_order!r}",
                              TileValueError)
         if not isinstance(memory_scope, _api.MemoryScope) or memory_scope.value not in ("tl_blk", "device", "sys"):
             raise self.error(node, f"atomics take memory_scope BLOCK, DEVICE or SYS, got {memory_scope!r}", TileValueError)
+        return {"memory_ordering_semantics": memory_order.value, "memory_scope": memory_scope.value}
+
+    def atomic_common(self, node, array, indices, check_bounds, memory_order, memory_scope):
+        arr = self.want_array(self.anode(node, "array"), array)
+        attrs = self.atomic_attrs(node, memory_order, memory_scope)
         ptrs, mask = self.pointers(node, arr, indices, check_bounds, None)
-        return arr, ptrs, mask, {"memory_ordering_semantics": memory_order.value, "memory_scope": memory_scope.value}
+        return arr, ptrs, mask, attrs
 
     def atomic_value(self, node, v, arr, shape):
         t = v if isinstance(v, Tile) else self.constant(v, arr.dtype, (), node)
@@ -1727,6 +1891,10 @@ class Lowering:
 
     def atomic_rmw(self, node, kind, array, indices, update, check_bounds, memory_order, memory_scope):
         arr, ptrs, mask, attrs = self.atomic_common(node, array, indices, check_bounds, memory_order, memory_scope)
+        return self.atomic_rmw_at(node, kind, arr, ptrs, mask, attrs, update)
+
+    def atomic_rmw_at(self, node, kind, arr, ptrs: Tile, mask, attrs, update) -> Tile:
+        """``atomic_rmw_tko`` at ``ptrs`` of ``arr`` (an array or its raw memory)."""
         dt = arr.dtype
         if kind == "xchg" and (dt.bits not in (32, 64) or dt.is_bool):
             raise self.error(node, f"atomic_xchg needs 32- or 64-bit values, got {dt.name}", TileTypeError)
@@ -1741,6 +1909,10 @@ class Lowering:
 
     def op_atomic_cas(self, node, array, indices, expected, desired, check_bounds, memory_order, memory_scope):
         arr, ptrs, mask, attrs = self.atomic_common(node, array, indices, check_bounds, memory_order, memory_scope)
+        return self.atomic_cas_at(node, arr, ptrs, mask, attrs, expected, desired)
+
+    def atomic_cas_at(self, node, arr, ptrs: Tile, mask, attrs, expected, desired) -> Tile:
+        """``atomic_cas_tko`` at ``ptrs`` of ``arr`` (an array or its raw memory)."""
         if arr.dtype.bits not in (32, 64) or arr.dtype.is_bool:
             raise self.error(node, f"atomic_cas needs 32- or 64-bit values, got {arr.dtype.name}", TileTypeError)
         c = self.atomic_value(self.anode(node, "expected"), expected, arr, ptrs.shape)
@@ -1848,12 +2020,17 @@ class Lowering:
         return self.op1("assume", [x.handle], x.shape, x.dtype, {"predicate": f"div_by<{d}>"}, node)
 
     def op_grid_dependency_control_wait(self, node):
-        raise self.error(node, "grid_dependency_control_wait needs TileIR 13.4, which tileir's cuda_tile dialect does not "
-                         "have yet", TileUnsupportedFeatureError)
+        # cuda_tile 13.4 `gdc_wait_tko`: memory operations that follow take its result token,
+        # so they are ordered after the wait (cuTile treats it as an acquire). A wait inside
+        # a run-time region orders what follows in that region only.
+        self.token = self.op("gdc_wait_tko", [self.token], ["token"], None, node)[0]
+        return None
 
     def op_grid_dependency_control_launch_dependents(self, node):
-        raise self.error(node, "grid_dependency_control_launch_dependents needs TileIR 13.4, which tileir's cuda_tile "
-                         "dialect does not have yet", TileUnsupportedFeatureError)
+        # cuda_tile 13.4 `gdc_launch_dependents_tko`: lets the next grid of a programmatic
+        # dependent launch start; it publishes nothing the kernel's own accesses wait on.
+        self.op("gdc_launch_dependents_tko", [self.token], ["token"], None, node)
+        return None
 
     # Metaprogramming (handled in the translator for static_eval/static_assert)
     def op_static_iter(self, node, iterable):
@@ -1912,3 +2089,16 @@ def _default_dtype(vals):
     return _api.int32
 
 
+def _is_number(v) -> bool:
+    return isinstance(v, (bool, int, float)) and not isinstance(v, np.number)
+
+
+def _literal_dtype(v) -> _api.DType:
+    """The dtype a loosely typed Python number has on its own (cuTile's rules)."""
+    if isinstance(v, np.number):
+        v = v.item()
+    if isinstance(v, bool):
+        return _api.bool_
+    if isinstance(v, float):
+        return _api.float32
+    return _api.int32 if -(1 << 31) <= v < (1 << 31) else _api.int64 if -(1 << 63) <= v < (1 << 63) else _api.uint64

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Any, Tuple, Union
+from typing import Any, Dict, Tuple, Union
 
 import numpy as np
 
@@ -67,6 +67,44 @@ def _annotation_parts(ann: Any) -> tuple:
     return (ann,)
 
 
+_HINTS: Dict[Any, Tuple[Any, ...]] = {}
+
+
+def _eval_annotation(text: str, fn: Any) -> Any:
+    """A string annotation evaluated where the function was defined (its globals, then
+    its closure), or the string itself when it names nothing there."""
+    scope = dict(getattr(fn, "__globals__", {}))
+    code = getattr(fn, "__code__", None)
+    for name, cell in zip(code.co_freevars if code else (), getattr(fn, "__closure__", None) or ()):
+        try:
+            scope[name] = cell.cell_contents
+        except ValueError:  # an empty cell
+            pass
+    try:
+        return eval(text, scope)  # noqa: S307 - the user's own annotation, as typing.get_type_hints does
+    except Exception:
+        return text
+
+
+def parameter_annotations(fn: Any) -> Tuple[Any, ...]:
+    """Each parameter's annotation with string annotations (``from __future__ import
+    annotations``, or quoted ones) resolved the way cuTile resolves them
+    (``typing.get_type_hints``), so ``T: C`` with ``C = ct.Constant[int]`` is a Constant in
+    either spelling. Cached per function: resolution costs more than a warm compile step."""
+    hit = _HINTS.get(fn)
+    if hit is not None:
+        return hit
+    params = inspect.signature(fn).parameters.values()
+    out = []
+    for p in params:
+        ann = p.annotation
+        if isinstance(ann, str):
+            ann = _eval_annotation(ann, fn)
+        out.append(ann)
+    hit = _HINTS[fn] = tuple(out)
+    return hit
+
+
 def _is_constant_annotation(ann: Any) -> bool:
     for part in _annotation_parts(ann):
         if part is _api.Constant or isinstance(part, _api.ConstantAnnotation):
@@ -118,6 +156,23 @@ def array_spec(dtype: _api.DType, facts: ArrayFacts, index64: bool = False) -> A
                      tuple(s % 16 == 0 for s in facts.shape), tuple(s % 16 == 0 for s in facts.strides), index64)
 
 
+def _parameter_error(fn: Any, name: str, message: str, cls) -> FrontendError:
+    """An error located at parameter ``name`` of kernel ``fn``'s ``def`` (file, line, column,
+    caret), or unlocated when the source cannot be read."""
+    from .translate import _Source  # translate imports this module
+
+    try:
+        src = _Source.of(fn)
+        args = src.fdef.args
+        for a in args.posonlyargs + args.args + args.kwonlyargs:
+            if a.arg == name:
+                file, line, col, text = src.position(a)
+                return cls(message, (file, line, col), text)
+    except FrontendError:
+        pass
+    return cls(message)
+
+
 def specialize(fn: Any, args: tuple) -> Specialization:
     """The specialization of kernel function ``fn`` for example arguments ``args``."""
     sig = inspect.signature(fn)
@@ -127,8 +182,9 @@ def specialize(fn: Any, args: tuple) -> Specialization:
         raise FrontendError(
             f"{where} takes {len(params)} argument(s) ({', '.join(p.name for p in params)}), got {len(args)}")
     specs = []
-    for p, a in zip(params, args):
-        if _is_constant_annotation(p.annotation):
+    anns = parameter_annotations(fn)
+    for p, ann, a in zip(params, anns, args):
+        if _is_constant_annotation(ann):
             try:
                 hash(a)
             except TypeError:
@@ -140,12 +196,18 @@ def specialize(fn: Any, args: tuple) -> Specialization:
             specs.append(ScalarSpec(_api.bool_))
             continue
         if isinstance(a, (int, np.integer)):
-            wide = _is_int64_annotation(p.annotation) or not -2**31 <= int(a) < 2**31
+            wide = _is_int64_annotation(ann) or not -2**31 <= int(a) < 2**31
             specs.append(ScalarSpec(_api.int64 if wide else _api.int32))
             continue
         if isinstance(a, (float, np.floating)):
             specs.append(ScalarSpec(_api.float32))
             continue
+        if isinstance(a, (list, tuple)) and a and all(array_facts(x) is not None for x in a):
+            raise _parameter_error(
+                fn, p.name, f"{where}: parameter '{p.name}' is a {type(a).__name__} of arrays; tileir does not support "
+                "list-of-arrays parameters yet (cuTile passes them as a device buffer of (pointer, shape, strides) "
+                "records that the kernel indexes); pass the arrays as separate parameters",
+                _api.TileUnsupportedFeatureError)
         facts = array_facts(a)
         if facts is None:
             raise FrontendError(
@@ -157,5 +219,5 @@ def specialize(fn: Any, args: tuple) -> Specialization:
             raise FrontendError(f"{where}: argument '{p.name}' has unsupported dtype {facts.dtype}")
         if len(facts.shape) == 0:
             raise FrontendError(f"{where}: argument '{p.name}' is a 0-d array; pass a scalar instead")
-        specs.append(array_spec(dtype, facts, _is_int64_annotation(p.annotation)))
+        specs.append(array_spec(dtype, facts, _is_int64_annotation(ann)))
     return Specialization(tuple(p.name for p in params), tuple(specs))

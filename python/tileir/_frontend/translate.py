@@ -26,7 +26,7 @@ from .._native import ModuleBuilder
 from ..errors import FrontendError
 from .lower import Lowering
 from .specialize import ArraySpec, ConstantSpec, ScalarSpec, Specialization
-from .values import Array, BoundMember, FString, Tile, TiledView, Undefined
+from .values import Array, BoundMember, FString, RawMemory, Tile, TiledView, Undefined
 
 E = _api  # exception classes live in _api
 
@@ -44,6 +44,8 @@ class _Source:
                 lines, first = inspect.getsourcelines(fn)
             except (OSError, TypeError) as e:
                 raise FrontendError(f"cannot read the source of '{getattr(fn, '__name__', fn)}': {e}") from None
+        #: per loop node of this source: what the translation asks of its body
+        self.loop_facts: Dict[ast.AST, "_LoopFacts"] = {}
         self.file = fn.__code__.co_filename if hasattr(fn, "__code__") else (inspect.getsourcefile(fn) or "<unknown>")
         self.first_line = first
         self.lines = lines
@@ -165,6 +167,7 @@ class _Retry(Exception):
 
 
 _STOP = "stop"  # a statement list ended in a terminator (return, break, continue)
+_RETURN = "return"  # ... in a helper's `return`: the helper's value is in `frame.retval`
 
 
 class Translator(Lowering):
@@ -183,6 +186,9 @@ class Translator(Lowering):
         self.if_depth = 0
         self.const_cache: List[Dict[Any, Tile]] = [{}]
         self.token: int = 0
+        self.token_stack: List[int] = []
+        self.rest: List[list] = []
+        self.unrolled = 0
         self.block_ids: Optional[List[int]] = None
         self.num_blocks_ids: Optional[List[int]] = None
         self.cur_node: ast.AST = self.frame.src.fdef
@@ -221,14 +227,18 @@ class Translator(Lowering):
 
     def begin_block(self, op: int, region: int, arg_types: List[int]) -> List[int]:
         self.const_cache.append({})
+        self.token_stack.append(self.token)
         return self.b.begin_block(op, region, arg_types)
 
     def enter_block(self, op: int, region: int) -> None:
         self.const_cache.append({})
+        self.token_stack.append(self.token)
         self.b.enter_block(op, region)
 
     def end_block(self) -> None:
         self.const_cache.pop()
+        # A token made inside the block (grid_dependency_control_wait) is not visible after it.
+        self.token = self.token_stack.pop()
         self.b.end_region()
 
     # -- entry -------------------------------------------------------------------------
@@ -296,10 +306,34 @@ class Translator(Lowering):
 
     # -- statements --------------------------------------------------------------------
     def stmts(self, body: List[ast.stmt]) -> Optional[str]:
-        for s in body:
-            if self.stmt(s) is not None:
-                return _STOP
-        return None
+        if self.frame.depth == 0:  # the kernel's own returns need no continuation
+            for s in body:
+                end = self.stmt(s)
+                if end is not None:
+                    return end
+            return None
+        # `rest` records where each enclosing statement list of the current helper is, so
+        # that a return under a run-time `if` can translate what follows the `if` (its
+        # continuation) inside the branch that does not return.
+        pos = [body, 0]
+        rest = self.rest
+        rest.append(pos)
+        try:
+            for i, s in enumerate(body):
+                pos[1] = i
+                end = self.stmt(s)
+                if end is not None:
+                    return end
+            return None
+        finally:
+            rest.pop()
+
+    def continuation(self) -> List[ast.stmt]:
+        """The statements of the current function that run after the current one."""
+        out: List[ast.stmt] = []
+        for body, i in reversed(self.rest):
+            out.extend(body[i + 1:])
+        return out
 
     def stmt(self, node: ast.stmt) -> Optional[str]:
         self.cur_node = node
@@ -389,15 +423,21 @@ class Translator(Lowering):
             if value is not None:
                 raise self.error(node.value, "a kernel cannot return a value")
             if self.loops:
-                raise self.error(node, "'return' inside a loop is not supported by cuda_tile; use 'break'",
-                                 E.TileUnsupportedFeatureError)
+                # cuda_tile has no `return` inside loops: leave the loop with a flag set and
+                # return after it (see return_after_loop), as cuTile does.
+                self.frame.env[_RETURNED] = True
+                return self.break_continue(node, "break")
             self.op("return", [], [], node=node)
             return _STOP
         if self.if_depth > self.frame_if_base:
-            raise self.error(node, "a helper function may return early only under a compile-time condition",
-                             E.TileUnsupportedFeatureError)
+            if self.loops:
+                raise self.error(node, "'return' inside a run-time loop of a helper function is not supported; "
+                                 "'break' out of the loop and return after it", E.TileUnsupportedFeatureError)
+            if self.unrolled:
+                raise self.error(node, "'return' under a run-time condition inside a compile-time unrolled loop is "
+                                 "not supported", E.TileUnsupportedFeatureError)
         self.frame.retval = value
-        return _STOP
+        return _RETURN
 
     frame_if_base = 0
 
@@ -422,13 +462,18 @@ class Translator(Lowering):
         op, _ = self.b.begin_op("if", [cond.handle], [], None, self.loc(node))
         self.if_depth += 1
         branches = []
+        rets = []
         for region, body in ((0, node.body), (1, node.orelse)):
             self.begin_block(op, region, [])
             self.frame.env = dict(env0)
+            self.frame.retval = None
             end = self.stmts(body)
             branches.append((self.frame.env, end))
+            rets.append(self.frame.retval)
             self.end_block()
         self.if_depth -= 1
+        if self.frame.depth > 0 and _RETURN in (branches[0][1], branches[1][1]):
+            return self.if_with_return(node, op, branches, rets)
         live = [(i, env) for i, (env, end) in enumerate(branches) if end is None]
         if not live:
             self.frame.env = env0
@@ -491,6 +536,61 @@ class Translator(Lowering):
             pass  # the other branch always leaves: the merged values are that branch's
         return None
 
+    def if_with_return(self, node: ast.If, op: int, branches, rets) -> str:
+        """A run-time ``if`` in a helper where a branch returns: the rest of the helper (the
+        continuation) is translated inside each branch that falls through, so that every
+        branch ends by returning, and the ``if`` yields the returned value: it is the
+        helper's value. (cuTile wraps such helpers in a loop and breaks out of it; this
+        keeps the IR free of loops, at the cost of repeating the continuation per path.)"""
+        cont = self.continuation()
+        values = list(rets)
+        for i, (env, end) in enumerate(branches):
+            if end == _RETURN:
+                continue
+            if end is not None:  # break/continue cannot happen: returns in loops are refused
+                raise self.error(node, "a helper's branch leaves a loop while the other returns",
+                                 E.TileUnsupportedFeatureError)
+            self.enter_block(op, i)
+            self.frame.env = env
+            self.frame.retval = None
+            saved_rest, self.rest = self.rest, []
+            self.if_depth += 1
+            try:
+                self.stmts(cont)
+            finally:
+                self.rest = saved_rest
+                self.if_depth -= 1
+            values[i] = self.frame.retval
+            self.end_block()
+        self.cur_node = node
+        if all(v is None for v in values):
+            self.frame.retval = None
+            spec = None
+        elif all(v is values[0] for v in values) and not _has_tile(values[0]):
+            self.frame.retval = values[0]
+            spec = None
+        else:
+            if any(v is None for v in values):
+                raise self.error(node, "the helper returns a value on one path of this run-time 'if' and nothing on "
+                                 "the other")
+            try:
+                spec = self.unify_types(values)
+            except _NotRuntime:
+                raise self.error(node, f"the helper returns different compile-time values on the two paths of a "
+                                 f"run-time 'if' ({self.describe(values[0])} and {self.describe(values[1])})") from None
+            if spec is None:
+                raise self.error(node, f"the helper returns {self.describe(values[0])} on one path of this run-time "
+                                 f"'if' and {self.describe(values[1])} on the other")
+        for i, v in enumerate(values):
+            self.enter_block(op, i)
+            handles = self.flat_as(v, spec[0], spec[1], node) if spec is not None else []
+            self.op("yield", handles, [], node=node)
+            self.end_block()
+        if spec is not None:
+            results = self.b.add_results(op, [self.ty(t) for t in self.flat_types(spec[0], spec[1])])
+            self.frame.retval = self.unflatten(iter(results), spec[0], spec[1])
+        return _RETURN
+
     def unify_types(self, vals: List[Any]):
         """The common (shape, dtype) of runtime values merged from branches or carried by a
         loop; tuples merge element-wise. Loosely typed numbers adopt the tiles' dtype."""
@@ -540,9 +640,11 @@ class Translator(Lowering):
             return tuple(self.unflatten(it, s, d) for s, d in shape[1])
         return Tile(next(it), shape, dtype)
 
-    def carried_names(self, body: List[ast.stmt], extra: List[str] = ()) -> List[str]:
+    def carried_names(self, node: ast.stmt, extra: List[str] = ()) -> List[str]:
+        """The variables loop ``node`` carries: those its body assigns (and ``extra``) that
+        hold run-time values before it."""
         names = []
-        for n in _assigned_names(body) + list(extra):
+        for n in self.facts(node).assigned + list(extra):
             if n in names:
                 continue
             v = self.frame.env.get(n, _MISSING)
@@ -622,11 +724,47 @@ class Translator(Lowering):
             it = iter(results)
             for n, (shape, dtype) in zip(names, specs):
                 self.frame.env[n] = self.unflatten(it, shape, dtype)
-            for n in _assigned_names(_body_of(node)):
+            for n in self.facts(node).assigned:
                 if n not in names:
                     self.frame.env[n] = Undefined(n, "is assigned inside a loop body and undefined after the loop")
             return
         raise self.error(node, "could not determine the types of the loop-carried variables")
+
+    def facts(self, node) -> "_LoopFacts":
+        """Loop ``node``'s body facts, computed once per parsed source."""
+        cache = self.frame.src.loop_facts
+        f = cache.get(node)
+        if f is None:
+            f = cache[node] = _LoopFacts(node.body)
+        return f
+
+    def returning_loop(self, node) -> List[str]:
+        """For a kernel loop whose body returns: the flag it carries (initially False)."""
+        if self.frame.depth != 0 or not self.facts(node).has_return:
+            return []
+        if not isinstance(self.frame.env.get(_RETURNED), Tile):
+            self.frame.env[_RETURNED] = False
+        return [_RETURNED]
+
+    def return_after_loop(self, node, names: List[str]) -> None:
+        """After a loop whose body returned (the flag is set): return, or leave the
+        enclosing loop too when there is one."""
+        if _RETURNED not in names:
+            return
+        flag = self.frame.env[_RETURNED]
+        op, _ = self.b.begin_op("if", [flag.handle], [], None, self.loc(node))
+        self.begin_block(op, 0, [])
+        if self.loops:
+            env = dict(self.frame.env)
+            self.frame.env[_RETURNED] = True
+            self.break_continue(node, "break")
+            self.frame.env = env
+        else:
+            self.op("return", [], [], node=node)
+        self.end_block()
+        self.begin_block(op, 1, [])
+        self.op("yield", [], [], node=node)
+        self.end_block()
 
     def b_depth(self) -> int:
         return len(self.const_cache)
@@ -660,13 +798,18 @@ class Translator(Lowering):
             items = list(seq)
         except TypeError:
             raise self.error(node.iter, f"{self.describe(seq)} is not iterable at compile time", E.TileValueError) from None
-        if _has_loop_exit(node.body):
+        if self.facts(node).has_loop_exit:
             raise self.error(node, "'break'/'continue' in a compile-time unrolled loop are not supported",
                              E.TileUnsupportedFeatureError)
-        for item in items:
-            self.assign(node.target, item)
-            if self.stmts(node.body) is not None:
-                return _STOP
+        self.unrolled += 1
+        try:
+            for item in items:
+                self.assign(node.target, item)
+                end = self.stmts(node.body)
+                if end is not None:
+                    return end
+        finally:
+            self.unrolled -= 1
         return None
 
     def for_range(self, node: ast.For, start, stop, step) -> Optional[str]:
@@ -682,10 +825,11 @@ class Translator(Lowering):
             raise self.error(node.iter, f"range step must be positive, got {step}", E.TileValueError)
         itype = _api.int64 if any(isinstance(v, Tile) and v.dtype.bits == 64 for v in (start, stop, step)) else _api.int32
         lb, ub, st = (self.convert(self.to_tile(v, itype, node), itype, node) for v in (start, stop, step))
-        names = self.carried_names(node.body)
+        ret = self.returning_loop(node)
+        names = self.carried_names(node, ret)
         iv_name = node.target.id
         names = [n for n in names if n != iv_name]
-        if _has_break(node.body):
+        if self.facts(node).has_break or ret:
             return self.for_as_loop(node, lb, ub, st, names)
 
         def emit(ctx: LoopCtx, specs, inits):
@@ -759,12 +903,14 @@ class Translator(Lowering):
         self.build_loop(node, names, emit)
         self.frame.env[iv_name] = Undefined(iv_name, "is the variable of a run-time loop and undefined after it")
         self.cur_node = node
+        self.return_after_loop(node, names)
         return None
 
     def while_stmt(self, node: ast.While) -> Optional[str]:
         if node.orelse:
             raise self.error(node.orelse[0], "'while ... else' is not supported", E.TileSyntaxError)
-        names = self.carried_names(node.body, _names_in(node.test))
+        ret = self.returning_loop(node)
+        names = self.carried_names(node, _names_in(node.test) + ret)
 
         def emit(ctx: LoopCtx, specs, inits):
             flat = []
@@ -803,6 +949,7 @@ class Translator(Lowering):
 
         self.build_loop(node, names, emit)
         self.cur_node = node
+        self.return_after_loop(node, names)
         return None
 
     def break_continue(self, node: ast.stmt, kind: str) -> str:
@@ -907,9 +1054,15 @@ class Translator(Lowering):
                 return tuple(base.strides)
             if attr == "ndim":
                 return base.ndim
-            if attr in ("slice", "tiled_view"):
+            if attr in ("slice", "tiled_view", "get_raw_memory"):
                 return BoundMember(base, attr)
             raise self.error(node, f"an array has no attribute '{attr}'", E.TileTypeError)
+        if isinstance(base, RawMemory):
+            if attr == "dtype":
+                return base.dtype
+            if attr in _api.RAW_MEMORY_METHODS:
+                return BoundMember(base, attr)
+            raise self.error(node, f"a RawArrayMemory has no attribute '{attr}'", E.TileTypeError)
         if isinstance(base, TiledView):
             if attr == "dtype":
                 return base.dtype
@@ -1224,6 +1377,12 @@ class Translator(Lowering):
                 return self.call_op(node, name, _api.OPS[name], [obj] + list(args), kwargs)
             if isinstance(obj, Array):
                 return getattr(self, "array_" + name)(node, obj, *args, **kwargs)
+            if isinstance(obj, RawMemory):
+                stub = _api.RAW_MEMORY_METHODS[name]
+                a = self.bind(node, name, stub, [obj] + list(args), kwargs)
+                del a["self"]
+                self._stub = stub
+                return getattr(self, "raw_" + name)(node, obj, **a)
             if isinstance(obj, TiledView):
                 if name.startswith("atomic_store_"):
                     return self.view_atomic(node, obj, name[len("atomic_store_"):], *args, **kwargs)
@@ -1258,12 +1417,12 @@ class Translator(Lowering):
         try:
             if isinstance(src.fdef, ast.Lambda):
                 return self.expr(src.fdef.body)
-            saved_loops = self.loops
-            self.loops = []
+            saved_loops, saved_rest, saved_unrolled = self.loops, self.rest, self.unrolled
+            self.loops, self.rest, self.unrolled = [], [], 0
             try:
                 self.stmts(src.fdef.body)
             finally:
-                self.loops = saved_loops
+                self.loops, self.rest, self.unrolled = saved_loops, saved_rest, saved_unrolled
             return frame.retval
         finally:
             self.frame, self.frame_if_base, self.cur_node = saved, saved_base, saved_node
@@ -1326,6 +1485,8 @@ class Translator(Lowering):
             return v.type_text()
         if isinstance(v, Array):
             return f"array of {v.dtype.name} (ndim {v.ndim})"
+        if isinstance(v, RawMemory):
+            return f"raw memory of an array of {v.dtype.name}"
         if isinstance(v, bool):
             return f"bool {v}"
         if isinstance(v, (int, float)):
@@ -1436,16 +1597,33 @@ def _loop_exits(body, kinds):
     return False
 
 
+class _LoopFacts:
+    """What the translation asks of a loop's body, computed once per AST node (the parsed
+    source is cached, and walking the body again on every compile shows in a warm compile)."""
+
+    __slots__ = ("assigned", "has_return", "has_break", "has_loop_exit")
+
+    def __init__(self, body):
+        self.assigned = _assigned_names(body)
+        self.has_return = _has_return(body)
+        self.has_break = _has_break(body)
+        self.has_loop_exit = _has_loop_exit(body)
+
+
+def _has_return(body) -> bool:
+    """A `return` anywhere in ``body``, nested loops included (not in nested functions)."""
+    return any(isinstance(n, ast.Return) for n in _walk_no_nested(body))
+
+
+_RETURNED = "$returned"  # the flag a kernel loop carries when its body returns
+
+
 def _has_break(body) -> bool:
     return _loop_exits(body, (ast.Break,))
 
 
 def _has_loop_exit(body) -> bool:
     return _loop_exits(body, (ast.Break, ast.Continue))
-
-
-def _body_of(node):
-    return node.body
 
 
 def translate(fn: Any, spec: Specialization, name: Optional[str] = None, hints: Optional[Dict[str, Any]] = None):

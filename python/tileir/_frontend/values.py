@@ -22,12 +22,16 @@ class Tile:
     """A tile in a kernel: an immutable value with a constant shape (each dimension a power
     of two) and a dtype. A 0-d tile is a scalar. ``handle`` is the native value."""
 
-    __slots__ = ("handle", "shape", "dtype")
+    __slots__ = ("handle", "shape", "dtype", "value")
 
     def __init__(self, handle: int, shape: Tuple[int, ...], dtype: _api.DType):
         self.handle = handle
         self.shape = tuple(shape)
         self.dtype = dtype
+        #: The value of a 0-d strictly typed constant (``ct.float32(0.1)``) as written (the
+        #: dtype rounds it); None otherwise. cuTile folds operations on such constants with Python's
+        #: semantics (``//`` and ``%`` included), so the front end must know them.
+        self.value = None
 
     @property
     def ndim(self) -> int:
@@ -97,6 +101,19 @@ class TiledView:
     traversal_steps: Optional[Tuple[int, ...]]
     view: int
     view_type: str
+
+    @property
+    def dtype(self) -> _api.DType:
+        """Element dtype."""
+        return self.array.dtype
+
+
+@dataclass
+class RawMemory:
+    """``array.get_raw_memory()``: the array's elements addressed by offset from its base
+    pointer (methods in ``tileir._api.RawArrayMemory``)."""
+
+    array: Array
 
     @property
     def dtype(self) -> _api.DType:

@@ -327,7 +327,8 @@ impl OpSchema {
 
 macro_rules! ct_ops {
     ($($variant:ident = $mnemonic:literal,)*) => {
-        /// Every cuda_tile op (the 100 public ops and the test-only ops), in schema order.
+        /// Every cuda_tile op (the 100 public 13.3 ops, the 13.4 grid-dependency-control ops
+        /// and the test-only ops), in schema order.
         #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[allow(missing_docs)]
         pub enum CtOp { $($variant),* }
@@ -370,6 +371,7 @@ ct_ops! {
     TruncI = "trunci", XOrI = "xori", Yield = "yield", Atan2 = "atan2", Pack = "pack", Unpack = "unpack",
     Alloca = "alloca", MmaFScaled = "mmaf_scaled", MakeGatherScatterView = "make_gather_scatter_view",
     MakeStridedView = "make_strided_view", AtomicRedViewTko = "atomic_red_view_tko",
+    GdcLaunchDependentsTko = "gdc_launch_dependents_tko", GdcWaitTko = "gdc_wait_tko",
     TestingFunc = "testing$func",
 }
 
@@ -378,8 +380,8 @@ impl CtOp {
     pub fn schema(self) -> &'static OpSchema {
         &SCHEMAS[self as usize]
     }
-    /// Number of public (non-test) ops.
-    pub const NUM_PUBLIC: usize = 100;
+    /// Number of public (non-test) ops: 13.3's 100 plus the two 13.4 `gdc_*_tko` ops.
+    pub const NUM_PUBLIC: usize = 102;
 }
 
 // ---- constructors that keep the table below readable ----
@@ -390,6 +392,7 @@ use TypeConstraint as C;
 const V1: Version = Version::V13_1;
 const V2: Version = Version::V13_2;
 const V3: Version = Version::V13_3;
+const V4: Version = Version::V13_4;
 
 const fn one(name: &'static str, constraint: TypeConstraint) -> ValueSpec {
     ValueSpec { name, arity: One, constraint, since: V1 }
@@ -985,6 +988,28 @@ pub static SCHEMAS: [OpSchema; CtOp::ALL.len()] = {
             &[req("memory_ordering_semantics", ORDERING), req("memory_scope", SCOPE), req("mode", MODE)],
             0,
         ),
+        // 13.4 programmatic dependent launch (opcodes and layout from NVIDIA's cuTile Python
+        // encoder): an optional input token, a result token, no attributes.
+        op(
+            CtOp::GdcLaunchDependentsTko,
+            0x77,
+            V4,
+            0,
+            &[since(opt("token", C::Token), V4)],
+            &[since(one("result_token", C::Token), V4)],
+            NO_ATTRS,
+            0,
+        ),
+        op(
+            CtOp::GdcWaitTko,
+            0x78,
+            V4,
+            0,
+            &[since(opt("token", C::Token), V4)],
+            &[since(one("result_token", C::Token), V4)],
+            NO_ATTRS,
+            0,
+        ),
         op(
             CtOp::TestingFunc,
             0x3001,
@@ -1024,6 +1049,7 @@ mod tests {
         let by_version = |v| SCHEMAS.iter().filter(|s| !s.has(traits::TEST_ONLY) && s.since <= v).count();
         assert_eq!(by_version(Version::V13_1), 92);
         assert_eq!(by_version(Version::V13_2), 93);
+        assert_eq!(by_version(Version::V13_3), 100);
     }
 
     #[test]
