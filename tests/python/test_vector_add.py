@@ -46,9 +46,10 @@ def test_each_stage_is_in_its_dialect():
 
 
 def test_tail_elements_are_masked():
-    """Elements past the array's end are neither read nor written: every group of a thread
-    is either proven in bounds against the runtime size or goes through a masked access
-    whose mask compares each element's index with that size."""
+    """Elements past the array's end are neither read nor written. Each tile access makes one
+    uniform test, "the whole tile is inside the array", against the runtime size: when it
+    holds, plain vector accesses; otherwise every element is guarded by its own predicate
+    (index < size) on a predicated PTX ld/st, and masked-off loads read the padding."""
     k = ct.compile(vector_add, (*arrays(1000), 1024))
     ts = k.asm["nv_tileas"]
     assert re.search(r"nv_tileas.tiled_load weak %\w+\[%\w+\] token = %\w+ padding = zero", ts), ts
@@ -58,21 +59,59 @@ def test_tail_elements_are_masked():
         m = re.search(rf"(%z\d+) = zext i32 %{arr}_shape0 to i64", ll)
         assert m, f"size of {arr} not read from its shape parameter"
         size[arr] = m.group(1)
-    # Fast path: whole group below the size. Masked path: per-element compare with the size.
     for arr in "abc":
-        assert re.search(rf"icmp ule i64 %end\d+, {size[arr]}\b", ll), arr
-        assert re.search(rf"icmp ult i64 %cj\d+, {size[arr]}\b", ll), arr
-    assert ll.count("@llvm.masked.load.v4f32.p1(") == 2 * 2 + 1  # 2 loads x 2 groups + declare
-    assert ll.count("@llvm.masked.store.v4f32.p1(") == 2 + 1
-    # No unguarded global access: every plain load/store sits in a block reached only when `full` holds.
+        # Fast-path test: tile start >= 0 and tile end <= size.
+        assert re.search(rf"icmp sle i64 %end\d+, {size[arr]}\b", ll), arr
+        # Slow path: one predicate per element, compared with the size.
+        assert len(re.findall(rf"icmp ult i64 %\w+, {size[arr]}\b", ll)) == 2 * 4, arr
+    assert "llvm.masked." not in ll
+    # Loads: 4 elements per group, padding 0 moved in first, each element behind its own predicate.
+    loads = re.findall(r'asm sideeffect "(mov.b32 \$0, 0x0;.*?)", "(=r,=r,=r,=r,l,b,b,b,b)"', ll)
+    assert len(loads) == 2 * 2, loads  # 2 arrays x 2 groups per thread
+    for body, _ in loads:
+        assert all(f"@${5 + j} ld.global.b32 ${j}, [$4+{4 * j}];" in body for j in range(4)), body
+    stores = re.findall(r'asm sideeffect "(@\$1 st.global.b32 .*?)", "l,b,b,b,b,r,r,r,r,~\{memory\}"', ll)
+    assert len(stores) == 2, ll
+    # No unguarded global access: every plain load/store sits in a block reached only when
+    # the whole tile is in bounds.
     blocks = re.split(r"\n(?=[\w.]+:\n)", ll)
     for block in blocks:
         if re.search(r"= load <4 x float>|store <4 x float>", block):
-            assert block.startswith("full."), block[:80]
-    # In the PTX, element loads outside the vector path are branch-guarded by a compare.
+            assert block.startswith("fast."), block[:80]
     ptx = k.asm["ptx"]
     assert "ld.global.v4" in ptx and "st.global.v4" in ptx
-    assert re.search(r"setp\.\w+\.u64\s+%p\d+, %rd\d+, %rd\d+;\s*\n\s*@%p\d+ bra", ptx)
+    assert len(re.findall(r"@%p\d+ ld\.global\.b32", ptx)) == 16
+    assert len(re.findall(r"@%p\d+ st\.global\.b32", ptx)) == 8
+
+
+@ct.kernel
+def copy_float(a, b, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(a, index=(i,), shape=(TILE,), padding_mode=ct.PaddingMode.NAN)
+    ct.store(b, index=(i,), tile=t)
+
+
+@ct.kernel
+def copy_int(a, b, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(a, index=(i,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(b, index=(i,), tile=t)
+
+
+@pytest.mark.parametrize("dtype,ld", [(np.float16, "b16"), (np.float64, "b64"), (np.int8, "b8"),
+                                      (np.int16, "b16"), (np.int32, "b32"), (np.int64, "b64")])
+@pytest.mark.parametrize("target", ["sm_90a", "sm_80"])
+def test_predicated_accesses_of_every_width_pass_ptxas(dtype, ld, target):
+    a = np.zeros(999, dtype)
+    kernel = copy_float if np.dtype(dtype).kind == "f" else copy_int
+    k = ct.compile(kernel, (a, a.copy(), 256), target=target)
+    ptx = k.asm["ptx"]
+    assert re.search(rf"@%p\d+ ld\.global\.{ld}", ptx) and re.search(rf"@%p\d+ st\.global\.{ld}", ptx), ptx
+    assert k.cubin[:4] == b"\x7fELF"
+    if dtype == np.float16:
+        assert "mov.b16 $0, 0x7E00;" in k.asm["llvm"]  # NaN padding in f16 bits
+    if dtype == np.float64:
+        assert "mov.b64 $0, 0x7FF8000000000000;" in k.asm["llvm"]
 
 
 def test_unaligned_or_strided_arrays_do_not_use_vector_accesses():

@@ -141,6 +141,9 @@ struct FuncWriter<'a> {
     values: HashMap<ValueId, Lowered>,
     coords: HashMap<Layout, ThreadCoords>,
     tid: Option<String>,
+    /// i64 forms of integer scalars, made once (all are defined in blocks that dominate
+    /// every later access, since tile accesses are emitted at the top level).
+    wide: HashMap<ValueId, String>,
     diags: Vec<Diagnostic>,
 }
 
@@ -158,39 +161,62 @@ fn llvm_type(n: NumType) -> Option<&'static str> {
     })
 }
 
-/// Mangled type suffix for overloaded intrinsics (`v4f32`).
-fn mangle(n: NumType) -> &'static str {
-    match n {
-        NumType::F16 => "f16",
-        NumType::BF16 => "bf16",
-        NumType::F32 => "f32",
-        NumType::F64 => "f64",
-        NumType::I8 => "i8",
-        NumType::I16 => "i16",
-        NumType::I32 => "i32",
-        _ => "i64",
+/// How an element type is moved by predicated PTX `ld`/`st` in inline asm.
+#[derive(Copy, Clone)]
+struct PtxScalar {
+    /// PTX access type (`b32`).
+    ld_type: &'static str,
+    /// LLVM integer type of the register (`i32`).
+    reg_ty: &'static str,
+    /// Inline-asm register constraint (`r`).
+    constraint: &'static str,
+    /// Register width in bits (for the padding `mov`).
+    reg_bits: u32,
+    /// The element is narrower than its register (bytes live in a 16-bit register).
+    widen: bool,
+}
+
+impl PtxScalar {
+    fn of(n: NumType) -> Option<PtxScalar> {
+        let s = |ld_type, reg_ty, constraint, reg_bits, widen| PtxScalar { ld_type, reg_ty, constraint, reg_bits, widen };
+        Some(match n.storage_bytes() {
+            // PTX has no 8-bit registers: bytes are loaded into and stored from 16-bit ones.
+            1 => s("b8", "i16", "h", 16, true),
+            2 => s("b16", "i16", "h", 16, false),
+            4 => s("b32", "i32", "r", 32, false),
+            8 => s("b64", "i64", "l", 64, false),
+            _ => return None,
+        })
     }
 }
 
-/// The LLVM constant of `pad` in element type `n`.
-fn padding_constant(n: NumType, pad: Option<PaddingValue>) -> String {
+/// The padding value's bit pattern as a PTX hex immediate of the element's register width.
+fn padding_bits(n: NumType, pad: Option<PaddingValue>) -> String {
     let pad = pad.unwrap_or(PaddingValue::Zero);
     if n.is_int() {
         return "0".to_string();
     }
-    // LLVM spells half as 0xH…, bfloat as 0xR…, float/double as the double's bits.
-    let (h, r, d) = match pad {
-        PaddingValue::Zero => ("0xH0000", "0xR0000", "0x0000000000000000"),
-        PaddingValue::NegZero => ("0xH8000", "0xR8000", "0x8000000000000000"),
-        PaddingValue::Nan => ("0xH7E00", "0xR7FC0", "0x7FF8000000000000"),
-        PaddingValue::PosInf => ("0xH7C00", "0xR7F80", "0x7FF0000000000000"),
-        PaddingValue::NegInf => ("0xHFC00", "0xRFF80", "0xFFF0000000000000"),
+    let bits: u64 = match (n, pad) {
+        (_, PaddingValue::Zero) => 0,
+        (NumType::F16, PaddingValue::NegZero) => 0x8000,
+        (NumType::F16, PaddingValue::Nan) => 0x7E00,
+        (NumType::F16, PaddingValue::PosInf) => 0x7C00,
+        (NumType::F16, PaddingValue::NegInf) => 0xFC00,
+        (NumType::BF16, PaddingValue::NegZero) => 0x8000,
+        (NumType::BF16, PaddingValue::Nan) => 0x7FC0,
+        (NumType::BF16, PaddingValue::PosInf) => 0x7F80,
+        (NumType::BF16, PaddingValue::NegInf) => 0xFF80,
+        (NumType::F32, PaddingValue::NegZero) => 0x8000_0000,
+        (NumType::F32, PaddingValue::Nan) => 0x7FC0_0000,
+        (NumType::F32, PaddingValue::PosInf) => 0x7F80_0000,
+        (NumType::F32, PaddingValue::NegInf) => 0xFF80_0000,
+        (NumType::F64, PaddingValue::NegZero) => 0x8000_0000_0000_0000,
+        (NumType::F64, PaddingValue::Nan) => 0x7FF8_0000_0000_0000,
+        (NumType::F64, PaddingValue::PosInf) => 0x7FF0_0000_0000_0000,
+        (NumType::F64, PaddingValue::NegInf) => 0xFFF0_0000_0000_0000,
+        _ => 0,
     };
-    match n {
-        NumType::F16 => h.to_string(),
-        NumType::BF16 => r.to_string(),
-        _ => d.to_string(),
-    }
+    format!("0x{bits:X}")
 }
 
 fn sanitize(name: &str) -> String {
@@ -207,6 +233,7 @@ impl<'a> FuncWriter<'a> {
             values: HashMap::new(),
             coords: HashMap::new(),
             tid: None,
+            wide: HashMap::new(),
             diags: Vec::new(),
         }
     }
@@ -316,6 +343,9 @@ impl<'a> FuncWriter<'a> {
 
     /// An i64 operand from an i32/i64 scalar (zero-extended: sizes and indices are unsigned).
     fn as_i64(&mut self, op: OpId, v: ValueId) -> Option<String> {
+        if let Some(w) = self.wide.get(&v) {
+            return Some(w.clone());
+        }
         let s = self.scalar(op, v)?;
         match self.m.types.get(self.m.value_type(v)) {
             Type::Scalar(NumType::I64) => Some(s),
@@ -323,6 +353,7 @@ impl<'a> FuncWriter<'a> {
                 let lt = llvm_type(*n)?;
                 let r = self.fresh("z");
                 self.line(&format!("{r} = zext {lt} {s} to i64"));
+                self.wide.insert(v, r.clone());
                 Some(r)
             }
             _ => {
@@ -378,8 +409,8 @@ impl<'a> FuncWriter<'a> {
         let data = m.ops[op].clone();
         let Type::MemRef { shape, strides, .. } = m.types.get(m.value_type(data.results[0])).clone() else { return };
         let Some(base) = self.scalar(op, data.operands[0]) else { return };
-        let mut dyn_sizes = data.operands[1..1 + num_dyn_sizes].to_vec().into_iter();
-        let mut dyn_strides = data.operands[1 + num_dyn_sizes..].to_vec().into_iter();
+        let mut dyn_sizes = data.operands[1..1 + num_dyn_sizes].iter().copied();
+        let mut dyn_strides = data.operands[1 + num_dyn_sizes..].iter().copied();
         let resolve = |w: &mut Self, dims: &[Dim], dynamic: &mut dyn Iterator<Item = ValueId>| -> Vec<String> {
             dims.iter()
                 .map(|d| match d {
@@ -434,6 +465,23 @@ impl<'a> FuncWriter<'a> {
         t
     }
 
+    /// `(id / div) % extent` as i32, omitting the identity steps; `covers_rest` says the
+    /// id never reaches `div * extent`, so the remainder is not needed.
+    fn digit(&mut self, hint: &str, id: &str, div: u32, extent: u32, covers_rest: bool) -> String {
+        let mut v = id.to_string();
+        if div != 1 {
+            let q = self.fresh(hint);
+            self.line(&format!("{q} = udiv i32 {v}, {div}"));
+            v = q;
+        }
+        if !covers_rest {
+            let r = self.fresh(hint);
+            self.line(&format!("{r} = urem i32 {v}, {extent}"));
+            v = r;
+        }
+        v
+    }
+
     /// Per-dimension base coordinates of this thread under `layout` for a tile of `shape`.
     fn thread_coords(&mut self, layout: &Layout, shape: &[i64]) -> ThreadCoords {
         if let Some(c) = self.coords.get(layout) {
@@ -449,17 +497,14 @@ impl<'a> FuncWriter<'a> {
         let mut lane_d = vec![String::new(); rank];
         let mut warp_d = vec![String::new(); rank];
         let (mut lane_div, mut warp_div) = (1u32, 1u32);
+        let total_warps: u32 = wpc.iter().product();
         for &d in order {
             let d = d as usize;
-            let l = self.fresh("ld");
-            self.line(&format!("{l}.q = udiv i32 {lane}, {lane_div}"));
-            self.line(&format!("{l} = urem i32 {l}.q, {}", tpw[d]));
-            lane_d[d] = l;
+            // coordinate = (id / div) % extent; both steps are skipped when they are the
+            // identity (div 1, or the last factor of the id's range) to keep the IR small.
+            lane_d[d] = self.digit("ld", &lane, lane_div, tpw[d], lane_div * tpw[d] >= 32);
             lane_div *= tpw[d];
-            let w = self.fresh("wd");
-            self.line(&format!("{w}.q = udiv i32 {warp}, {warp_div}"));
-            self.line(&format!("{w} = urem i32 {w}.q, {}", wpc[d]));
-            warp_d[d] = w;
+            warp_d[d] = self.digit("wd", &warp, warp_div, wpc[d], warp_div * wpc[d] >= total_warps);
             warp_div *= wpc[d];
         }
         let mut base = Vec::new();
@@ -492,6 +537,18 @@ impl<'a> FuncWriter<'a> {
         coords
     }
 
+    /// A register-distributed tile load or store.
+    ///
+    /// One uniform branch per access decides between two straight-line paths:
+    /// - fast: the whole tile lies inside the memref (and every thread owns real elements),
+    ///   so each thread's groups are plain (vector) accesses with no per-element test;
+    /// - slow: each element is guarded by its own predicate through predicated PTX
+    ///   `ld`/`st` (inline asm), so out-of-bounds elements are never read or written and
+    ///   loads of them produce the padding value.
+    ///
+    /// Branch-free masking keeps both LLVM and ptxas fast (LLVM's `llvm.masked.*` are
+    /// scalarized into a branch per element on NVPTX) and keeps the in-bounds tiles, which
+    /// are all but the edge tiles of a grid, free of mask arithmetic.
     fn tiled(&mut self, op: OpId, access: &TiledAccess, vector_width: u32, is_load: bool) {
         let m = self.m;
         let data = m.ops[op].clone();
@@ -500,6 +557,9 @@ impl<'a> FuncWriter<'a> {
             return self.error(op, "expected a numeric tile with a layout".into());
         };
         let Some(lt) = llvm_type(elem) else {
+            return self.error(op, format!("loads and stores of {elem} are not supported by the LLVM writer yet"));
+        };
+        let Some(ptx) = PtxScalar::of(elem) else {
             return self.error(op, format!("loads and stores of {elem} are not supported by the LLVM writer yet"));
         };
         if access.ordering != tileir_ir::MemoryOrdering::Weak {
@@ -519,14 +579,39 @@ impl<'a> FuncWriter<'a> {
         let Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, .. } = &layout;
         let rank = shape.len();
         let coords = self.thread_coords(&layout, &shape);
-        // Global coordinate of the thread's first element, per dimension: idx*shape + base.
+        // Per dimension: the tile's first global coordinate, and this thread's first one.
+        let mut tile_start = Vec::new();
         let mut origin = Vec::new();
         for d in 0..rank {
+            let t = self.fresh("tile");
+            self.line(&format!("{t} = mul i64 {}, {}", tile_index[d], shape[d]));
             let o = self.fresh("org");
-            self.line(&format!("{o}.t = mul i64 {}, {}", tile_index[d], shape[d]));
-            self.line(&format!("{o} = add i64 {o}.t, {}", coords.base[d]));
+            self.line(&format!("{o} = add i64 {t}, {}", coords.base[d]));
+            tile_start.push(t);
             origin.push(o);
         }
+        // The whole tile is inside the memref: 0 <= start and start + shape <= size in
+        // every dimension (signed: a negative tile index must not pass as a huge one).
+        let mut full: Option<String> = coords.valid.clone();
+        for d in 0..rank {
+            let lo = self.fresh("lo");
+            self.line(&format!("{lo} = icmp sge i64 {}, 0", tile_start[d]));
+            let end = self.fresh("end");
+            self.line(&format!("{end} = add i64 {}, {}", tile_start[d], shape[d]));
+            let hi = self.fresh("hi");
+            self.line(&format!("{hi} = icmp sle i64 {end}, {}", sizes[d]));
+            let both = self.fresh("inb");
+            self.line(&format!("{both} = and i1 {lo}, {hi}"));
+            full = Some(match full {
+                None => both,
+                Some(p) => {
+                    let a = self.fresh("inb");
+                    self.line(&format!("{a} = and i1 {p}, {both}"));
+                    a
+                }
+            });
+        }
+        let full = full.unwrap_or_else(|| "true".into());
         let reps: Vec<i64> = (0..rank).map(|d| (shape[d] / (spt[d] * tpw[d] * wpc[d]) as i64).max(1)).collect();
         let footprint: Vec<i64> = (0..rank).map(|d| (spt[d] * tpw[d] * wpc[d]) as i64).collect();
         let group = spt[rank - 1] as usize; // contiguous run along the fastest dimension
@@ -560,86 +645,16 @@ impl<'a> FuncWriter<'a> {
         if !is_load && stored.len() != groups.len() * group {
             return self.error(op, format!("stored tile has {} elements per thread, expected {}", stored.len(), groups.len() * group));
         }
-        let pad = padding_constant(elem, access.padding);
-        let vec_ty = format!("<{group} x {lt}>");
-        let mut loaded = Vec::new();
+        let id = self.counter;
+        let (l_fast, l_slow, l_join) = (format!("%fast.{id}"), format!("%slow.{id}"), format!("%join.{id}"));
+        self.line(&format!("br i1 {full}, label {l_fast}, label {l_slow}"));
+
+        // Fast path: `group / vw` vector accesses of vw elements per group.
+        self.label(&l_fast);
+        let align = vw * bytes;
+        let mut fast_vals = Vec::new();
         for (gi, offsets) in groups.iter().enumerate() {
-            // Global coordinates of the group start, linear element offset, bounds.
-            let mut linear: Option<String> = None;
-            let mut outer_ok: Option<String> = coords.valid.clone();
-            let mut last_start = String::new();
-            for d in 0..rank {
-                let c = self.fresh("c");
-                self.line(&format!("{c} = add i64 {}, {}", origin[d], offsets[d]));
-                if d + 1 < rank {
-                    let ok = self.fresh("in");
-                    self.line(&format!("{ok} = icmp ult i64 {c}, {}", sizes[d]));
-                    outer_ok = Some(match outer_ok {
-                        None => ok,
-                        Some(p) => {
-                            let a = self.fresh("in");
-                            self.line(&format!("{a} = and i1 {p}, {ok}"));
-                            a
-                        }
-                    });
-                } else {
-                    last_start = c.clone();
-                }
-                let term = self.fresh("off");
-                self.line(&format!("{term} = mul i64 {c}, {}", strides[d]));
-                linear = Some(match linear {
-                    None => term,
-                    Some(p) => {
-                        let s = self.fresh("off");
-                        self.line(&format!("{s} = add i64 {p}, {term}"));
-                        s
-                    }
-                });
-            }
-            let linear = linear.unwrap_or_else(|| "0".into());
-            let addr = self.fresh("addr");
-            self.line(&format!("{addr} = getelementptr {lt}, ptr addrspace(1) {base}, i64 {linear}"));
-            // Whole group inside the tensor?
-            let end = self.fresh("end");
-            self.line(&format!("{end} = add i64 {last_start}, {group}"));
-            let full = self.fresh("full");
-            self.line(&format!("{full} = icmp ule i64 {end}, {}", sizes[rank - 1]));
-            let full = match &outer_ok {
-                None => full,
-                Some(p) => {
-                    let a = self.fresh("full");
-                    self.line(&format!("{a} = and i1 {p}, {full}"));
-                    a
-                }
-            };
-            // Per-element mask for the partial path.
-            let mask = self.fresh("mask");
-            let mut prev = "poison".to_string();
-            for j in 0..group {
-                let cj = self.fresh("cj");
-                self.line(&format!("{cj} = add i64 {last_start}, {j}"));
-                let okj = self.fresh("okj");
-                self.line(&format!("{okj} = icmp ult i64 {cj}, {}", sizes[rank - 1]));
-                let okj = match &outer_ok {
-                    None => okj,
-                    Some(p) => {
-                        let a = self.fresh("okj");
-                        self.line(&format!("{a} = and i1 {p}, {okj}"));
-                        a
-                    }
-                };
-                let next = if j + 1 == group { mask.clone() } else { self.fresh("mask") };
-                self.line(&format!("{next} = insertelement <{group} x i1> {prev}, i1 {okj}, i32 {j}"));
-                prev = next;
-            }
-            let id = gi;
-            let c = self.counter;
-            let (l_full, l_part, l_join) = (format!("%full.{c}.{id}"), format!("%part.{c}.{id}"), format!("%join.{c}.{id}"));
-            self.line(&format!("br i1 {full}, label {l_full}, label {l_part}"));
-            // Full path: `group / vw` vector accesses of vw elements.
-            self.label(&l_full);
-            let align_full = vw * bytes;
-            let mut full_vals = Vec::new();
+            let (addr, _) = self.group_address(&origin, offsets, &strides, &base, lt);
             for k in 0..group / vw {
                 let p = if k == 0 {
                     addr.clone()
@@ -651,21 +666,21 @@ impl<'a> FuncWriter<'a> {
                 if is_load {
                     if vw == 1 {
                         let v = self.fresh("ld");
-                        self.line(&format!("{v} = load {lt}, ptr addrspace(1) {p}, align {align_full}"));
-                        full_vals.push(v);
+                        self.line(&format!("{v} = load {lt}, ptr addrspace(1) {p}, align {align}"));
+                        fast_vals.push(v);
                     } else {
                         let v = self.fresh("ldv");
-                        self.line(&format!("{v} = load <{vw} x {lt}>, ptr addrspace(1) {p}, align {align_full}"));
+                        self.line(&format!("{v} = load <{vw} x {lt}>, ptr addrspace(1) {p}, align {align}"));
                         for e in 0..vw {
                             let x = self.fresh("x");
                             self.line(&format!("{x} = extractelement <{vw} x {lt}> {v}, i32 {e}"));
-                            full_vals.push(x);
+                            fast_vals.push(x);
                         }
                     }
                 } else {
                     let vals = &stored[gi * group + k * vw..gi * group + (k + 1) * vw];
                     if vw == 1 {
-                        self.line(&format!("store {lt} {}, ptr addrspace(1) {p}, align {align_full}", vals[0]));
+                        self.line(&format!("store {lt} {}, ptr addrspace(1) {p}, align {align}", vals[0]));
                     } else {
                         let mut acc = "poison".to_string();
                         for (e, val) in vals.iter().enumerate() {
@@ -673,65 +688,243 @@ impl<'a> FuncWriter<'a> {
                             self.line(&format!("{n} = insertelement <{vw} x {lt}> {acc}, {lt} {val}, i32 {e}"));
                             acc = n;
                         }
-                        self.line(&format!("store <{vw} x {lt}> {acc}, ptr addrspace(1) {p}, align {align_full}"));
+                        self.line(&format!("store <{vw} x {lt}> {acc}, ptr addrspace(1) {p}, align {align}"));
                     }
                 }
             }
-            self.line(&format!("br label {l_join}"));
-            // Partial path: masked access; masked-off lanes are neither read nor written.
-            self.label(&l_part);
-            let m_name = format!("v{group}{}", mangle(elem));
-            let align_part = vw * bytes;
-            let mut part_vals = Vec::new();
-            if is_load {
-                let pad_vec = self.fresh("pad");
-                let mut acc = "poison".to_string();
-                for e in 0..group {
-                    let n = if e + 1 == group { pad_vec.clone() } else { self.fresh("pad") };
-                    self.line(&format!("{n} = insertelement {vec_ty} {acc}, {lt} {pad}, i32 {e}"));
-                    acc = n;
-                }
-                self.declare(&format!(
-                    "declare {vec_ty} @llvm.masked.load.{m_name}.p1(ptr addrspace(1), i32 immarg, <{group} x i1>, {vec_ty})"
-                ));
-                let v = self.fresh("mld");
-                self.line(&format!(
-                    "{v} = call {vec_ty} @llvm.masked.load.{m_name}.p1(ptr addrspace(1) {addr}, i32 {align_part}, <{group} x i1> {mask}, {vec_ty} {pad_vec})"
-                ));
-                for e in 0..group {
-                    let x = self.fresh("x");
-                    self.line(&format!("{x} = extractelement {vec_ty} {v}, i32 {e}"));
-                    part_vals.push(x);
-                }
-            } else {
-                let mut acc = "poison".to_string();
-                for (e, val) in stored[gi * group..(gi + 1) * group].iter().enumerate() {
-                    let n = self.fresh("sv");
-                    self.line(&format!("{n} = insertelement {vec_ty} {acc}, {lt} {val}, i32 {e}"));
-                    acc = n;
-                }
-                self.declare(&format!(
-                    "declare void @llvm.masked.store.{m_name}.p1({vec_ty}, ptr addrspace(1), i32 immarg, <{group} x i1>)"
-                ));
-                self.line(&format!(
-                    "call void @llvm.masked.store.{m_name}.p1({vec_ty} {acc}, ptr addrspace(1) {addr}, i32 {align_part}, <{group} x i1> {mask})"
-                ));
+        }
+        self.line(&format!("br label {l_join}"));
+
+        // Slow path: one predicate per element; masked-off elements are neither read
+        // nor written, and masked-off loads yield the padding value.
+        self.label(&l_slow);
+        let pad_bits = padding_bits(elem, access.padding);
+        let mut slow_vals = Vec::new();
+        for (gi, offsets) in groups.iter().enumerate() {
+            let (addr, at) = self.group_address(&origin, offsets, &strides, &base, lt);
+            // In-bounds test of the group's outer coordinates (all but the last dimension).
+            let mut outer_ok: Option<String> = coords.valid.clone();
+            for (d, c) in at.iter().enumerate().take(rank - 1) {
+                let ok = self.fresh("in");
+                self.line(&format!("{ok} = icmp ult i64 {c}, {}", sizes[d]));
+                outer_ok = Some(match outer_ok {
+                    None => ok,
+                    Some(p) => {
+                        let a = self.fresh("in");
+                        self.line(&format!("{a} = and i1 {p}, {ok}"));
+                        a
+                    }
+                });
             }
-            self.line(&format!("br label {l_join}"));
-            self.label(&l_join);
-            if is_load {
-                for e in 0..group {
-                    let r = self.fresh("v");
-                    self.line(&format!("{r} = phi {lt} [ {}, {l_full} ], [ {}, {l_part} ]", full_vals[e], part_vals[e]));
-                    loaded.push(r);
+            let last = &at[rank - 1];
+            let mut preds = Vec::with_capacity(group);
+            for j in 0..group {
+                let cj = if j == 0 {
+                    last.clone()
+                } else {
+                    let cj = self.fresh("cj");
+                    self.line(&format!("{cj} = add i64 {last}, {j}"));
+                    cj
+                };
+                let okj = self.fresh("okj");
+                self.line(&format!("{okj} = icmp ult i64 {cj}, {}", sizes[rank - 1]));
+                let okj = match &outer_ok {
+                    None => okj,
+                    Some(p) => {
+                        let a = self.fresh("okj");
+                        self.line(&format!("{a} = and i1 {p}, {okj}"));
+                        a
+                    }
+                };
+                preds.push(okj);
+            }
+            // Byte offset of element j from the group start along the last dimension.
+            let elem_stride = &strides[rank - 1];
+            let step_bytes: Option<i64> = elem_stride.parse::<i64>().ok().map(|s| s * bytes as i64);
+            // A static stride addresses every element from the group start by displacement;
+            // a dynamic one needs an address per element.
+            let mut ptrs = vec![addr.clone()];
+            for j in 1..group {
+                if step_bytes.is_none() {
+                    let q = self.fresh("ep");
+                    let off = self.fresh("eo");
+                    self.line(&format!("{off} = mul i64 {elem_stride}, {j}"));
+                    self.line(&format!("{q} = getelementptr {lt}, ptr addrspace(1) {addr}, i64 {off}"));
+                    ptrs.push(q);
                 }
+            }
+            let disp = |j: usize| -> i64 { step_bytes.map(|s| s * j as i64).unwrap_or(0) };
+            if is_load {
+                let vals = self.predicated_load(ptx, lt, &ptrs, &preds, &disp, &pad_bits);
+                slow_vals.extend(vals);
+            } else {
+                let vals: Vec<String> = stored[gi * group..(gi + 1) * group].to_vec();
+                self.predicated_store(ptx, lt, &ptrs, &preds, &disp, &vals);
             }
         }
+        self.line(&format!("br label {l_join}"));
+        self.label(&l_join);
         if is_load {
+            let mut loaded = Vec::with_capacity(fast_vals.len());
+            for (f, s) in fast_vals.iter().zip(slow_vals.iter()) {
+                let r = self.fresh("v");
+                self.line(&format!("{r} = phi {lt} [ {f}, {l_fast} ], [ {s}, {l_slow} ]"));
+                loaded.push(r);
+            }
             self.values.insert(data.results[0], Lowered::Tile(loaded));
             self.values.insert(data.results[1], Lowered::Token);
         } else {
             self.values.insert(data.results[0], Lowered::Token);
         }
+    }
+
+    /// Address of a group's first element: `base + sum_d (origin_d + offset_d) * stride_d`.
+    /// Also returns the group's global coordinates, one per dimension.
+    fn group_address(
+        &mut self,
+        origin: &[String],
+        offsets: &[i64],
+        strides: &[String],
+        base: &str,
+        lt: &str,
+    ) -> (String, Vec<String>) {
+        let mut linear: Option<String> = None;
+        let mut coords = Vec::with_capacity(origin.len());
+        for d in 0..origin.len() {
+            let c = if offsets[d] == 0 {
+                origin[d].clone()
+            } else {
+                let c = self.fresh("c");
+                self.line(&format!("{c} = add i64 {}, {}", origin[d], offsets[d]));
+                c
+            };
+            coords.push(c.clone());
+            let term = if strides[d] == "1" {
+                c
+            } else {
+                let t = self.fresh("off");
+                self.line(&format!("{t} = mul i64 {c}, {}", strides[d]));
+                t
+            };
+            linear = Some(match linear {
+                None => term,
+                Some(p) => {
+                    let s = self.fresh("off");
+                    self.line(&format!("{s} = add i64 {p}, {term}"));
+                    s
+                }
+            });
+        }
+        let linear = linear.unwrap_or_else(|| "0".into());
+        let addr = self.fresh("addr");
+        self.line(&format!("{addr} = getelementptr {lt}, ptr addrspace(1) {base}, i64 {linear}"));
+        (addr, coords)
+    }
+
+    /// Predicated element loads of one group in one inline-asm statement: each register
+    /// starts as the padding bits and element j is loaded only when `preds[j]` holds.
+    fn predicated_load(
+        &mut self,
+        ptx: PtxScalar,
+        lt: &str,
+        ptrs: &[String],
+        preds: &[String],
+        disp: &dyn Fn(usize) -> i64,
+        pad_bits: &str,
+    ) -> Vec<String> {
+        let n = preds.len();
+        let mut asm = String::new();
+        for j in 0..n {
+            let _ = write!(asm, "mov.b{} ${j}, {pad_bits};\\0A", ptx.reg_bits);
+        }
+        // Operands: n outputs, the addresses (one shared, or one per element), the n predicates.
+        let na = ptrs.len();
+        let addr_of = |j: usize| if na == 1 { n } else { n + j };
+        for j in 0..n {
+            let _ = write!(asm, "@${} ld.global.{} ${j}, [${}+{}];\\0A", n + na + j, ptx.ld_type, addr_of(j), disp(j));
+        }
+        let outs = vec![format!("={}", ptx.constraint); n];
+        let ins: Vec<&str> = std::iter::repeat_n("l", na).chain(std::iter::repeat_n("b", n)).collect();
+        let constraints = format!("{},{}", outs.join(","), ins.join(","));
+        let ret_ty = if n == 1 { ptx.reg_ty.to_string() } else { format!("{{{}}}", vec![ptx.reg_ty; n].join(", ")) };
+        let args: Vec<String> = ptrs
+            .iter()
+            .map(|p| format!("ptr addrspace(1) {p}"))
+            .chain(preds.iter().map(|p| format!("i1 {p}")))
+            .collect();
+        let r = self.fresh("pld");
+        self.line(&format!("{r} = call {ret_ty} asm sideeffect \"{asm}\", \"{constraints}\"({})", args.join(", ")));
+        let mut out = Vec::with_capacity(n);
+        for j in 0..n {
+            let raw = if n == 1 {
+                r.clone()
+            } else {
+                let x = self.fresh("pe");
+                self.line(&format!("{x} = extractvalue {ret_ty} {r}, {j}"));
+                x
+            };
+            out.push(self.reg_to_elem(ptx, lt, &raw));
+        }
+        out
+    }
+
+    /// Predicated element stores of one group in one inline-asm statement.
+    fn predicated_store(
+        &mut self,
+        ptx: PtxScalar,
+        lt: &str,
+        ptrs: &[String],
+        preds: &[String],
+        disp: &dyn Fn(usize) -> i64,
+        vals: &[String],
+    ) {
+        let n = preds.len();
+        let mut asm = String::new();
+        // Operands: the addresses (one shared, or one per element), the n predicates, the n values.
+        let na = ptrs.len();
+        for j in 0..n {
+            let a = if na == 1 { 0 } else { j };
+            let _ = write!(asm, "@${} st.global.{} [${a}+{}], ${};\\0A", na + j, ptx.ld_type, disp(j), na + n + j);
+        }
+        let cons: Vec<String> = std::iter::repeat_n("l".to_string(), na)
+            .chain(std::iter::repeat_n("b".to_string(), n))
+            .chain(std::iter::repeat_n(ptx.constraint.to_string(), n))
+            .chain(std::iter::once("~{memory}".to_string()))
+            .collect();
+        let mut args: Vec<String> = ptrs.iter().map(|p| format!("ptr addrspace(1) {p}")).collect();
+        args.extend(preds.iter().map(|p| format!("i1 {p}")));
+        for v in vals {
+            let reg = self.elem_to_reg(ptx, lt, v);
+            args.push(format!("{} {reg}", ptx.reg_ty));
+        }
+        self.line(&format!("call void asm sideeffect \"{asm}\", \"{}\"({})", cons.join(","), args.join(", ")));
+    }
+
+    /// An element value moved into the integer register type inline asm uses.
+    fn elem_to_reg(&mut self, ptx: PtxScalar, lt: &str, v: &str) -> String {
+        if lt == ptx.reg_ty {
+            return v.to_string();
+        }
+        let r = self.fresh("r");
+        if ptx.widen {
+            self.line(&format!("{r} = zext {lt} {v} to {}", ptx.reg_ty));
+        } else {
+            self.line(&format!("{r} = bitcast {lt} {v} to {}", ptx.reg_ty));
+        }
+        r
+    }
+
+    /// The inverse of [`Self::elem_to_reg`].
+    fn reg_to_elem(&mut self, ptx: PtxScalar, lt: &str, raw: &str) -> String {
+        if lt == ptx.reg_ty {
+            return raw.to_string();
+        }
+        let r = self.fresh("e");
+        if ptx.widen {
+            self.line(&format!("{r} = trunc {} {raw} to {lt}", ptx.reg_ty));
+        } else {
+            self.line(&format!("{r} = bitcast {} {raw} to {lt}", ptx.reg_ty));
+        }
+        r
     }
 }

@@ -33,6 +33,9 @@ pub trait Pass: Send + Sync {
     fn run(&self, module: &mut Module) -> Result<(), Diagnostics>;
 }
 
+/// Builds a pass from its `key=value` options (already split), or says why it cannot.
+pub type PassFactory = fn(&[(String, String)]) -> Result<Box<dyn Pass>, String>;
+
 /// What the registry knows of a pass.
 pub struct PassInfo {
     /// Registered name.
@@ -42,7 +45,7 @@ pub struct PassInfo {
     /// Option descriptions.
     pub options: fn() -> Vec<OptionInfo>,
     /// Builds the pass from `key=value` options (already split).
-    pub create: fn(&[(String, String)]) -> Result<Box<dyn Pass>, String>,
+    pub create: PassFactory,
 }
 
 /// The explicit list of passes a pipeline may name.
