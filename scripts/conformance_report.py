@@ -53,7 +53,8 @@ def main():
     ap.add_argument("--show", type=int, default=0, help="print the first N failing chunks' errors per file")
     args = ap.parse_args()
     root = Path(args.root)
-    tools = Path(args.tools)
+    # Absolute: the shim directory below links NVIDIA's tool names to these binaries.
+    tools = Path(args.tools).resolve()
     opt = tools / "tileir-opt"
     total_pass = total = 0
     for f in sorted(root.rglob("*.mlir")):

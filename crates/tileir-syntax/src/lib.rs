@@ -54,10 +54,34 @@ pub struct ParseOptions {
     pub keep_names: bool,
 }
 
-/// Parses a whole file into a module.
+/// When optimization-hint parameters (`num_cta_in_cga = 2`, …) are validated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HintCheck {
+    /// As NVIDIA's 13.1 parser: an unknown parameter or a bad value is a parse error
+    /// ("unknown param num_qqq for sm_100", "expected power-of-two ≤ 16 for …").
+    #[default]
+    AtParse,
+    /// As NVIDIA's 13.3 tools: parameters are kept as written and the verifier judges
+    /// them when asked to (`-Wunsupported-hints`). Architecture keys and non-dictionary
+    /// values are parse errors either way.
+    Deferred,
+}
+
+/// Parses a whole file into a module, checking hint parameters as they are parsed
+/// ([`HintCheck::AtParse`]).
 pub fn parse_module(text: &str, options: &ParseOptions) -> Result<Module, Vec<Diagnostic>> {
+    parse_module_with(text, options, HintCheck::AtParse)
+}
+
+/// Parses a whole file into a module, with hint parameters checked as `hints` says.
+pub fn parse_module_with(
+    text: &str,
+    options: &ParseOptions,
+    hints: HintCheck,
+) -> Result<Module, Vec<Diagnostic>> {
     let run = || {
         let mut p = Parser::new(text, options);
+        p.hint_check = hints;
         match p.top_level() {
             Ok(()) => Ok(p.m),
             Err(d) => {
@@ -149,6 +173,8 @@ pub(crate) struct Parser<'a> {
     pub(crate) pending: Vec<Diagnostic>,
     /// True while a type is being parsed (nested types do not restart the op-type rules).
     pub(crate) in_type: bool,
+    /// When hint parameters are validated.
+    pub(crate) hint_check: HintCheck,
 }
 
 impl<'a> Parser<'a> {
@@ -169,6 +195,7 @@ impl<'a> Parser<'a> {
             cur_op: String::new(),
             pending: Vec::new(),
             in_type: false,
+            hint_check: HintCheck::AtParse,
         }
     }
 
@@ -182,6 +209,21 @@ impl<'a> Parser<'a> {
             ));
         }
         Ok(())
+    }
+
+    /// A type as MLIR prints it in diagnostics: dialect types with one `!cuda_tile.`
+    /// prefix and short-form parameters (`!cuda_tile.tile<4xptr<f32>>`).
+    pub(crate) fn type_text(&self, t: TypeId) -> String {
+        use tileir_ir::Type as T;
+        match self.m.types.get(t) {
+            T::Tile { .. }
+            | T::TensorView(_)
+            | T::PartitionView(_)
+            | T::StridedView(_)
+            | T::GatherScatterView(_)
+            | T::Token => format!("!cuda_tile.{}", self.m.types.display(t, true)),
+            _ => self.m.types.display(t, false),
+        }
     }
 
     /// Prefixes a message with `custom op '<name>' `.
@@ -527,6 +569,11 @@ impl<'a> Parser<'a> {
         };
         // Bind results.
         let results = self.m.ops[op].results.clone();
+        if !binds.is_empty() && results.is_empty() {
+            return self
+                .c
+                .err_at(start, "cannot name an operation with no results");
+        }
         if !binds.is_empty() && results.len() != nbound {
             return self.c.err_at(
                 start,

@@ -36,6 +36,17 @@ fn listed(kind: EnumKind) -> Vec<&'static str> {
     }
 }
 
+/// Keywords a conversion's custom rounding parser accepts, where that is narrower
+/// than what the shared format records: NVIDIA's `itof` parser takes the IEEE modes
+/// and `ftoi`'s only `nearest_int_to_zero`, rejecting the rest with the list.
+fn parse_allowed(op: CtOp, attr: &str) -> Option<&'static [&'static str]> {
+    match (op, attr) {
+        (CtOp::IToF, "rounding_mode") => Some(format::IEEE_ROUNDING),
+        (CtOp::FToI, "rounding_mode") => Some(&["nearest_int_to_zero"]),
+        _ => None,
+    }
+}
+
 fn human(attr: &str) -> String {
     match attr {
         "rounding_mode" | "rounding" => "rounding mode".into(),
@@ -88,6 +99,9 @@ impl Parser<'_> {
         };
         let saved = std::mem::replace(&mut self.cur_op, full);
         let r = match format::of(op) {
+            _ if matches!(op, CtOp::GetTensorShape | CtOp::GetIndexSpaceShape) => {
+                self.shape_query(block, op, loc)
+            }
             Some(f) => self.regular(block, op, f, nbound, loc, start),
             None => self.irregular(block, op, nbound, loc, start),
         };
@@ -213,6 +227,7 @@ impl Parser<'_> {
                         self.c.ws();
                         let kpos = self.c.pos;
                         let kw = self.c.ident().unwrap_or("");
+                        let allowed = parse_allowed(op, attr).or(allowed);
                         let a = self.enum_attr(op, attr, kpos, kw, allowed)?;
                         self.c.expect(">")?;
                         ct.set(attr, a);
@@ -354,7 +369,51 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// An enum attribute written as a bare keyword (or a string) by a declarative
+    /// format, with the message ODS's generated parser gives for anything else.
+    fn ods_enum(&mut self, op: CtOp, attr: &str) -> R<Attr> {
+        self.c.ws();
+        let pos = self.c.pos;
+        let Some(kind) = enum_kind(op, attr) else {
+            return self.cerr(pos, format!("has no enum attribute '{attr}'"));
+        };
+        let kws = kind.keywords();
+        if self.c.peek() == Some(b'"') {
+            let s = self.c.string()?;
+            return match kws.iter().find(|k| **k == s) {
+                Some(k) => Ok(Attr::Enum(kind.mnemonic(), k)),
+                None => self.cerr(
+                    pos,
+                    format!("invalid {attr} attribute specification: \"{s}\""),
+                ),
+            };
+        }
+        if let Some(k) = self
+            .c
+            .peek_ident()
+            .and_then(|w| kws.iter().find(|k| **k == w).copied())
+        {
+            self.c.ident();
+            return Ok(Attr::Enum(kind.mnemonic(), k));
+        }
+        self.cerr(
+            pos,
+            format!(
+                "expected string or keyword containing one of the following enum values for attribute '{attr}' [{}]",
+                kws.join(", ")
+            ),
+        )
+    }
+
     fn ordering(&mut self, op: CtOp, ct: &mut CudaTileOp, scope_required: bool) -> R<()> {
+        if scope_required {
+            // The atomics spell both enums through their declarative format.
+            let a = self.ods_enum(op, "memory_ordering_semantics")?;
+            ct.set("memory_ordering_semantics", a);
+            let s = self.ods_enum(op, "memory_scope")?;
+            ct.set("memory_scope", s);
+            return Ok(());
+        }
         let a = self.kw_attr(op, "memory_ordering_semantics")?;
         ct.set("memory_ordering_semantics", a);
         if scope_required {
@@ -377,7 +436,9 @@ impl Parser<'_> {
         while self.c.eat(",") {
             v.push(self.ty()?);
         }
-        if v.len() == 1 && n > 1 {
+        // One type stands for every index (NVIDIA's type splat), however many there are:
+        // with no indices it is dropped and the verifier reports the missing ones.
+        if v.len() == 1 {
             v = vec![v[0]; n];
         }
         if v.len() != n {
@@ -401,7 +462,19 @@ impl Parser<'_> {
         self.c.expect("{")?;
         self.push_scope(isolated);
         self.default_ct.push(true);
+        let parent = self.m.regions[region].parent;
         let r = (|| -> R<()> {
+            // As MLIR's region parser: `{}` without arguments is a region with no block.
+            // Ops with an implicit terminator (and the single-block module) get one
+            // back below; for the others (reduce, scan) the verifier reports it.
+            let keeps_block = implicit.is_some()
+                || parent.is_some_and(|o| self.m.ops[o].kind.ct() == Some(CtOp::Module));
+            if args.is_empty() && !keeps_block {
+                self.c.ws();
+                if self.c.eat("}") {
+                    return Ok(());
+                }
+            }
             let types: Vec<TypeId> = args.iter().map(|a| a.1).collect();
             let b = self.m.add_block(region, &types);
             let vals = self.m.blocks[b].args.clone();
@@ -424,14 +497,13 @@ impl Parser<'_> {
                     .last()
                     .is_some_and(|&o| self.m.ops[o].kind.is_terminator());
                 if !last_is_term {
-                    let unknown = self.m.locs.unknown();
-                    self.create(
-                        b,
-                        OpKind::CudaTile(CudaTileOp::new(t)),
-                        vec![],
-                        &[],
-                        unknown,
-                    );
+                    // MLIR builds the implicit terminator at the parent op's location, so
+                    // its diagnostics point at that op.
+                    let at = match parent {
+                        Some(o) => self.m.ops[o].loc,
+                        None => self.m.locs.unknown(),
+                    };
+                    self.create(b, OpKind::CudaTile(CudaTileOp::new(t)), vec![], &[], at);
                 }
             }
             Ok(())
@@ -594,13 +666,33 @@ impl Parser<'_> {
             CtOp::Assume => {
                 self.c.ws();
                 let pos = self.c.pos;
-                if self.c.eat("#") && !self.c.eat("cuda_tile.") {
-                    return self.cerr(pos, "expected assume predicate");
+                const PREDICATES: [&str; 3] = ["div_by", "same_elements", "bounded"];
+                // NVIDIA's parser first tries a full attribute (`#cuda_tile.div_by<…>`, or
+                // any other attribute, which is then not a predicate), then the short
+                // keyword form.
+                let long = self.c.eat("#cuda_tile.");
+                let word = self.c.peek_ident().unwrap_or("").to_string();
+                let is_pred = PREDICATES.contains(&word.as_str());
+                let attr_start = long
+                    || self.c.at("#")
+                    || matches!(word.as_str(), "true" | "false" | "unit" | "dense" | "array")
+                    || (word.is_empty() && !self.c.at(",") && !self.c.at(":"));
+                if !is_pred && attr_start {
+                    self.c.pos = pos;
+                    self.attr()?;
+                    return self.cerr(pos, "expected assume predicate attribute");
                 }
-                let m = self.c.ident().unwrap_or("").to_string();
-                if !matches!(m.as_str(), "div_by" | "same_elements" | "bounded") {
-                    return self.cerr(pos, format!("expected assume predicate (div_by, same_elements or bounded), got '{m}'"));
+                if word.is_empty() {
+                    return self.cerr(pos, "expected attribute name");
                 }
+                if !is_pred {
+                    return self.cerr(
+                        pos,
+                        format!("unknown assume predicate attribute: {word} (expected 'div_by', 'same_elements', or 'bounded')"),
+                    );
+                }
+                self.c.ident();
+                let m = word;
                 let p = self.assume_body(&m, pos)?;
                 ct.set("predicate", Attr::Assume(p));
                 self.c.expect(",")?;
@@ -750,10 +842,14 @@ impl Parser<'_> {
                         p.tensor_view
                     }
                     _ => {
+                        let shown = self.type_text(t);
                         return self.cerr(
                             tpos,
-                            format!("expected a {} type", &op.mnemonic()["make_".len()..]),
-                        )
+                            format!(
+                                "expected '{}' type, but got '{shown}'",
+                                &op.mnemonic()["make_".len()..]
+                            ),
+                        );
                     }
                 };
                 let v = self.resolve(&u, Some(tv))?;
@@ -855,7 +951,7 @@ impl Parser<'_> {
                 self.c.expect(",")?;
                 let mut uses = vec![p];
                 if op == CtOp::AtomicRmwTko {
-                    let m = self.kw_attr(op, "mode")?;
+                    let m = self.ods_enum(op, "mode")?;
                     ct.set("mode", m);
                     self.c.expect(",")?;
                     uses.extend(self.use_list()?);
@@ -918,7 +1014,7 @@ impl Parser<'_> {
                     self.c.expect("]")?;
                 }
                 self.c.expect(",")?;
-                let m = self.kw_attr(op, "mode")?;
+                let m = self.ods_enum(op, "mode")?;
                 ct.set("mode", m);
                 self.c.expect(",")?;
                 let val = self.use_ref()?;
@@ -939,7 +1035,21 @@ impl Parser<'_> {
                 ct = ct.with_segments(&[1, idx.len() as u32, 1, u32::from(token.is_some())]);
                 Ok(self.create(block, OpKind::CudaTile(ct), ops, &results, loc))
             }
+            CtOp::GdcLaunchDependentsTko | CtOp::GdcWaitTko => {
+                let token = self.token_opt()?;
+                self.c.expect("->")?;
+                let results = self.type_list()?;
+                let mut ops = Vec::new();
+                if let Some(t) = &token {
+                    ops.push(self.resolve(t, Some(tok))?);
+                }
+                Ok(self.create(block, OpKind::CudaTile(ct), ops, &results, loc))
+            }
             CtOp::PrintTko => {
+                // The format string is an attribute: anything else is not an attribute value.
+                if self.c.peek() != Some(b'"') {
+                    return self.c.err("expected attribute value");
+                }
                 let s = self.c.string()?;
                 ct.set("str", Attr::Str(s));
                 let mut args = Vec::new();
@@ -957,12 +1067,13 @@ impl Parser<'_> {
                         format!("expected {} types but got {}", args.len(), tys.len()),
                     );
                 }
+                // 13.1's `print` has no result; `print_tko`'s `-> token` is mandatory.
                 let results = if self.c.eat("->") {
                     self.type_list()?
                 } else if self.cur_op == "cuda_tile.print" {
                     Vec::new()
                 } else {
-                    vec![tok]
+                    return self.c.wrong_token("expected '->'");
                 };
                 let mut ops = self.resolve_all(&args, &tys)?;
                 if let Some(t) = &token {
@@ -1083,10 +1194,10 @@ impl Parser<'_> {
                     Vec::new()
                 } else {
                     if colon_types.len() != iters.len() {
-                        return self.c.err_at(
-                            start,
+                        return self.cerr(
+                            self.c.pos,
                             format!(
-                                "expected {} iter_values types but got {}",
+                                "found different number of iter_values and types ({} values, {} types)",
                                 iters.len(),
                                 colon_types.len()
                             ),
@@ -1146,10 +1257,10 @@ impl Parser<'_> {
                 self.c.expect("->")?;
                 let results = self.type_list()?;
                 if tys.len() != uses.len() {
-                    return self.c.err_at(
+                    return self.cerr(
                         start,
                         format!(
-                            "{} operands present, but expected {}",
+                            "number of operands and types do not match: got {} operands and {} types",
                             uses.len(),
                             tys.len()
                         ),
@@ -1178,6 +1289,38 @@ impl Parser<'_> {
             }
             _ => self.cerr(start, "has no custom syntax"),
         }
+    }
+
+    /// `get_tensor_shape` / `get_index_space_shape`: `%src : T -> R`, with one result of
+    /// type `R` per dimension of `T` (NVIDIA's parsers derive the count from the type, so
+    /// a different number of names is a binding error).
+    fn shape_query(&mut self, block: BlockId, op: CtOp, loc: LocId) -> R<OpId> {
+        let src = self.use_ref()?;
+        self.c.expect(":")?;
+        self.c.ws();
+        let tpos = self.c.pos;
+        let st = self.ty()?;
+        self.c.expect("->")?;
+        let rt = self.ty()?;
+        let rank = match (op, self.m.types.get(st)) {
+            (CtOp::GetTensorShape, Type::TensorView(tv)) => Some(tv.shape.len()),
+            (CtOp::GetIndexSpaceShape, Type::PartitionView(p)) => Some(p.tile_shape.len()),
+            (CtOp::GetIndexSpaceShape, Type::StridedView(p)) => Some(p.tile_shape.len()),
+            (CtOp::GetIndexSpaceShape, Type::GatherScatterView(p)) => Some(p.tile_shape.len()),
+            _ => None,
+        };
+        let Some(rank) = rank else {
+            let want = if op == CtOp::GetTensorShape {
+                "tensor_view"
+            } else {
+                "tile view"
+            };
+            let shown = self.type_text(st);
+            return self.cerr(tpos, format!("expected {want}, got '{shown}'"));
+        };
+        let v = self.resolve(&src, Some(st))?;
+        let ct = CudaTileOp::new(op);
+        Ok(self.create(block, OpKind::CudaTile(ct), vec![v], &vec![rt; rank], loc))
     }
 
     /// `(%a = %init, …)` after `iter_values`.
@@ -1219,15 +1362,21 @@ impl Parser<'_> {
                 .err_at(epos, format!("'{}' unknown type: {ew}", self.cur_op));
         };
         let (shape, te) = match self.m.types.get(t).clone() {
-            Type::Tile { shape, elem: TileElem::Num(e), .. } => (shape, e),
+            Type::Tile {
+                shape,
+                elem: TileElem::Num(e),
+                ..
+            } => (shape, e),
             _ => {
-                return self.c.err_at(
+                // ODS's wording of the result constraint, as NVIDIA's 13.1 parser has it
+                // (f4E2M1FN follows f8E5M2); f8E8M0FNU came later and is named after it.
+                let shown = self.type_text(t);
+                return self.cerr(
                     tpos,
                     format!(
-                        "expect element type to be one of i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN values, but got '{}'",
-                        self.m.types.display(t, false)
+                        "result #0 must be tile of i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f4E2M1FN values, but got '{shown}' (tiles of f8E8M0FNU are accepted as well)"
                     ),
-                )
+                );
             }
         };
         if te != elem {
@@ -1243,60 +1392,83 @@ impl Parser<'_> {
         Ok((d, t))
     }
 
-    fn make_tensor_view(&mut self, block: BlockId, ct: CudaTileOp, loc: LocId) -> R<OpId> {
+    /// NVIDIA's custom parser: the static entries are checked against the result type
+    /// here, at parse time, each error at the entry (or list) it is about.
+    fn make_tensor_view(&mut self, block: BlockId, mut ct: CudaTileOp, loc: LocId) -> R<OpId> {
         let base = self.use_ref()?;
         self.c.expect(",")?;
         self.c.expect_kw("shape")?;
         self.c.expect("=")?;
+        self.c.ws();
+        let shape_at = self.c.pos;
         let shape = self.mixed_list()?;
         self.c.expect(",")?;
         self.c.expect_kw("strides")?;
         self.c.expect("=")?;
-        let strides = self.mixed_list()?;
-        self.c.expect(":")?;
         self.c.ws();
-        let tpos = self.c.pos;
-        let first = self.ty()?;
-        let (idx_t, tv) = if self.c.eat("->") {
-            (Some(first), self.ty()?)
+        let strides_at = self.c.pos;
+        let strides = self.mixed_list()?;
+        if self.c.at("{") {
+            for (n, a) in self.attr_dict()? {
+                ct.discardable.push((n, a));
+            }
+        }
+        self.c.expect(":")?;
+        let dynamic = shape.iter().chain(&strides).any(|e| e.0.is_err());
+        let idx_t = if dynamic {
+            let t = self.ty()?;
+            self.c.expect("->")?;
+            Some(t)
         } else {
-            (None, first)
+            None
         };
+        let tv = self.ty()?;
         let Type::TensorView(tvt) = self.m.types.get(tv).clone() else {
-            return self.cerr(tpos, "expected tensor_view type");
+            let shown = self.type_text(tv);
+            return self.cerr(
+                self.c.pos,
+                format!("expected 'tensor_view' type, but got '{shown}'"),
+            );
         };
-        let check =
-            |p: &Self, list: &[Result<i64, Use>], dims: &[tileir_ir::Dim], what: &str| -> R<()> {
-                if list.len() != dims.len() {
+        let base_t = self.m.types.tile(&[], TileElem::Ptr(tvt.elem));
+        let base_v = self.resolve(&base, Some(base_t))?;
+        let check = |p: &Self,
+                     list: &[(Result<i64, Use>, usize)],
+                     dims: &[tileir_ir::Dim],
+                     list_at: usize,
+                     what: &str|
+         -> R<()> {
+            if list.len() != dims.len() {
+                return p.cerr(
+                    list_at,
+                    format!(
+                        "expected {what} declaration to contain {} elements due to tensor_view type, but {} were provided",
+                        dims.len(),
+                        list.len()
+                    ),
+                );
+            }
+            let text = |d: Option<i64>| d.map_or("dynamic".to_string(), |v| v.to_string());
+            for (i, ((e, at), d)) in list.iter().zip(dims).enumerate() {
+                let given = e.as_ref().ok().copied();
+                if given != d.as_static() {
                     return p.cerr(
-                        tpos,
-                        format!("expected {} {what} entries, got {}", dims.len(), list.len()),
+                        *at,
+                        format!(
+                            "input {what} dimension {i} does not match tensor_view type (expected {}, got {})",
+                            text(d.as_static()),
+                            text(given)
+                        ),
                     );
                 }
-                for (e, d) in list.iter().zip(dims) {
-                    match (e, d) {
-                        (Ok(v), tileir_ir::Dim::Static(s)) if v == s => {}
-                        (Err(_), tileir_ir::Dim::Dynamic) => {}
-                        _ => {
-                            return p
-                                .cerr(tpos, format!("{what} entries do not match the result type"))
-                        }
-                    }
-                }
-                Ok(())
-            };
-        check(self, &shape, &tvt.shape, "shape")?;
-        check(self, &strides, &tvt.strides, "stride")?;
-        let dyn_s: Vec<Use> = shape.into_iter().filter_map(|e| e.err()).collect();
-        let dyn_t: Vec<Use> = strides.into_iter().filter_map(|e| e.err()).collect();
-        if (!dyn_s.is_empty() || !dyn_t.is_empty()) && idx_t.is_none() {
-            return self.cerr(
-                tpos,
-                "expected the type of the dynamic shape and stride operands before '->'",
-            );
-        }
-        let base_t = self.m.types.tile(&[], TileElem::Ptr(tvt.elem));
-        let mut ops = vec![self.resolve(&base, Some(base_t))?];
+            }
+            Ok(())
+        };
+        check(self, &shape, &tvt.shape, shape_at, "shape")?;
+        check(self, &strides, &tvt.strides, strides_at, "stride")?;
+        let dyn_s: Vec<Use> = shape.into_iter().filter_map(|e| e.0.err()).collect();
+        let dyn_t: Vec<Use> = strides.into_iter().filter_map(|e| e.0.err()).collect();
+        let mut ops = vec![base_v];
         for u in dyn_s.iter().chain(&dyn_t) {
             ops.push(self.resolve(u, idx_t)?);
         }
@@ -1304,18 +1476,26 @@ impl Parser<'_> {
         Ok(self.create(block, OpKind::CudaTile(ct), ops, &[tv], loc))
     }
 
-    /// `[128, %n]`: static integers or SSA uses.
-    fn mixed_list(&mut self) -> R<Vec<Result<i64, Use>>> {
+    /// `[128, %n]`: static integers or SSA uses, each with its position.
+    fn mixed_list(&mut self) -> R<Vec<(Result<i64, Use>, usize)>> {
         self.c.expect("[")?;
         let mut v = Vec::new();
         if self.c.eat("]") {
             return Ok(v);
         }
         loop {
-            if self.c.peek() == Some(b'%') {
-                v.push(Err(self.use_ref()?));
+            self.c.ws();
+            let at = self.c.pos;
+            let b = self.c.src.as_bytes();
+            let int_start = matches!(b.get(at), Some(c) if c.is_ascii_digit())
+                || (b.get(at) == Some(&b'-')
+                    && matches!(b.get(at + 1), Some(c) if c.is_ascii_digit()));
+            if int_start {
+                v.push((Ok(self.i64()?), at));
+            } else if self.c.peek() == Some(b'%') {
+                v.push((Err(self.use_ref()?), at));
             } else {
-                v.push(Ok(self.i64()?));
+                return self.cerr(at, "expected either integer or SSA value");
             }
             if self.c.eat("]") {
                 return Ok(v);

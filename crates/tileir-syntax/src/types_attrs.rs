@@ -222,6 +222,31 @@ impl Parser<'_> {
         }
     }
 
+    /// The element type parameter `param` of a dialect type (`elementType` of tile and
+    /// tensor_view, `pointeeType` of ptr). As in MLIR, any type parses there and the
+    /// type's parameter constraint then rejects what is not a number type, in ODS's
+    /// words; with no type at all the dialect's keyword parser reports "expected valid
+    /// keyword".
+    fn elem_param(&mut self, param: &str) -> R<NumType> {
+        self.c.ws();
+        let at = self.c.pos;
+        if let Some(n) = self.c.peek_ident().and_then(NumType::from_keyword) {
+            self.c.pos += n.keyword().len();
+            return Ok(n);
+        }
+        if self.c.peek_ident().is_none() && !self.c.at("!") && !self.c.at("(") {
+            return self.c.err_at(at, "expected valid keyword");
+        }
+        let t = self.ty()?;
+        match self.m.types.get(t) {
+            Type::Scalar(n) => Ok(*n),
+            _ => self.c.err_at(
+                at,
+                format!("failed to verify '{param}': {}", number_types_text(false)),
+            ),
+        }
+    }
+
     fn dims(&mut self, allow_dynamic: bool) -> R<Vec<Dim>> {
         let mut dims = Vec::new();
         loop {
@@ -257,17 +282,35 @@ impl Parser<'_> {
         }
     }
 
-    fn dim_list(&mut self) -> R<Vec<Dim>> {
+    /// `[s, ?, …]` of a tensor_view: each entry `?` or a strictly positive integer.
+    fn stride_list(&mut self) -> R<Vec<Dim>> {
         self.c.expect("[")?;
         let mut v = Vec::new();
         if self.c.eat("]") {
             return Ok(v);
         }
         loop {
+            self.c.ws();
+            let at = self.c.pos;
             if self.c.eat("?") {
                 v.push(Dim::Dynamic);
             } else {
-                v.push(Dim::Static(self.i64()?));
+                let b = self.c.src.as_bytes();
+                let looks_int = matches!(b.get(at), Some(c) if c.is_ascii_digit())
+                    || (b.get(at) == Some(&b'-')
+                        && matches!(b.get(at + 1), Some(c) if c.is_ascii_digit()));
+                if !looks_int {
+                    return self
+                        .c
+                        .err_at(at, "expected either 64-bit integer or question mark");
+                }
+                let s = self.i64()?;
+                if s <= 0 {
+                    return self
+                        .c
+                        .err_at(at, format!("expected strictly positive integer, got {s}"));
+                }
+                v.push(Dim::Static(s));
             }
             if self.c.eat("]") {
                 return Ok(v);
@@ -359,7 +402,7 @@ impl Parser<'_> {
             "token" => Type::Token,
             "ptr" => {
                 self.c.expect("<")?;
-                let n = self.num_type()?;
+                let n = self.elem_param("pointeeType")?;
                 self.c.expect(">")?;
                 Type::Opaque(format!("!cuda_tile.ptr<{n}>"))
             }
@@ -367,13 +410,27 @@ impl Parser<'_> {
                 self.c.expect("<")?;
                 let dims = self.dims(false)?;
                 self.c.ws();
+                let eat = self.c.pos;
                 let elem = if self.c.eat("!cuda_tile.ptr") || self.c.eat_kw("ptr") {
                     self.c.expect("<")?;
-                    let n = self.num_type()?;
+                    let n = self.elem_param("pointeeType")?;
                     self.c.expect(">")?;
                     TileElem::Ptr(n)
                 } else {
-                    TileElem::Num(self.num_type()?)
+                    match self.elem_param("elementType") {
+                        Ok(n) => TileElem::Num(n),
+                        // A tile's element may also be a pointer: its constraint says so.
+                        Err(e) if e.message.starts_with("failed to verify") => {
+                            return self.c.err_at(
+                                eat,
+                                format!(
+                                    "failed to verify 'elementType': {}",
+                                    number_types_text(true)
+                                ),
+                            )
+                        }
+                        Err(e) => return Err(e),
+                    }
                 };
                 self.c.expect(">")?;
                 let shape: Vec<i64> = dims.iter().map(|d| d.as_static().unwrap_or(0)).collect();
@@ -397,21 +454,38 @@ impl Parser<'_> {
             "tensor_view" => {
                 self.c.expect("<")?;
                 let shape = self.dims(true)?;
-                let elem = self.num_type()?;
-                let strides = if !shape.is_empty() {
-                    self.c.expect(",")?;
+                let elem = self.elem_param("elementType")?;
+                // NVIDIA's parser: no strides clause for rank 0, a mandatory one otherwise.
+                let strides = if shape.is_empty() {
+                    if self.c.eat(",") {
+                        self.c.ws();
+                        let msg = if self.c.eat_kw("strides") {
+                            "strides must not be provided for 0-d tiles"
+                        } else {
+                            "unexpected token after element type in 0-d tensor_view"
+                        };
+                        return self.c.err(msg);
+                    }
+                    Vec::new()
+                } else {
+                    if !self.c.eat(",") {
+                        return self.c.err("expected 'strides'");
+                    }
                     self.c.expect_kw("strides")?;
                     self.c.expect("=")?;
-                    self.dim_list()?
-                } else {
-                    Vec::new()
+                    self.stride_list()?
                 };
                 self.c.expect(">")?;
-                Type::TensorView(TensorViewType {
+                let tv = TensorViewType {
                     elem,
                     shape,
                     strides,
-                })
+                };
+                // The type is built checked, so its invariants are parse errors.
+                if let Some(problem) = tensor_view_problem(&tv) {
+                    return self.c.err_at(start, problem);
+                }
+                Type::TensorView(tv)
             }
             "partition_view" => {
                 self.c.expect("<")?;
@@ -825,13 +899,16 @@ impl Parser<'_> {
 
     /// `@name` or `@"name"`.
     pub fn symbol(&mut self) -> R<String> {
-        self.c.expect("@")?;
+        const MSG: &str = "expected valid '@'-identifier for symbol name";
+        if !self.c.eat("@") {
+            return self.c.wrong_token(MSG);
+        }
         if self.c.peek_at(0) == Some(b'"') {
             return self.c.string();
         }
         match self.c.suffix_id() {
             Some(s) => Ok(s.to_string()),
-            None => self.c.err("expected symbol name"),
+            None => self.c.err(MSG),
         }
     }
 
@@ -933,6 +1010,15 @@ impl Parser<'_> {
                     other => tileir_ir::print::attr_value_text(other, &self.m.types),
                 };
                 return self.c.err_at(vat, self.custom(format!("expected dictionary attribute for optimization_hints entry `{key}` got value={shown}")));
+            }
+            if let (Attr::Dict(params), crate::HintCheck::AtParse) = (&v, self.hint_check) {
+                for (param, value) in params {
+                    if let Some(problem) =
+                        tileir_ir::dialect::cuda_tile::hints::value_problem(key, param, value)
+                    {
+                        return self.c.err(self.custom(problem));
+                    }
+                }
             }
             out.push((key.to_string(), v));
             if self.c.eat(">") {
@@ -1266,6 +1352,42 @@ pub enum DiField {
     Int(u32),
     /// A nested attribute.
     Attr(AliasValue),
+}
+
+/// ODS's list of the number types a `ptr`, `tensor_view` or `tile` holds. NVIDIA's
+/// 13.1 suite quotes the list without the later `f8E8M0FNU` inside it (the integers
+/// follow `f8E5M2 or f4E2M1FN`, and a tile's list ends `or i64 or Pointer type`), so
+/// the later additions close the list.
+pub(crate) fn number_types_text(tile: bool) -> String {
+    let tail = if tile {
+        " or Pointer type or f8E8M0FNU or i4"
+    } else {
+        " or f8E8M0FNU"
+    };
+    format!("f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f4E2M1FN or i1 or i8 or i16 or i32 or i64{tail}")
+}
+
+/// Why a tensor_view type is invalid, in the words of NVIDIA's `TensorViewType::verify`.
+pub(crate) fn tensor_view_problem(tv: &TensorViewType) -> Option<String> {
+    if tv.shape.len() != tv.strides.len() {
+        return Some(format!(
+            "expected shape and stride to be of same rank but got shape of rank {} and stride of rank {}",
+            tv.shape.len(),
+            tv.strides.len()
+        ));
+    }
+    if tv
+        .shape
+        .iter()
+        .any(|d| matches!(d, Dim::Static(v) if *v <= 0))
+    {
+        let dims: Vec<String> = tv.shape.iter().map(|d| d.to_string()).collect();
+        return Some(format!(
+            "dimensions must have strictly positive constant sizes but got [{}]",
+            dims.join(", ")
+        ));
+    }
+    None
 }
 
 /// `{'a', 'b'}`-style list for "expected X to be one of" messages.

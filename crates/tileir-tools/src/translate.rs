@@ -94,7 +94,21 @@ pub fn translate_main(args: &[String], io: &mut Io<'_>) -> i32 {
 
     if direction == "cudatilebc-to-mlir" {
         return match tileir_bytecode::read(&input) {
-            Ok(module) => finish(write_output(flags.value("o"), print_module(&module, print_options).as_bytes(), io), io),
+            Ok(module) => {
+                // As mlir-translate does for every translation to MLIR, the decoded
+                // module is verified: well-formed bytes can still encode invalid IR.
+                let mlir_compatible = tileir_verify::VerifyOptions { stop_at_first_failure: true, ..Default::default() };
+                match tileir_verify::verify_with(&module, &mlir_compatible) {
+                    Ok(warnings) => {
+                        emit(&warnings, io);
+                    }
+                    Err(d) => {
+                        emit(&d.0, io);
+                        return 1;
+                    }
+                }
+                finish(write_output(flags.value("o"), print_module(&module, print_options).as_bytes(), io), io)
+            }
             Err(e) => {
                 let _ = writeln!(io.stderr, "{file_name}: {e}");
                 1

@@ -82,7 +82,9 @@ pub(crate) fn verify_op(cx: &mut Ctx<'_>, op: OpId, kind: &CudaTileOp) {
         | JoinTokens
         | AtomicCasTko
         | AtomicRmwTko
-        | AtomicRedViewTko => crate::memory::verify(cx, op, kind),
+        | AtomicRedViewTko
+        | GdcLaunchDependentsTko
+        | GdcWaitTko => crate::memory::verify(cx, op, kind),
         If | For | Loop | Yield | Continue | Break | Return => crate::control::verify(cx, op, kind),
         Module | Entry | TestingFunc | Global | GetGlobal | GetTileBlockId | GetNumTileBlocks
         | Assume | Assert | PrintTko => crate::module_ops::verify(cx, op, kind),

@@ -51,8 +51,11 @@ use tileir_ir::{
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct VerifyOptions {
     /// `-Wunsupported-hints`: validate the parameters of `optimization_hints` and warn about
-    /// unknown architectures, unknown parameters and bad values. Off by default, when any
-    /// parameter is silently accepted (only the dictionary shape is checked).
+    /// unknown architectures, unknown parameters and bad values. Off by default, when the
+    /// verifier accepts any parameter (only the dictionary shape is checked): text input
+    /// has had its parameters checked by the parser unless told to defer
+    /// (`tileir_syntax::HintCheck`), while bytecode may carry hints this version does not
+    /// know.
     pub warn_unsupported_hints: bool,
     /// `-Werr-hints`: when a hint warning was emitted for an op, also fail that op with
     /// "Optimization hints verification failed". Has no effect without

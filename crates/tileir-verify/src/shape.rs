@@ -141,10 +141,16 @@ fn check(m: &Module, op: OpId, kind: &CudaTileOp) -> Result<(), String> {
                 ));
             }
             for i in (0..lhs.len()).filter(|&i| i != k) {
-                if lhs[i] != res[i] || rhs[i] != res[i] {
+                // NVIDIA's message compares lhs with the result; when those agree the
+                // culprit is rhs, whose size is then the one reported (naming the side).
+                let (expected, got, side) = if lhs[i] != res[i] {
+                    (lhs[i], res[i], "result")
+                } else {
+                    (res[i], rhs[i], "rhs")
+                };
+                if expected != got {
                     return Err(format!(
-                        "expect {{lhs, rhs, and result}} shape to match at non-concat position {i}, expected: {} but got: {}",
-                        lhs[i], res[i]
+                        "expect {{lhs, rhs, and result}} shape to match at non-concat position {i}, expected: {expected} but got: {got} in {side}"
                     ));
                 }
             }

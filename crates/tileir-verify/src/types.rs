@@ -15,10 +15,12 @@ use tileir_ir::{
 /// Largest number of elements a tile may have.
 pub const MAX_TILE_ELEMENTS: i64 = 1 << 24;
 
-/// ODS's description of the element types a `ptr`, a `tensor_view` or a `tile` may hold
-/// (every number type, in the order NVIDIA's `AnyTypeOf` lists them; no i4).
+/// ODS's description of the element types a `ptr` or a `tensor_view` may hold (every
+/// number type, in the order NVIDIA's `AnyTypeOf` lists them; no i4). NVIDIA's 13.1
+/// suite quotes the list with the integers right after `f8E5M2 or f4E2M1FN`, so the
+/// later f8E8M0FNU closes it (the parser words it the same way).
 const NUMBER_TYPES: &str =
-    "f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 or i32 or i64";
+    "f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f4E2M1FN or i1 or i8 or i16 or i32 or i64 or f8E8M0FNU";
 
 /// The shape and element of a tile value, if it is a tile.
 pub(crate) fn tile_of(m: &Module, v: ValueId) -> Option<(&[i64], TileElem)> {

@@ -42,7 +42,7 @@ fn cat_names_all_three_shapes_at_a_mismatched_position() {
     %0 = cat %a, %a dim = 1 : tile<2x2xf32>, tile<2x2xf32> -> tile<4x4xf32>
   }
 }"#,
-        &["3:5: error: 'cuda_tile.cat' op expect {lhs, rhs, and result} shape to match at non-concat position 0, expected: 2 but got: 4"],
+        &["3:5: error: 'cuda_tile.cat' op expect {lhs, rhs, and result} shape to match at non-concat position 0, expected: 2 but got: 4 in result"],
     );
 }
 
@@ -231,7 +231,7 @@ fn the_first_failing_op_ends_its_function_but_not_its_siblings() {
 }"#,
         &[
             "3:5: error: 'cuda_tile.extract' op incorrect number of indices, expected 1, but found 2",
-            "7:5: error: 'cuda_tile.cat' op expect {lhs, rhs, and result} shape to match at non-concat position 0, expected: 2 but got: 4",
+            "7:5: error: 'cuda_tile.cat' op expect {lhs, rhs, and result} shape to match at non-concat position 0, expected: 2 but got: 4 in result",
         ],
     );
 }

@@ -206,3 +206,39 @@ cuda_tile.module @kernels {
     return %x : tile<f32>
   }
 }
+
+// -----
+
+// A loop with iter_values that ends without continue: the implicit continue
+// sits at the loop, so the error does too.
+cuda_tile.module @kernels {
+  testing$func @f(%x: tile<i32>, %c: tile<i1>) {
+    // expected-error @below {{`loop` is missing a valid terminator}}
+    %r = loop iter_values(%v = %x) : tile<i32> -> tile<i32> {
+      if %c {
+        break %v : tile<i32>
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+cuda_tile.module @kernels {
+  testing$func @f(%x: tile<i32>) {
+    // expected-error @below {{found different number of iter_values and types}}
+    %r = loop iter_values(%a = %x, %b = %x) : tile<i32> -> tile<i32> {
+      break %a : tile<i32>
+    }
+    return
+  }
+}
+
+// -----
+
+// An empty body gets its implicit return at the function, where the error is.
+cuda_tile.module @kernels {
+  // expected-error @below {{'cuda_tile.return' op has 0 operands, but enclosing function (@f) returns 1}}
+  testing$func @f(%x: tile<i32>) -> tile<i32> {}
+}

@@ -15,7 +15,7 @@ cuda_tile.module @kernels {
 // pointers must use ptr_to_int, not bitcast.
 cuda_tile.module @kernels {
   testing$func @f(%x: tile<ptr<f32>>) {
-    // expected-error @below {{'cuda_tile.bitcast' op operand #0 must be tile of i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN values, but got '!cuda_tile.tile<ptr<f32>>'}}
+    // expected-error @below {{'cuda_tile.bitcast' op operand #0 must be tile of i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f4E2M1FN values, but got '!cuda_tile.tile<ptr<f32>>' (tiles of f8E8M0FNU are accepted as well)}}
     %r = bitcast %x : tile<ptr<f32>> -> tile<i64>
     return
   }
@@ -125,7 +125,7 @@ cuda_tile.module @kernels {
 // ftof takes float tiles only.
 cuda_tile.module @kernels {
   testing$func @f(%x: tile<i32>) {
-    // expected-error @below {{'cuda_tile.ftof' op operand #0 must be tile of f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN values, but got '!cuda_tile.tile<i32>'}}
+    // expected-error @below {{'cuda_tile.ftof' op operand #0 must be tile of f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f4E2M1FN values, but got '!cuda_tile.tile<i32>' (tiles of f8E8M0FNU are accepted as well)}}
     %r = ftof %x : tile<i32> -> tile<f32>
     return
   }
@@ -136,7 +136,7 @@ cuda_tile.module @kernels {
 // ftoi source must be a float tile.
 cuda_tile.module @kernels {
   testing$func @f(%x: tile<i32>) {
-    // expected-error @below {{'cuda_tile.ftoi' op operand #0 must be tile of f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN values, but got '!cuda_tile.tile<i32>'}}
+    // expected-error @below {{'cuda_tile.ftoi' op operand #0 must be tile of f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f4E2M1FN values, but got '!cuda_tile.tile<i32>' (tiles of f8E8M0FNU are accepted as well)}}
     %r = ftoi %x signed : tile<i32> -> tile<i16>
     return
   }
@@ -204,6 +204,28 @@ cuda_tile.module @kernels {
   testing$func @f(%x: tile<i64>) {
     // expected-error @below {{'cuda_tile.ptr_to_ptr' op operand #0 must be tile of Pointer type values, but got '!cuda_tile.tile<i64>'}}
     %r = ptr_to_ptr %x : tile<i64> -> tile<ptr<f32>>
+    return
+  }
+}
+
+// -----
+
+// In custom syntax, ftoi's parser only takes nearest_int_to_zero.
+cuda_tile.module @kernels {
+  testing$func @f(%x: tile<4xf16>) {
+    // expected-error @below {{custom op 'cuda_tile.ftoi' expected rounding mode to be one of: 'nearest_int_to_zero', got: 'zero'}}
+    %r = ftoi %x signed rounding<zero> : tile<4xf16> -> tile<4xi16>
+    return
+  }
+}
+
+// -----
+
+// itof's parser takes the IEEE modes only.
+cuda_tile.module @kernels {
+  testing$func @f(%x: tile<4xi16>) {
+    // expected-error @below {{custom op 'cuda_tile.itof' expected rounding mode to be one of: 'nearest_even', 'zero', 'negative_inf', 'positive_inf', got: 'approx'}}
+    %r = itof %x signed rounding<approx> : tile<4xi16> -> tile<4xf16>
     return
   }
 }

@@ -103,8 +103,19 @@ cuda_tile.module @kernels {
 // unknown assume predicate.
 cuda_tile.module @kernels {
   testing$func @f(%x: tile<i32>) {
-    // expected-error @below {{custom op 'cuda_tile.assume' expected assume predicate (div_by, same_elements or bounded), got 'other'}}
+    // expected-error @below {{custom op 'cuda_tile.assume' unknown assume predicate attribute: other (expected 'div_by', 'same_elements', or 'bounded')}}
     %r = assume other<1>, %x : tile<i32>
+    return
+  }
+}
+
+// -----
+
+// A full attribute that is not an assume predicate.
+cuda_tile.module @kernels {
+  testing$func @f(%x: tile<i32>) {
+    // expected-error @below {{custom op 'cuda_tile.assume' expected assume predicate attribute}}
+    %r = assume 16 : i64, %x : tile<i32>
     return
   }
 }
@@ -149,6 +160,49 @@ cuda_tile.module @kernels {
   testing$func @f(%x: tile<f32>) {
     // expected-error @below {{'cuda_tile.print_tko' op found unterminated format expression}}
     %t = print_tko "%y", %x : tile<f32> -> token
+    return
+  }
+}
+
+// -----
+
+// print_tko's '-> token' is mandatory.
+cuda_tile.module @kernels {
+  testing$func @f() {
+    // expected-error @below {{expected '->'}}
+    print_tko "hi"
+    return
+  }
+}
+
+// -----
+
+// The format string is an attribute.
+cuda_tile.module @kernels {
+  testing$func @f(%x: tile<i32>) {
+    // expected-error @below {{expected attribute value}}
+    %t = print_tko %x : tile<i32> -> token
+    return
+  }
+}
+
+// -----
+
+// Naming the results of an op that has none.
+cuda_tile.module @kernels {
+  testing$func @f(%c: tile<i1>) {
+    // expected-error @below {{cannot name an operation with no results}}
+    %r = assert %c, "never" : tile<i1>
+    return
+  }
+}
+
+// -----
+
+cuda_tile.module @kernels {
+  testing$func @f(%x: tile<f32>) {
+    // expected-error @below {{operation defines 1 results but was provided 2 to bind}}
+    %a, %b = negf %x : tile<f32>
     return
   }
 }

@@ -161,3 +161,28 @@ cuda_tile.module @kernels {
     return
   }
 }
+
+// -----
+
+// `{}` without block arguments is a region with no block at all.
+cuda_tile.module @kernels {
+  testing$func @f(%x: tile<4xi32>) {
+    // expected-error @below {{'cuda_tile.scan' op region #0 ('body') failed to verify constraint: region with 1 blocks}}
+    %r = scan %x dim=0 reverse=false identities=[0 : i32] : tile<4xi32> -> tile<4xi32>
+    () {}
+    return
+  }
+}
+
+// -----
+
+cuda_tile.module @kernels {
+  testing$func @f(%x: tile<4xi32>) {
+    // expected-error @below {{custom op 'cuda_tile.reduce' number of operands and types do not match: got 1 operands and 2 types}}
+    %r = reduce %x dim=0 identities=[0 : i32] : tile<4xi32>, tile<4xi32> -> tile<i32>
+    (%a: tile<i32>, %b: tile<i32>) {
+      yield %a : tile<i32>
+    }
+    return
+  }
+}

@@ -318,3 +318,14 @@ cuda_tile.module @kernels {
     return
   }
 }
+
+// -----
+
+// cat: a non-concat mismatch of rhs (lhs and result agree) names the rhs size.
+cuda_tile.module @kernels {
+  testing$func @f(%x: tile<2x4xf32>, %y: tile<4x4xf32>) {
+    // expected-error @below {{'cuda_tile.cat' op expect {lhs, rhs, and result} shape to match at non-concat position 0, expected: 2 but got: 4}}
+    %r = cat %x, %y dim = 1 : tile<2x4xf32>, tile<4x4xf32> -> tile<2x8xf32>
+    return
+  }
+}

@@ -60,8 +60,7 @@ cuda_tile.module @kernels {
 // the memory scope is mandatory for atomics.
 cuda_tile.module @kernels {
   testing$func @f(%p: tile<ptr<i32>>, %v: tile<i32>) {
-    // expected-error @below {{custom op 'cuda_tile.atomic_cas_tko' expected valid keyword}}
-    // expected-error @below {{custom op 'cuda_tile.atomic_cas_tko' expected memory scope to be one of: {'tl_blk', 'device', 'sys'}}}
+    // expected-error @below {{custom op 'cuda_tile.atomic_cas_tko' expected string or keyword containing one of the following enum values for attribute 'memory_scope' [tl_blk, device, sys]}}
     %r, %t = atomic_cas_tko relaxed %p, %v, %v : tile<ptr<i32>>, tile<i32> -> tile<i32>, token
     return
   }
@@ -105,7 +104,7 @@ cuda_tile.module @kernels {
 // unknown atomic mode.
 cuda_tile.module @kernels {
   testing$func @f(%p: tile<ptr<i32>>, %v: tile<i32>) {
-    // expected-error @below {{custom op 'cuda_tile.atomic_rmw_tko' expected mode to be one of: {'and', 'or', 'xor', 'add', 'addf', 'max', 'min', 'umax', 'umin', 'xchg'}}}
+    // expected-error @below {{custom op 'cuda_tile.atomic_rmw_tko' expected string or keyword containing one of the following enum values for attribute 'mode' [and, or, xor, add, addf, max, min, umax, umin, xchg]}}
     %r, %t = atomic_rmw_tko relaxed device %p, nand, %v : tile<ptr<i32>>, tile<i32> -> tile<i32>, token
     return
   }
@@ -208,6 +207,17 @@ cuda_tile.module @kernels {
     %v = constant <i32: 1> : tile<8xi32>
     // expected-error @below {{'cuda_tile.atomic_red_view_tko' op view tile shape 4 must match value shape 8 for element-wise atomic operations}}
     %t = atomic_red_view_tko relaxed device %pv[%i], add, %v : tile<8xi32>, partition_view<tile=(4), tensor_view<64xi32, strides=[1]>>, tile<i32> -> token
+    return
+  }
+}
+
+// -----
+
+// The atomics' memory ordering is an enum keyword of their declarative format.
+cuda_tile.module @kernels {
+  testing$func @f(%p: tile<4xptr<i64>>, %v: tile<4xi64>) {
+    // expected-error @below {{custom op 'cuda_tile.atomic_rmw_tko' expected string or keyword containing one of the following enum values for attribute 'memory_ordering_semantics' [weak, relaxed, acquire, release, acq_rel]}}
+    %r, %t = atomic_rmw_tko seq_cst device %p, add, %v : tile<4xptr<i64>>, tile<4xi64> -> tile<4xi64>, token
     return
   }
 }

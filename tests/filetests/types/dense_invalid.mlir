@@ -139,3 +139,14 @@ cuda_tile.module @kernels {
   // expected-error @below {{inferred shape of elements literal ([3]) does not match type ([2])}}
   global @g <i32: [1, 2, 3]> : tile<2xi32>
 }
+
+// -----
+
+// A constant's type must be a tile of a number type (ODS's result constraint).
+cuda_tile.module @kernels {
+  testing$func @f() {
+    // expected-error @below {{custom op 'cuda_tile.constant' result #0 must be tile of i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f4E2M1FN values, but got 'vector<4xf32>'}}
+    %c = constant <f32: 1.0> : vector<4xf32>
+    return
+  }
+}

@@ -6,6 +6,7 @@
 //! groups for ops with several optional or variadic groups. Discardable attributes (names
 //! the schema does not declare, such as pass hints) are kept in [`CudaTileOp::discardable`].
 
+pub mod hints;
 pub mod schema;
 
 use crate::attrs::{Attr, KeywordEnum, NamedAttrs};
