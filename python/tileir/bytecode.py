@@ -1,4 +1,8 @@
-"""cuda_tile bytecode (NVIDIA's ``\\x7fTileIR\\x00`` format), versions 13.1 to 13.3.
+"""cuda_tile bytecode (NVIDIA's ``\\x7fTileIR\\x00`` format), versions 13.1 to 13.4.
+
+13.4 support covers what cuTile Python writes at 13.4 (the new ``gdc_*`` ops included);
+Two 13.4 fields are not modelled yet: ``inbounds`` promises on view loads/stores are dropped
+(they are hints), and a saturating ``ftoi`` is refused with an error naming it.
 
     >>> import tileir.bytecode
     >>> m = tileir.bytecode.read(open("kernel.tilebc", "rb").read())
@@ -14,7 +18,7 @@ from . import _native
 
 __all__ = ["read", "VERSIONS"]
 
-VERSIONS = ("13.1", "13.2", "13.3")
+VERSIONS = ("13.1", "13.2", "13.3", "13.4")
 
 
 def read(data: bytes) -> "_native.Module":

@@ -79,7 +79,7 @@ pub(crate) fn read(data: &[u8]) -> Result<Module, BytecodeError> {
     if !crate::SUPPORTED_VERSIONS.contains(&v) {
         return Err(BytecodeError::at(
             8,
-            format!("unsupported Tile version {major}.{minor}.{tag}, this reader supports versions [13.1 - 13.4]"),
+            format!("unsupported Tile version {major}.{minor}.{tag}, this reader supports versions [13.1, 13.4]"),
         ));
     }
 
@@ -367,9 +367,20 @@ impl<'a> Reader<'a> {
         (0..n).map(|_| c.i64le(what)).collect()
     }
 
+    /// A dense i32 array (attribute values, and the integer lists of view types). As in
+    /// NVIDIA's reader, INT32_MIN and INT32_MAX are refused: they are reserved sentinels.
     fn i32_list(&self, c: &mut Cursor<'_>, what: &str) -> Result<Vec<i64>, BytecodeError> {
         let n = c.count(&format!("number of {what}"), 4)?;
-        (0..n).map(|_| c.i32le(what).map(i64::from)).collect()
+        (0..n)
+            .map(|_| {
+                let at = c.pos;
+                let v = c.i32le(what)?;
+                if v == i32::MIN || v == i32::MAX {
+                    return Err(BytecodeError::at(at, format!("array contains unsupported value {v}")));
+                }
+                Ok(i64::from(v))
+            })
+            .collect()
     }
 
     fn tensor_view_ref(&self, c: &mut Cursor<'_>, current: usize) -> Result<TypeId, BytecodeError> {

@@ -57,7 +57,7 @@ fn err(message: impl Into<String>) -> BytecodeError {
 pub(crate) fn write(m: &Module, v: Version) -> Result<Vec<u8>, BytecodeError> {
     if !is_supported_write_version(v) {
         return Err(err(format!(
-            "unsupported bytecode version {v} requested, this writer supports versions [13.1 - 13.4]"
+            "unsupported bytecode version {v} requested, this writer supports versions [13.1, 13.4]"
         )));
     }
     let top: Vec<OpId> = m.blocks[m.body].ops.clone();

@@ -11,7 +11,7 @@
 // Version 18.0.
 // RUN: printf '\x7fTileIR\x00\x12\x00\x00\x00\x00' > %t.version.bc
 // RUN: not tileir-translate -cudatilebc-to-mlir %t.version.bc 2>&1 | FileCheck %s --check-prefix=VERSION
-// VERSION: unsupported Tile version 18.0.0, this reader supports versions [13.1 - 13.4]
+// VERSION: unsupported Tile version 18.0.0, this reader supports versions [13.1, 13.4]
 //
 // Section id 127.
 // RUN: printf '\x7fTileIR\x00\x0d\x01\x00\x00\x7f\x00\x00' > %t.section.bc
@@ -27,8 +27,8 @@
 // RUN: not tileir-translate -cudatilebc-to-mlir %t.end.bc 2>&1 | FileCheck %s --check-prefix=END
 // END: end section is not the last section
 //
-// A partition view whose dim_map holds INT32_MIN: well-formed bytes, invalid IR,
-// rejected by the verifier that runs on every decoded module. (The kernel: a
+// A partition view whose dim_map holds INT32_MIN, a value the reader refuses in
+// any dense i32 array (INT32_MIN and INT32_MAX are reserved). (The kernel: a
 // partition_view<tile=(4x4), tensor_view<8x8xf32, strides=[8,1]>,
 // dim_map=[1, 0]> made in an entry, with the first dim_map entry patched.)
 // RUN: printf '\x7f\x54\x69\x6c\x65\x49\x52\x00\x0d\x01\x00\x00\x82\x18\x08\xcb\x01\x00\x02\x06\x00\x0b\x01\x01' > %t.dimmap.bc
@@ -40,7 +40,7 @@
 // RUN: printf '\x01\x00\x00\x00\x07\x00\x00\x00\x6b\x73\x6d\x5f\x31\x30\x30\x6e\x75\x6d\x5f\x63\x74\x61\x5f\x69' >> %t.dimmap.bc
 // RUN: printf '\x6e\x5f\x63\x67\x61\x00' >> %t.dimmap.bc
 // RUN: not tileir-translate -cudatilebc-to-mlir %t.dimmap.bc 2>&1 | FileCheck %s --check-prefix=DENSE_MAP
-// DENSE_MAP: target dimension must not be negative, got -2147483648
+// DENSE_MAP: array contains unsupported value -2147483648
 // DENSE_MAP-NOT: cuda_tile.module
 //
 // A dictionary (the entry's optimization hints) whose key is the empty string:
