@@ -77,9 +77,11 @@ proptest! {
     }
 }
 
-/// A deterministic sweep (no proptest): 3000 seeded mutations of the valid program.
+/// A deterministic sweep (no proptest): seeded mutations of the valid program, 3000 by
+/// default; `TILEIR_FUZZ_SWEEP=N` runs N for a longer campaign.
 #[test]
 fn seeded_mutation_sweep() {
+    let count: u64 = std::env::var("TILEIR_FUZZ_SWEEP").ok().and_then(|v| v.parse().ok()).unwrap_or(3000);
     let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut next = || {
         state ^= state << 13;
@@ -88,12 +90,14 @@ fn seeded_mutation_sweep() {
         state
     };
     let before = TRIED.load(Ordering::Relaxed);
-    for _ in 0..3000 {
+    for _ in 0..count {
         let n = 1 + (next() % 4) as usize;
         let edits: Vec<(usize, u8, u8)> = (0..n)
             .map(|_| (next() as usize, next() as u8, next() as u8))
             .collect();
         run(&mutate(&edits));
     }
-    assert!(TRIED.load(Ordering::Relaxed) - before >= 3000);
+    let tried = TRIED.load(Ordering::Relaxed) - before;
+    assert!(tried >= count as usize);
+    eprintln!("seeded mutations tried: {tried}");
 }
