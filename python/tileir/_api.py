@@ -215,7 +215,9 @@ class ScalarInt64:
 
 @dataclass(frozen=True)
 class ListAnnotation:
-    """Per-element annotation of a list parameter (lists are not supported yet)."""
+    """Per-element annotation of a list-of-arrays parameter:
+    ``Annotated[list, ListAnnotation(element=IndexedWithInt64)]`` passes the elements' shapes
+    and strides as int64."""
 
     element: Any = None
 

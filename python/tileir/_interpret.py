@@ -11,7 +11,8 @@ from typing import Any, List, Optional, Sequence, TextIO, Tuple
 import numpy as np
 
 from . import _native
-from ._frontend import ArraySpec, ConstantSpec, ScalarSpec, specialize
+from ._frontend import ArraySpec, ConstantSpec, ListSpec, ScalarSpec, list_records, specialize
+from ._frontend.specialize import list_record_words
 from .interpreter import _scalar_bits
 
 __all__ = ["interpret"]
@@ -67,6 +68,22 @@ class _Buffers:
                 return i, address - r[0]
         raise AssertionError("argument address outside every buffer")
 
+    def interpreter_bases(self, extra_sizes: Sequence[int] = ()) -> List[int]:
+        """The address each buffer (then each of ``extra_sizes`` more, passed after them)
+        gets in the interpreter's memory. The binding allocates the buffers in order in a
+        fresh ``tileir_interp::Memory``, which places them deterministically: from
+        ``FIRST_BASE``, each aligned to 256 bytes and followed by a ``GUARD`` gap. List records
+        hold addresses the kernel dereferences, so they must be these. (tests/python/
+        test_frontend_lists.py fails on any access if this drifts from memory.rs.)"""
+        first_base, guard, align = 0x1_0000_0000, 4096, 256
+        out = []
+        nxt = first_base
+        for size in [max(e - s, 1) for s, e, _ in self.ranges] + list(extra_sizes):
+            base = -(-nxt // align) * align
+            out.append(base)
+            nxt = base + max(size, 1) + guard
+        return out
+
     def views(self) -> List[memoryview]:
         return [memoryview((ctypes.c_char * max(e - s, 1)).from_address(s)).cast("B") for s, e, _ in self.ranges]
 
@@ -99,6 +116,8 @@ def interpret(grid: Sequence[int], kernel: Any, args: Sequence[Any], *, shuffle:
         raise ValueError(f"grid must be 1 to 3 positive integers, got {tuple(grid)!r}")
     args = tuple(args)
     for i, a in enumerate(args):
+        if isinstance(a, list) and a:
+            a = a[0]  # a list of arrays: its items share where they live
         if hasattr(a, "__cuda_array_interface__") or (hasattr(a, "device") and "cuda" in str(getattr(a, "device", ""))):
             raise TypeError(f"argument #{i} lives on a GPU; interpret() runs on host (NumPy) arrays")
     module = compile_to_ir(kernel, args)
@@ -108,18 +127,35 @@ def interpret(grid: Sequence[int], kernel: Any, args: Sequence[Any], *, shuffle:
 
     buffers = _Buffers()
     arrays = []
+    lists = []
     for name, pspec, arg in zip(spec.names, spec.params, args):
         if isinstance(pspec, ArraySpec):
             arr = np.asarray(arg)
             arrays.append((name, arr, buffers.add(arr)))
+        elif isinstance(pspec, ListSpec):
+            items = [np.asarray(x) for x in arg]
+            lists.append((items, [buffers.add(x) for x in items]))
     buffers.merge()
     views = buffers.views()
+    # Each list's records go in a buffer of their own after the arrays' buffers; they hold
+    # the interpreter addresses of the list's arrays.
+    record_sizes = [len(items) * list_record_words(items[0].ndim) * 8 for items, _ in lists]
+    bases = buffers.interpreter_bases(record_sizes)
+    records = []
+    for items, placed in lists:
+        rows = []
+        for x, (start, ptr) in zip(items, placed):
+            index, _ = buffers.locate(start)
+            rows.append((bases[index] + ptr - buffers.ranges[index][0], x.shape,
+                         [st // x.itemsize for st in x.strides]))
+        records.append(list_records(rows, items[0].ndim).tobytes())
 
     flat: List[tuple] = []
     # Names of the flattened entry parameters (an array is a pointer, then its shape and
     # strides), so race reports name the Python argument.
     names: List[str] = []
     k = 0
+    n_lists = 0
     arr_iter = iter(arrays)
     for name, pspec, arg in zip(spec.names, spec.params, args):
         if isinstance(pspec, ConstantSpec):
@@ -129,6 +165,14 @@ def interpret(grid: Sequence[int], kernel: Any, args: Sequence[Any], *, shuffle:
             flat.append(("scalar", elem, _scalar_bits(elem, arg)))
             names.append(name)
             k += 1
+            continue
+        if isinstance(pspec, ListSpec):
+            flat.append(("ptr", len(views) + n_lists, 0))  # its records' buffer
+            n_lists += 1
+            names.append(name)
+            flat.append(("scalar", "i32", _scalar_bits("i32", len(arg))))
+            names.append(f"len({name})")
+            k += 2
             continue
         _, arr, (start, ptr) = next(arr_iter)
         index, _ = buffers.locate(start)
@@ -142,8 +186,8 @@ def interpret(grid: Sequence[int], kernel: Any, args: Sequence[Any], *, shuffle:
             k += 1
     if k != len(params):
         raise AssertionError(f"kernel ABI mismatch: {k} values for {len(params)} parameters")
-    output, results = _native.interpret(module, entry, g, [bytes(v) for v in views], flat, shuffle, parallel,
-                                        detect_races, check_assumes, arg_names=names)
+    output, results = _native.interpret(module, entry, g, [bytes(v) for v in views] + records, flat, shuffle,
+                                        parallel, detect_races, check_assumes, arg_names=names)
     for view, (_s, _e, writable), data in zip(views, buffers.ranges, results):
         # None: nothing to copy back (the binding wrote in place, or nothing was written).
         if data is not None and writable and bytes(view) != data:

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _api
 from .._api import (TileTypeError, TileUnsupportedFeatureError, TileValueError)
-from .values import Array, FString, RawMemory, Tile, TiledView, tile_type_text
+from .values import Array, ArrayList, FString, RawMemory, Tile, TiledView, tile_type_text
 
 _MAX_ELEMS = 1 << 24
 
@@ -604,6 +604,53 @@ class Lowering:
         shape_vals = tuple(c if c is not None else s for s, c in zip(shape, static_shape))
         stride_vals = tuple(c if c is not None else s for s, c in zip(strides, static_strides))
         return Array(name, dtype, ptr, shape_vals, stride_vals, view, view_type)
+
+    def make_array_list(self, node, name, spec, ptr, length) -> ArrayList:
+        """A list-of-arrays parameter (``spec`` a ``ListSpec``) from its entry values: a
+        ``tensor_view<?xWxi64>`` over the records (W words each) partitioned into one
+        ``1 x pow2(W)`` tile per record, as cuTile lowers it. The padding value is left
+        unset, like cuTile's: a record read past the end is undefined, not a zero-sized array."""
+        words = spec.words
+        tv_ty = f"tensor_view<?x{words}xi64, strides=[{words},1]>"
+        tv = self.op("make_tensor_view", [ptr, length], [tv_ty], {"operandSegmentSizes": [1, 1, 0]}, node)[0]
+        pv_ty = f"partition_view<tile=(1x{1 << (words - 1).bit_length()}), {tv_ty}>"
+        pv = self.op("make_partition_view", [tv], [pv_ty], None, node)[0]
+        return ArrayList(name, spec.element, Tile(length, (), _api.int32), pv, pv_ty)
+
+    def list_item(self, node, lst: ArrayList, index, index_node) -> Array:
+        """``lst[index]``: loads the index-th record and makes an array of its words (the
+        base address through int_to_ptr; shapes and strides truncated to the index dtype
+        unless it is int64)."""
+        if isinstance(index, Tile):
+            if index.shape != () or not index.dtype.is_int:
+                raise self.error(index_node, f"a list index must be an integer scalar, got {index.type_text()}",
+                                 TileTypeError)
+            idx = self.convert(index, _api.int32, index_node)
+        elif isinstance(index, (int, np.integer)) and not isinstance(index, bool):
+            if index < 0:
+                raise self.error(index_node, f"list index {int(index)} is negative; lists of arrays are indexed "
+                                 "from 0 (their length is only known at run time)", TileValueError)
+            if index >= 1 << 31:
+                raise self.error(index_node, f"list index {int(index)} does not fit in int32", TileValueError)
+            idx = self.constant(int(index), _api.int32, (), index_node)
+        else:
+            raise self.error(index_node, f"a list index must be an integer scalar, got {self.describe(index)}",
+                             TileTypeError)
+        spec = lst.element
+        words = 1 + 2 * spec.ndim
+        width = 1 << (words - 1).bit_length()
+        zero = self.constant(0, _api.int32, (), node)
+        row = self._load_view(node, lst.view, lst.view_type, (1, width), _api.int64, [idx.handle, zero.handle],
+                              {"memory_ordering_semantics": "weak"})
+        vals = []
+        for w in range(words):
+            col = self.constant(w, _api.int32, (), node)
+            one = self.op1("extract", [row.handle, zero.handle, col.handle], (1, 1), _api.int64, None, node)
+            vals.append(self.reshape_tile(one, (), node))
+        itype = _api.int64 if spec.index64 else _api.int32
+        ptr = self.op("int_to_ptr", [vals[0].handle], [f"tile<ptr<{spec.dtype.ir}>>"], None, node)[0]
+        dims = [self.convert(v, itype, node).handle for v in vals[1:]]
+        return self.make_array(node, f"{lst.name}[…]", spec, ptr, dims[:spec.ndim], dims[spec.ndim:])
 
     def order_of(self, node, order, ndim) -> Tuple[int, ...]:
         if order == "C":

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Any, Dict, Tuple, Union
+from typing import Any, Dict, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -48,7 +48,46 @@ class ConstantSpec:
     value: Any
 
 
-ParamSpec = Union[ArraySpec, ScalarSpec, ConstantSpec]
+@dataclass(frozen=True)
+class ListSpec:
+    """A list-of-arrays parameter (cuTile's ``List[Array]``): passed as (pointer to the
+    records, length as i32). The records are ``length`` rows of ``1 + 2 * ndim`` int64
+    words each (base address, shape…, strides… in elements) that the kernel loads when it
+    indexes the list. The length is a run-time value; ``element`` holds the facts every
+    array of the list shares (cuTile's element constraint)."""
+
+    element: ArraySpec
+
+    @property
+    def words(self) -> int:
+        """Int64 words per record."""
+        return list_record_words(self.element.ndim)
+
+
+ParamSpec = Union[ArraySpec, ScalarSpec, ConstantSpec, ListSpec]
+
+
+def list_record_words(ndim: int) -> int:
+    """Int64 words of one list record: base address, ``ndim`` shapes, ``ndim`` strides."""
+    return 1 + 2 * ndim
+
+
+def list_records(items: Sequence[Tuple[int, Sequence[int], Sequence[int]]], ndim: int) -> np.ndarray:
+    """The record buffer of a list-of-arrays argument: one row of int64 words per array,
+    ``(address, shape[0..ndim], strides[0..ndim] in elements)``, C-contiguous, in list order.
+    ``items`` are ``(address, shape, strides)`` triples; the address is whatever the kernel
+    will dereference (a device address for a launch, an interpreter address for
+    ``interpret``)."""
+    words = list_record_words(ndim)
+    out = np.zeros((len(items), words), dtype=np.int64)
+    for i, (ptr, shape, strides) in enumerate(items):
+        if len(shape) != ndim or len(strides) != ndim:
+            raise ValueError(f"list item #{i} has {len(shape)} dimension(s), expected {ndim}")
+        # Addresses are unsigned; the kernel reinterprets the word's bits as a pointer.
+        out[i, 0] = np.uint64(ptr).astype(np.int64)
+        out[i, 1:1 + ndim] = shape
+        out[i, 1 + ndim:] = strides
+    return out
 
 
 @dataclass(frozen=True)
@@ -119,6 +158,11 @@ def _is_constant_annotation(ann: Any) -> bool:
 
 def _is_int64_annotation(ann: Any) -> bool:
     for part in _annotation_parts(ann):
+        if isinstance(part, _api.ListAnnotation):
+            # ``Annotated[list, ListAnnotation(element=IndexedWithInt64)]``: the elements'.
+            part = part.element
+            if part is None:
+                continue
         if part is _api.ScalarInt64 or (isinstance(part, _api.ArrayAnnotation) and part.index_dtype is _api.int64):
             return True
         if isinstance(part, str) and ("IndexedWithInt64" in part or "ScalarInt64" in part):
@@ -202,12 +246,14 @@ def specialize(fn: Any, args: tuple) -> Specialization:
         if isinstance(a, (float, np.floating)):
             specs.append(ScalarSpec(_api.float32))
             continue
-        if isinstance(a, (list, tuple)) and a and all(array_facts(x) is not None for x in a):
+        if isinstance(a, list):
+            specs.append(_list_spec(fn, p.name, a, _is_int64_annotation(ann)))
+            continue
+        if isinstance(a, tuple) and a and all(array_facts(x) is not None for x in a):
             raise _parameter_error(
-                fn, p.name, f"{where}: parameter '{p.name}' is a {type(a).__name__} of arrays; tileir does not support "
-                "list-of-arrays parameters yet (cuTile passes them as a device buffer of (pointer, shape, strides) "
-                "records that the kernel indexes); pass the arrays as separate parameters",
-                _api.TileUnsupportedFeatureError)
+                fn, p.name, f"{where}: parameter '{p.name}' is a tuple of arrays; tileir does not support tuple "
+                "parameters yet; pass a list of arrays of one dtype and rank (indexed at run time), or the arrays "
+                "as separate parameters", _api.TileUnsupportedFeatureError)
         facts = array_facts(a)
         if facts is None:
             raise FrontendError(
@@ -221,3 +267,42 @@ def specialize(fn: Any, args: tuple) -> Specialization:
             raise FrontendError(f"{where}: argument '{p.name}' is a 0-d array; pass a scalar instead")
         specs.append(array_spec(dtype, facts, _is_int64_annotation(ann)))
     return Specialization(tuple(p.name for p in params), tuple(specs))
+
+
+def _list_spec(fn: Any, name: str, items: list, index64: bool) -> ListSpec:
+    """The spec of list argument ``items`` of parameter ``name``: every item an array of one
+    dtype and rank (cuTile's rules); the facts are those all items share."""
+    where = f"kernel '{fn.__name__}'"
+    if not items:
+        raise _parameter_error(fn, name, f"{where}: parameter '{name}' is an empty list; empty lists are not "
+                               "supported as kernel arguments", _api.TileTypeError)
+    first = None
+    specs = []
+    for i, x in enumerate(items):
+        facts = array_facts(x)
+        if facts is None:
+            raise _parameter_error(fn, name, f"{where}: item #{i} of list parameter '{name}' is a "
+                                   f"{type(x).__name__}; expected list items to be arrays", _api.TileTypeError)
+        dtype = _api.dtype_of(facts.dtype)
+        if dtype is None:
+            raise _parameter_error(fn, name, f"{where}: item #{i} of list parameter '{name}' has unsupported dtype "
+                                   f"{facts.dtype}", _api.TileTypeError)
+        if len(facts.shape) == 0:
+            raise _parameter_error(fn, name, f"{where}: item #{i} of list parameter '{name}' is a 0-d array",
+                                   _api.TileTypeError)
+        spec = array_spec(dtype, facts, index64)
+        if first is None:
+            first = spec
+        elif spec.dtype != first.dtype:
+            raise _parameter_error(fn, name, f"{where}: arrays in list parameter '{name}' vary in data type: item #0 "
+                                   f"is {first.dtype.name}, item #{i} is {spec.dtype.name}", _api.TileTypeError)
+        elif spec.ndim != first.ndim:
+            raise _parameter_error(fn, name, f"{where}: arrays in list parameter '{name}' vary in rank: item #0 has "
+                                   f"{first.ndim} dimension(s), item #{i} has {spec.ndim}", _api.TileTypeError)
+        specs.append(spec)
+    # The kernel may only assume what holds for every item.
+    elem = ArraySpec(first.dtype, first.ndim, all(s.aligned16 for s in specs),
+                     all(s.unit_inner_stride for s in specs),
+                     tuple(all(s.shape_div16[d] for s in specs) for d in range(first.ndim)),
+                     tuple(all(s.stride_div16[d] for s in specs) for d in range(first.ndim)), index64)
+    return ListSpec(elem)

@@ -25,8 +25,8 @@ from .. import _api
 from .._native import ModuleBuilder
 from ..errors import FrontendError
 from .lower import Lowering
-from .specialize import ArraySpec, ConstantSpec, ScalarSpec, Specialization
-from .values import Array, BoundMember, FString, RawMemory, Tile, TiledView, Undefined
+from .specialize import ArraySpec, ConstantSpec, ListSpec, ScalarSpec, Specialization
+from .values import Array, ArrayList, BoundMember, FString, RawMemory, Tile, TiledView, Undefined
 
 E = _api  # exception classes live in _api
 
@@ -264,6 +264,12 @@ class Translator(Lowering):
             elif isinstance(pspec, ScalarSpec):
                 arg_types.append(self.ty(f"tile<{pspec.dtype.ir}>"))
                 arg_names.append(pname)
+            elif isinstance(pspec, ListSpec):
+                # cuTile's ABI for a list: the address of its records, then its length.
+                arg_types.append(self.ty("tile<ptr<i64>>"))
+                arg_names.append(pname)
+                arg_types.append(self.ty("tile<i32>"))
+                arg_names.append(f"{pname}_len")
         attrs = self.entry_hints()
         handles = self.b.begin_entry(self.name, arg_types, arg_names, self.loc(fdef), attrs)
         it = iter(handles)
@@ -274,6 +280,9 @@ class Translator(Lowering):
                 env[pname] = pspec.value
             elif isinstance(pspec, ScalarSpec):
                 env[pname] = Tile(next(it), (), pspec.dtype)
+            elif isinstance(pspec, ListSpec):
+                ptr = next(it)
+                env[pname] = self.make_array_list(fdef, pname, pspec, ptr, next(it))
             else:
                 ptr = next(it)
                 shapes = [next(it) for _ in range(pspec.ndim)]
@@ -1075,6 +1084,9 @@ class Translator(Lowering):
             raise self.error(node, f"a tiled view has no attribute '{attr}'", E.TileTypeError)
         if isinstance(base, Undefined):
             raise self.error(node, f"'{base.name}' {base.why}", E.TileValueError)
+        if isinstance(base, ArrayList):
+            raise self.error(node, f"a list of arrays has no attribute '{attr}'; index it (lst[i]) or take len(lst)",
+                             E.TileTypeError)
         try:
             return getattr(base, attr)
         except AttributeError:
@@ -1086,6 +1098,8 @@ class Translator(Lowering):
         idx = self.expr(node.slice)
         if isinstance(base, Tile):
             return self.tile_subscript(node, base, idx)
+        if isinstance(base, ArrayList):
+            return self.list_item(node, base, idx, node.slice)
         if isinstance(idx, Tile):
             raise self.error(node.slice, "indexing a compile-time sequence needs a compile-time index")
         try:
@@ -1289,6 +1303,8 @@ class Translator(Lowering):
                 return args[0].shape[0]
             if len(args) == 1 and isinstance(args[0], Array):
                 return args[0].shape[0]
+            if len(args) == 1 and isinstance(args[0], ArrayList):
+                return args[0].length
         if fn is builtins.range:
             if any(isinstance(a, Tile) for a in args):
                 raise self.error(node, "range() with run-time bounds is only supported as a for-loop iterable")
@@ -1487,6 +1503,8 @@ class Translator(Lowering):
             return f"array of {v.dtype.name} (ndim {v.ndim})"
         if isinstance(v, RawMemory):
             return f"raw memory of an array of {v.dtype.name}"
+        if isinstance(v, ArrayList):
+            return f"list of arrays of {v.dtype.name} (ndim {v.ndim})"
         if isinstance(v, bool):
             return f"bool {v}"
         if isinstance(v, (int, float)):

@@ -144,3 +144,32 @@ class FString:
     printf conversions)."""
 
     node: Any
+
+
+@dataclass
+class ArrayList:
+    """A list-of-arrays kernel parameter: a view of its records (one row of int64 words per
+    array: base address, shapes, strides) and its run-time length. ``lst[i]`` loads row
+    ``i`` and makes an :class:`Array` of it; ``len(lst)`` is the length."""
+
+    name: str
+    #: the facts every element shares (a ``specialize.ArraySpec``)
+    element: Any
+    length: Tile
+    #: the partition view over the records, one (1 x words rounded up to a power of two) tile
+    #: per array
+    view: int
+    view_type: str
+
+    @property
+    def dtype(self) -> _api.DType:
+        """Element arrays' dtype."""
+        return self.element.dtype
+
+    @property
+    def ndim(self) -> int:
+        """Element arrays' rank."""
+        return self.element.ndim
+
+    def __repr__(self) -> str:
+        return f"ArrayList({self.name}, {self.dtype.name}, ndim={self.ndim})"
