@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import _native, knobs
-from ._frontend import ArraySpec, ConstantSpec, ScalarSpec, Specialization, specialize, translate
+from ._frontend import (ArraySpec, ConstantSpec, ListSpec, ScalarSpec, Specialization, list_records, specialize,
+                        translate)
 from .errors import LaunchError
 
 #: Hint names ``@kernel`` accepts (cuTile's).
@@ -98,6 +99,8 @@ class CompiledKernel:
     warnings: List[str]
     timings: Dict[str, float]
     _modules: Dict[Any, Any] = field(default_factory=dict, repr=False)
+    #: per stream: the device buffers of the list arguments of the latest launch
+    _list_records: Dict[int, Any] = field(default_factory=dict, repr=False)
 
     @property
     def registers(self) -> int:
@@ -125,6 +128,12 @@ class CompiledKernel:
                 kind = {"i32": "i32", "i64": "i64", "f32": "f32", "f64": "f64", "i1": "i32"}[pspec.dtype.ir]
                 out.append((kind, arg))
                 continue
+            if isinstance(pspec, ListSpec):
+                # The records go to a device buffer of their own; the DeviceArray itself is
+                # the parameter value so that launch() can keep it alive.
+                out.append(("ptr", cuda.to_device(list_arg_records(pname, pspec, arg))))
+                out.append(("i32", len(arg)))
+                continue
             info = cuda.array_info(arg)
             if not info.is_cuda_accessible:
                 raise LaunchError(f"argument '{pname}' lives on the host ({info.device_type_name}); "
@@ -137,6 +146,29 @@ class CompiledKernel:
             for s in info.strides_elems:
                 out.append(("i32", s))
         return out
+
+
+def list_arg_records(pname: str, pspec: ListSpec, arg: Sequence[Any]):
+    """The int64 record rows (device address, shapes, strides in elements) of list argument
+    ``arg`` of parameter ``pname``, built on the host; ``launch`` copies them to the device."""
+    from ._toolchain import cuda
+
+    if not isinstance(arg, list) or not arg:
+        raise LaunchError(f"list parameter '{pname}' needs a non-empty list of arrays, got {type(arg).__name__}")
+    rows = []
+    for i, x in enumerate(arg):
+        info = cuda.array_info(x)
+        if not info.is_cuda_accessible:
+            raise LaunchError(f"item #{i} of list argument '{pname}' lives on the host ({info.device_type_name}); "
+                              "launch needs device arrays (torch/CuPy on CUDA, or tileir.cuda.to_device)")
+        if len(info.shape) != pspec.element.ndim:
+            raise LaunchError(f"item #{i} of list argument '{pname}' has {len(info.shape)} dimension(s); the kernel "
+                              f"was compiled for {pspec.element.ndim}")
+        if not pspec.element.index64 and any(abs(v) >= 2**31 for v in tuple(info.shape) + tuple(info.strides_elems)):
+            raise LaunchError(f"item #{i} of list argument '{pname}' has a shape or stride beyond int32 indexing; "
+                              "annotate the parameter with ListAnnotation(element=IndexedWithInt64)")
+        rows.append((info.ptr, info.shape, info.strides_elems))
+    return list_records(rows, pspec.element.ndim)
 
 
 def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipeline: Optional[str] = None,
@@ -280,13 +312,15 @@ def launch(stream: Any, grid: Sequence[int], kernel: Any, args: Sequence[Any]) -
         compiled._modules[ctx.handle] = module
     function = module.get_function(compiled.name)
     cuda.launch(function, grid, (compiled.num_threads, 1, 1), 0, stream, params)
+    records = [v for _, v in params if isinstance(v, cuda.DeviceArray)]
+    if records:
+        # The kernel reads the list records while it runs: keep them until the next launch of
+        # this kernel on this stream (freeing device memory waits for the device's work).
+        compiled._list_records[cuda.stream_handle(stream)] = records
 
 
 def _matches_spec(compiled: CompiledKernel, args: Sequence[Any]) -> bool:
     """True if ``args`` have the specialization ``compiled`` was built for."""
-    from ._api import dtype_of
-    from ._frontend.specialize import array_facts, array_spec
-
     if len(args) != len(compiled.spec.params):
         return False
     for pspec, a in zip(compiled.spec.params, args):
@@ -294,16 +328,31 @@ def _matches_spec(compiled: CompiledKernel, args: Sequence[Any]) -> bool:
             if a != pspec.value:
                 return False
         elif isinstance(pspec, ArraySpec):
-            facts = array_facts(a)
-            if facts is None:
+            if not _array_fits(pspec, a):
                 return False
-            actual = array_spec(dtype_of(facts.dtype), facts, pspec.index64)
-            # An array may run code compiled with fewer facts (alignment, divisibility), not more.
-            if (actual.dtype, actual.ndim, actual.unit_inner_stride) != (pspec.dtype, pspec.ndim, pspec.unit_inner_stride):
+        elif isinstance(pspec, ListSpec):
+            if not isinstance(a, list) or not a or not all(_array_fits(pspec.element, x) for x in a):
                 return False
-            if pspec.aligned16 and not actual.aligned16:
-                return False
-            for have, need in zip(actual.shape_div16 + actual.stride_div16, pspec.shape_div16 + pspec.stride_div16):
-                if need and not have:
-                    return False
+    return True
+
+
+def _array_fits(pspec: ArraySpec, a: Any) -> bool:
+    """True if array ``a`` may run code compiled for ``pspec``."""
+    from ._api import dtype_of
+    from ._frontend.specialize import array_facts, array_spec
+
+    facts = array_facts(a)
+    if facts is None:
+        return False
+    actual = array_spec(dtype_of(facts.dtype), facts, pspec.index64)
+    # An array may run code compiled with fewer facts (alignment, divisibility), not more.
+    if (actual.dtype, actual.ndim) != (pspec.dtype, pspec.ndim):
+        return False
+    if pspec.unit_inner_stride and not actual.unit_inner_stride:
+        return False
+    if pspec.aligned16 and not actual.aligned16:
+        return False
+    for have, need in zip(actual.shape_div16 + actual.stride_div16, pspec.shape_div16 + pspec.stride_div16):
+        if need and not have:
+            return False
     return True

@@ -70,19 +70,10 @@ class _Buffers:
 
     def interpreter_bases(self, extra_sizes: Sequence[int] = ()) -> List[int]:
         """The address each buffer (then each of ``extra_sizes`` more, passed after them)
-        gets in the interpreter's memory. The binding allocates the buffers in order in a
-        fresh ``tileir_interp::Memory``, which places them deterministically: from
-        ``FIRST_BASE``, each aligned to 256 bytes and followed by a ``GUARD`` gap. List records
-        hold addresses the kernel dereferences, so they must be these. (tests/python/
-        test_frontend_lists.py fails on any access if this drifts from memory.rs.)"""
-        first_base, guard, align = 0x1_0000_0000, 4096, 256
-        out = []
-        nxt = first_base
-        for size in [max(e - s, 1) for s, e, _ in self.ranges] + list(extra_sizes):
-            base = -(-nxt // align) * align
-            out.append(base)
-            nxt = base + max(size, 1) + guard
-        return out
+        gets in the interpreter's memory, asked of the native allocator itself: list records
+        hold addresses the kernel dereferences, so they must be exactly these."""
+        sizes = [max(e - s, 1) for s, e, _ in self.ranges] + list(extra_sizes)
+        return list(_native.interpreter_buffer_bases(sizes))
 
     def views(self) -> List[memoryview]:
         return [memoryview((ctypes.c_char * max(e - s, 1)).from_address(s)).cast("B") for s, e, _ in self.ranges]

@@ -201,6 +201,26 @@ pub struct TensorViewType {
     pub strides: Vec<Dim>,
 }
 
+impl TensorViewType {
+    /// Why the shape and strides cannot form a tensor_view (ranks differ, or a static size
+    /// is not positive), in the words of NVIDIA's `TensorViewType::verify`. The parser
+    /// reports this while reading the type, the verifier for types built otherwise.
+    pub fn shape_problem(&self) -> Option<String> {
+        if self.shape.len() != self.strides.len() {
+            return Some(format!(
+                "expected shape and stride to be of same rank but got shape of rank {} and stride of rank {}",
+                self.shape.len(),
+                self.strides.len()
+            ));
+        }
+        if self.shape.iter().any(|d| matches!(d, Dim::Static(v) if *v <= 0)) {
+            let dims: Vec<String> = self.shape.iter().map(|d| d.to_string()).collect();
+            return Some(format!("dimensions must have strictly positive constant sizes but got [{}]", dims.join(", ")));
+        }
+        None
+    }
+}
+
 /// `partition_view<tile=(…), [padding_value = X,] tensor_view<…>[, dim_map=[…]]>`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PartitionViewType {

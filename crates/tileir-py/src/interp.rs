@@ -108,6 +108,16 @@ fn interp_error(py: Python<'_>, e: &InterpError) -> PyErr {
     build().unwrap_or_else(|err| pyo3::exceptions::PyRuntimeError::new_err(format!("{e} ({err})")))
 }
 
+/// The base address each buffer of `sizes` (bytes, in order) gets when [`interpret`]
+/// allocates buffers of those sizes in a fresh interpreter memory. Callers that must store
+/// addresses inside a buffer (records of list-of-arrays parameters) use this instead of
+/// re-deriving the allocator's placement rule.
+#[pyfunction]
+pub fn interpreter_buffer_bases(sizes: Vec<usize>) -> Vec<u64> {
+    let mut memory = Memory::new();
+    sizes.into_iter().map(|n| memory.alloc_vec(vec![0; n], 256)).collect()
+}
+
 /// Runs `entry` of `module` over `grid`; see the module docs for the argument encoding.
 /// `arg_names` optionally names the entry's parameters in diagnostics (race reports).
 /// Returns `(print_output, [buffer bytes or None …])`; see the module docs for when an entry

@@ -217,6 +217,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tool_main, m)?)?;
     m.add_function(wrap_pyfunction!(read_bytecode, m)?)?;
     m.add_function(wrap_pyfunction!(interp::interpret, m)?)?;
+    m.add_function(wrap_pyfunction!(interp::interpreter_buffer_bases, m)?)?;
     m.add("TARGETS", tileir_driver::TARGETS.to_vec())?;
     Ok(())
 }

@@ -482,7 +482,7 @@ impl Parser<'_> {
                     strides,
                 };
                 // The type is built checked, so its invariants are parse errors.
-                if let Some(problem) = tensor_view_problem(&tv) {
+                if let Some(problem) = tv.shape_problem() {
                     return self.c.err_at(start, problem);
                 }
                 Type::TensorView(tv)
@@ -1367,28 +1367,6 @@ pub(crate) fn number_types_text(tile: bool) -> String {
     format!("f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f4E2M1FN or i1 or i8 or i16 or i32 or i64{tail}")
 }
 
-/// Why a tensor_view type is invalid, in the words of NVIDIA's `TensorViewType::verify`.
-pub(crate) fn tensor_view_problem(tv: &TensorViewType) -> Option<String> {
-    if tv.shape.len() != tv.strides.len() {
-        return Some(format!(
-            "expected shape and stride to be of same rank but got shape of rank {} and stride of rank {}",
-            tv.shape.len(),
-            tv.strides.len()
-        ));
-    }
-    if tv
-        .shape
-        .iter()
-        .any(|d| matches!(d, Dim::Static(v) if *v <= 0))
-    {
-        let dims: Vec<String> = tv.shape.iter().map(|d| d.to_string()).collect();
-        return Some(format!(
-            "dimensions must have strictly positive constant sizes but got [{}]",
-            dims.join(", ")
-        ));
-    }
-    None
-}
 
 /// `{'a', 'b'}`-style list for "expected X to be one of" messages.
 pub fn quoted(kws: &[&str]) -> String {

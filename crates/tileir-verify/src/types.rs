@@ -118,23 +118,8 @@ fn tensor_view_problem(tv: &TensorViewType) -> Option<String> {
     if tv.elem == NumType::I4 {
         return Some(format!("failed to verify 'elementType': {NUMBER_TYPES}"));
     }
-    if tv.shape.len() != tv.strides.len() {
-        return Some(format!(
-            "expected shape and stride to be of same rank but got shape of rank {} and stride of rank {}",
-            tv.shape.len(),
-            tv.strides.len()
-        ));
-    }
-    if tv
-        .shape
-        .iter()
-        .any(|d| matches!(d, Dim::Static(v) if *v <= 0))
-    {
-        let dims: Vec<String> = tv.shape.iter().map(|d| d.to_string()).collect();
-        return Some(format!(
-            "dimensions must have strictly positive constant sizes but got [{}]",
-            dims.join(", ")
-        ));
+    if let Some(problem) = tv.shape_problem() {
+        return Some(problem);
     }
     if let Some(Dim::Static(s)) = tv
         .strides

@@ -438,10 +438,21 @@ class Translator(Lowering):
                 return self.break_continue(node, "break")
             self.op("return", [], [], node=node)
             return _STOP
+        if self.loops:
+            # As in the kernel: leave the helper's loops with a flag set, carrying the value,
+            # and return after the outermost one (return_after_loop).
+            self.frame.env[_RETURNED] = True
+            if value is not None:
+                spec = self.returned_spec(node, value)
+                ctx = self.loops[-1]
+                if _RETVAL not in ctx.names:
+                    ctx.add_retval = spec
+                    raise _Retry()
+                self.frame.env[_RETVAL] = value
+            elif _RETVAL in self.loops[-1].names:
+                raise self.error(node, "the helper returns nothing here and a value elsewhere in this loop")
+            return self.break_continue(node, "break")
         if self.if_depth > self.frame_if_base:
-            if self.loops:
-                raise self.error(node, "'return' inside a run-time loop of a helper function is not supported; "
-                                 "'break' out of the loop and return after it", E.TileUnsupportedFeatureError)
             if self.unrolled:
                 raise self.error(node, "'return' under a run-time condition inside a compile-time unrolled loop is "
                                  "not supported", E.TileUnsupportedFeatureError)
@@ -449,6 +460,25 @@ class Translator(Lowering):
         return _RETURN
 
     frame_if_base = 0
+
+    def returned_spec(self, node, value):
+        """The (shape, dtype) a helper's loops carry for ``value``, returned inside them."""
+        try:
+            spec = self.unify_types([value])
+        except _NotRuntime:
+            spec = None
+        if spec is None:
+            raise self.error(node, f"a helper can only return tiles, numbers or tuples of them from inside a run-time "
+                             f"loop, not {self.describe(value)}", E.TileUnsupportedFeatureError)
+        return spec
+
+    def zero_of(self, spec, node):
+        """A value of type ``spec`` ((shape, dtype), or a tuple spec) that is never read: the
+        initial value of a loop-carried return value."""
+        shape, dtype = spec
+        if isinstance(shape, tuple) and shape and shape[0] == "tuple":
+            return tuple(self.zero_of(s, node) for s in shape[1])
+        return self.constant(False if dtype.is_bool else 0.0 if dtype.is_float else 0, dtype, shape, node)
 
     # -- control flow ------------------------------------------------------------------
     def cond_value(self, node: ast.expr) -> Any:
@@ -698,6 +728,9 @@ class Translator(Lowering):
                 if ctx.loose.get(n) and n not in ctx.mismatch:
                     ctx.mismatch[n] = (v.shape, v.dtype)
                     raise _Retry()
+                if n == _RETVAL:
+                    raise self.error(node, f"the helper returns {_tile_text(shape, dtype)} from this loop in one place "
+                                     f"and {v.type_text()} in another; convert one with astype()")
                 raise self.error(node, f"loop-carried variable '{n}' has type {_tile_text(shape, dtype)} before the loop "
                                  f"and {v.type_text()} at the end of the loop body; convert it with astype() or "
                                  f"initialize it with the final type")
@@ -712,7 +745,7 @@ class Translator(Lowering):
         overrides: Dict[str, Any] = {}
         env0 = dict(self.frame.env)
         n_loops, if_depth = len(self.loops), self.if_depth
-        for _attempt in range(len(names) + 2):
+        for _attempt in range(len(names) + 3):
             specs, inits = self.loop_inits(names, overrides, node)
             ctx = LoopCtx("", names, specs)
             ctx.loose = {n: not isinstance(env0[n], (Tile, tuple)) and n not in overrides for n in names}
@@ -728,6 +761,14 @@ class Translator(Lowering):
                 self.frame.env = dict(env0)
                 for n, spec in ctx.mismatch.items():
                     overrides[n] = spec
+                add = getattr(ctx, "add_retval", None)
+                if add is not None:
+                    # A helper's `return value` inside the loop: carry the value too (its
+                    # initial value is never read: the flag is false until it is set).
+                    env0[_RETVAL] = self.zero_of(add, node)
+                    self.frame.env[_RETVAL] = env0[_RETVAL]
+                    if _RETVAL not in names:
+                        names.append(_RETVAL)
                 continue
             self.frame.env = dict(env0)
             it = iter(results)
@@ -748,19 +789,31 @@ class Translator(Lowering):
         return f
 
     def returning_loop(self, node) -> List[str]:
-        """For a kernel loop whose body returns: the flag it carries (initially False)."""
-        if self.frame.depth != 0 or not self.facts(node).has_return:
+        """For a loop whose body returns: the flag it carries (initially False) and, in a
+        helper whose returns there give a value, that value (added by a retry once the
+        first such return shows its type, or already known from an inner loop)."""
+        if not self.facts(node).has_return:
             return []
         if not isinstance(self.frame.env.get(_RETURNED), Tile):
             self.frame.env[_RETURNED] = False
+        if self.frame.depth and _RETVAL in self.frame.env:
+            return [_RETURNED, _RETVAL]
         return [_RETURNED]
 
-    def return_after_loop(self, node, names: List[str]) -> None:
+    def return_after_loop(self, node, names: List[str]) -> Optional[str]:
         """After a loop whose body returned (the flag is set): return, or leave the
-        enclosing loop too when there is one."""
+        enclosing loop too when there is one. In a helper's outermost loop, the helper's
+        value is the carried one if the flag is set, else what the rest of the helper
+        returns (see helper_return_after_loop)."""
         if _RETURNED not in names:
-            return
+            return None
         flag = self.frame.env[_RETURNED]
+        if self.frame.depth and not self.loops:
+            return self.helper_return_after_loop(node, flag)
+        if self.frame.depth and _RETVAL in names and _RETVAL not in self.loops[-1].names:
+            # The enclosing loop must carry the value out too: rebuild it knowing its type.
+            self.loops[-1].add_retval = self.returned_spec(node, self.frame.env[_RETVAL])
+            raise _Retry()
         op, _ = self.b.begin_op("if", [flag.handle], [], None, self.loc(node))
         self.begin_block(op, 0, [])
         if self.loops:
@@ -774,6 +827,24 @@ class Translator(Lowering):
         self.begin_block(op, 1, [])
         self.op("yield", [], [], node=node)
         self.end_block()
+        return None
+
+    def helper_return_after_loop(self, node, flag: Tile) -> str:
+        """``if flag: <return the carried value> else: <the rest of the helper>``, built as
+        a run-time ``if`` whose first branch returns (if_with_return translates the rest of
+        the helper in the other branch and yields the helper's value from both)."""
+        if self.unrolled:
+            raise self.error(node, "a run-time loop that returns from the helper inside a compile-time unrolled loop "
+                             "is not supported", E.TileUnsupportedFeatureError)
+        env = dict(self.frame.env)
+        retval = env.pop(_RETVAL, None)
+        env.pop(_RETURNED, None)  # the rest of the helper starts a fresh flag if it needs one
+        op, _ = self.b.begin_op("if", [flag.handle], [], None, self.loc(node))
+        for region in (0, 1):
+            self.begin_block(op, region, [])
+            self.end_block()
+        self.cur_node = node
+        return self.if_with_return(node, op, [(dict(env), _RETURN), (env, None)], [retval, None])
 
     def b_depth(self) -> int:
         return len(self.const_cache)
@@ -912,8 +983,7 @@ class Translator(Lowering):
         self.build_loop(node, names, emit)
         self.frame.env[iv_name] = Undefined(iv_name, "is the variable of a run-time loop and undefined after it")
         self.cur_node = node
-        self.return_after_loop(node, names)
-        return None
+        return self.return_after_loop(node, names)
 
     def while_stmt(self, node: ast.While) -> Optional[str]:
         if node.orelse:
@@ -958,8 +1028,7 @@ class Translator(Lowering):
 
         self.build_loop(node, names, emit)
         self.cur_node = node
-        self.return_after_loop(node, names)
-        return None
+        return self.return_after_loop(node, names)
 
     def break_continue(self, node: ast.stmt, kind: str) -> str:
         if not self.loops:
@@ -1633,7 +1702,8 @@ def _has_return(body) -> bool:
     return any(isinstance(n, ast.Return) for n in _walk_no_nested(body))
 
 
-_RETURNED = "$returned"  # the flag a kernel loop carries when its body returns
+_RETURNED = "$returned"  # the flag a loop carries when its body returns
+_RETVAL = "$retval"  # the value a helper's loop carries when its body returns one
 
 
 def _has_break(body) -> bool:
