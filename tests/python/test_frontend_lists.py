@@ -13,24 +13,7 @@ import pytest
 import tileir as ct
 from tileir._compile import _matches_spec, list_arg_records
 from tileir._frontend import ListSpec, list_records, specialize
-
-
-def caret_col(err):
-    return str(err).splitlines()[-1].index("^") + 1
-
-
-def check_location(err, snippet, at=None):
-    """The error points into this file at the line holding ``snippet``, with the caret
-    under ``at`` (default: the snippet's start)."""
-    file, line, col = err.location
-    assert file.endswith("test_frontend_lists.py")
-    assert snippet in err.source_line, err.source_line
-    assert f"{file}:{line}:{col}: error:" in str(err)
-    assert str(err).splitlines()[-2] == err.source_line.rstrip("\n")
-    assert caret_col(err) == col
-    assert col == err.source_line.index(at if at is not None else snippet) + 1
-    with open(file) as f:
-        assert snippet in f.read().splitlines()[line - 1]
+from source_errors import caret_col, check_location  # noqa: F401
 
 
 # ------------------------------------------------------------------------------------------

@@ -465,6 +465,19 @@ impl<'a> FuncWriter<'a> {
         t
     }
 
+    /// `value` folded into a running `inst` chain (`and i1` of predicates, `add i64` of
+    /// offsets): the first value starts the chain without an instruction.
+    fn chain(&mut self, acc: Option<String>, value: String, inst: &str, hint: &str) -> String {
+        match acc {
+            None => value,
+            Some(prev) => {
+                let r = self.fresh(hint);
+                self.line(&format!("{r} = {inst} {prev}, {value}"));
+                r
+            }
+        }
+    }
+
     /// `(id / div) % extent` as i32, omitting the identity steps; `covers_rest` says the
     /// id never reaches `div * extent`, so the remainder is not needed.
     fn digit(&mut self, hint: &str, id: &str, div: u32, extent: u32, covers_rest: bool) -> String {
@@ -521,14 +534,7 @@ impl<'a> FuncWriter<'a> {
                 // Replicated threads own no element of this dimension.
                 let c = self.fresh("own");
                 self.line(&format!("{c} = icmp ult i64 {b}, {}", shape[d]));
-                valid = Some(match valid {
-                    None => c,
-                    Some(prev) => {
-                        let a = self.fresh("own");
-                        self.line(&format!("{a} = and i1 {prev}, {c}"));
-                        a
-                    }
-                });
+                valid = Some(self.chain(valid, c, "and i1", "own"));
             }
             base.push(b);
         }
@@ -602,14 +608,7 @@ impl<'a> FuncWriter<'a> {
             self.line(&format!("{hi} = icmp sle i64 {end}, {}", sizes[d]));
             let both = self.fresh("inb");
             self.line(&format!("{both} = and i1 {lo}, {hi}"));
-            full = Some(match full {
-                None => both,
-                Some(p) => {
-                    let a = self.fresh("inb");
-                    self.line(&format!("{a} = and i1 {p}, {both}"));
-                    a
-                }
-            });
+            full = Some(self.chain(full, both, "and i1", "inb"));
         }
         let full = full.unwrap_or_else(|| "true".into());
         let reps: Vec<i64> = (0..rank).map(|d| (shape[d] / (spt[d] * tpw[d] * wpc[d]) as i64).max(1)).collect();
@@ -707,14 +706,7 @@ impl<'a> FuncWriter<'a> {
             for (d, c) in at.iter().enumerate().take(rank - 1) {
                 let ok = self.fresh("in");
                 self.line(&format!("{ok} = icmp ult i64 {c}, {}", sizes[d]));
-                outer_ok = Some(match outer_ok {
-                    None => ok,
-                    Some(p) => {
-                        let a = self.fresh("in");
-                        self.line(&format!("{a} = and i1 {p}, {ok}"));
-                        a
-                    }
-                });
+                outer_ok = Some(self.chain(outer_ok, ok, "and i1", "in"));
             }
             let last = &at[rank - 1];
             let mut preds = Vec::with_capacity(group);
@@ -728,14 +720,7 @@ impl<'a> FuncWriter<'a> {
                 };
                 let okj = self.fresh("okj");
                 self.line(&format!("{okj} = icmp ult i64 {cj}, {}", sizes[rank - 1]));
-                let okj = match &outer_ok {
-                    None => okj,
-                    Some(p) => {
-                        let a = self.fresh("okj");
-                        self.line(&format!("{a} = and i1 {p}, {okj}"));
-                        a
-                    }
-                };
+                let okj = self.chain(outer_ok.clone(), okj, "and i1", "okj");
                 preds.push(okj);
             }
             // Byte offset of element j from the group start along the last dimension.
@@ -806,14 +791,7 @@ impl<'a> FuncWriter<'a> {
                 self.line(&format!("{t} = mul i64 {c}, {}", strides[d]));
                 t
             };
-            linear = Some(match linear {
-                None => term,
-                Some(p) => {
-                    let s = self.fresh("off");
-                    self.line(&format!("{s} = add i64 {p}, {term}"));
-                    s
-                }
-            });
+            linear = Some(self.chain(linear, term, "add i64", "off"));
         }
         let linear = linear.unwrap_or_else(|| "0".into());
         let addr = self.fresh("addr");
