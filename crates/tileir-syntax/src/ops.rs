@@ -198,17 +198,7 @@ impl Parser<'_> {
                 let Mod::Bracketed { attr } = f.mods[i] else {
                     break;
                 };
-                self.c.expect("[")?;
-                let mut v = Vec::new();
-                if !self.c.eat("]") {
-                    loop {
-                        v.push(self.i64()?);
-                        if self.c.eat("]") {
-                            break;
-                        }
-                        self.c.expect(",")?;
-                    }
-                }
+                let v = self.int_list("[", "]")?;
                 ct.set(attr, Attr::IntArray(v));
                 filled[i] = true;
                 continue;

@@ -327,7 +327,7 @@ impl Parser<'_> {
         i64::try_from(v).or_else(|_| self.c.err_at(at, "integer constant out of range"))
     }
 
-    fn int_list(&mut self, open: &str, close: &str) -> R<Vec<i64>> {
+    pub(crate) fn int_list(&mut self, open: &str, close: &str) -> R<Vec<i64>> {
         self.c.expect(open)?;
         let mut v = Vec::new();
         if self.c.eat(close) {
