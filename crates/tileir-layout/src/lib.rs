@@ -5,6 +5,7 @@
 
 mod constructors;
 mod layout;
+mod text;
 
 pub use constructors::{
     blocked, mma_sync_accumulator, mma_sync_operand_a, mma_sync_operand_b, nvmma_shared, shared_row_major,
