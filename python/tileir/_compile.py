@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from . import _native, knobs
+from . import _native, cache as _disk, knobs
 from ._frontend import (ArraySpec, ConstantSpec, ListSpec, ScalarSpec, Specialization, list_records, specialize,
                         translate)
 from .errors import LaunchError
@@ -98,6 +98,11 @@ class CompiledKernel:
     ptxas_info: Any
     warnings: List[str]
     timings: Dict[str, float]
+    #: True when this kernel came from the persistent cache (tileir.cache) unchanged
+    from_cache: bool = False
+    #: ptxas advisories (C7508, ...) of the compile, replayed as warnings on a cache hit
+    advisories: List[str] = field(default_factory=list, repr=False)
+    ptxas_arch: str = field(default="", repr=False)
     _modules: Dict[Any, Any] = field(default_factory=dict, repr=False)
     #: per stream: the device buffers of the list arguments of the latest launch
     _list_records: Dict[int, Any] = field(default_factory=dict, repr=False)
@@ -182,8 +187,6 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
     ``pipeline`` overrides the pass pipeline (MLIR-style text); ``ptxas`` names the ptxas
     executable (otherwise TILEIR_PTXAS, the nvidia-cuda-nvcc wheel, CUDA_HOME, PATH).
     """
-    from ._toolchain import compile_to_ptx, run_ptxas, warn_advisories
-
     if not isinstance(kernel, Kernel):
         raise TypeError(f"compile() expects a @tileir.kernel, got {type(kernel).__name__}")
     if target not in _LLVM_CPU:
@@ -202,6 +205,21 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
     cached = kernel._cache.get(key) if stage != "cuda_tile" else None
     if cached is not None:
         return cached
+    ptxas_path = ptxas or knobs.ptxas_override()
+    disk_key = None
+    if stage != "cuda_tile" and knobs.cache_enabled():
+        disk_key = _disk.compile_key(kernel, spec, target=target, pipeline=pipeline or "", opt_level=level,
+                                     ptxas=ptxas_path, options=_PTX_OPTIONS)
+        entry = _disk.load(disk_key) if disk_key is not None else None
+        if entry is not None:
+            compiled = _from_cache_entry(entry, spec, t0)
+            if compiled is not None:
+                _replay_warnings(compiled, stacklevel=2)
+                _dump(compiled)
+                with kernel._lock:
+                    return kernel._cache.setdefault(key, compiled)
+    from ._toolchain import compile_to_ptx, run_ptxas, warn_advisories
+
     module = translate(kernel.fn, spec, hints=kernel.hints)
     if stage == "cuda_tile":
         module.verify()
@@ -214,7 +232,7 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
     ptx, _llvm_times = compile_to_ptx(stages["llvm"], cpu=_LLVM_CPU[target], features="+ptx86", opt_level=3 if level else 0)
     t3 = time.perf_counter()
     ptxas_target = "sm_90a" if target == "sm_90" else target
-    result = run_ptxas(ptx, arch=ptxas_target, opt_level=level, ptxas=ptxas or knobs.ptxas_override())
+    result = run_ptxas(ptx, arch=ptxas_target, opt_level=level, ptxas=ptxas_path)
     warn_advisories(result, stacklevel=2)
     t4 = time.perf_counter()
     abi = out["kernels"][0]
@@ -226,14 +244,77 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
         warnings=list(result.advisories) + list(result.warnings),
         timings={"frontend": t1 - t0, "rust_passes": t2 - t1, "llvm": t3 - t2, "ptxas": t4 - t3, "total": t4 - t0},
     )
+    compiled.advisories = list(result.advisories)
+    compiled.ptxas_arch = result.arch
+    _dump(compiled)
+    if disk_key is not None:
+        _to_cache_entry(disk_key, compiled)
+    with kernel._lock:
+        kernel._cache.setdefault(key, compiled)
+    return compiled
+
+
+#: PTX compiler options beyond -arch/-O that the key records (bump when they change).
+_PTX_OPTIONS = ("-v", "llvm features +ptx86")
+
+
+def _dump(compiled: CompiledKernel) -> None:
     dump = knobs.dump_dir()
     if dump:
         os.makedirs(dump, exist_ok=True)
-        for stage, text in asm.items():
-            with open(os.path.join(dump, f"{compiled.name}.{target}.{stage}"), "w") as f:
+        for stage, text in compiled.asm.items():
+            with open(os.path.join(dump, f"{compiled.name}.{compiled.target}.{stage}"), "w") as f:
                 f.write(text)
-    with kernel._lock:
-        kernel._cache.setdefault(key, compiled)
+
+
+def _replay_warnings(compiled: CompiledKernel, stacklevel: int) -> None:
+    """A kernel from the persistent cache warns as its compile did (ptxas advisories)."""
+    advisories = compiled.advisories
+    if advisories:
+        from ._toolchain import PtxasResult, warn_advisories
+
+        warn_advisories(PtxasResult(cubin=b"", info={}, advisories=list(advisories), log="",
+                                    arch=compiled.ptxas_arch), stacklevel=stacklevel + 1)
+
+
+def _to_cache_entry(disk_key: str, compiled: CompiledKernel) -> None:
+    from dataclasses import asdict
+
+    info = asdict(compiled.ptxas_info) if compiled.ptxas_info is not None else None
+    meta = {"name": compiled.name, "target": compiled.target, "num_threads": compiled.num_threads,
+            "params": list(compiled.params), "pipeline": compiled.pipeline, "ptxas_info": info,
+            "warnings": list(compiled.warnings), "advisories": list(compiled.advisories),
+            "ptxas_arch": compiled.ptxas_arch, "timings": compiled.timings}
+    blobs = {"cubin": compiled.cubin}
+    for stage, text in compiled.asm.items():
+        blobs["asm." + stage] = text.encode("utf-8", "surrogatepass")
+    _disk.store(disk_key, meta, blobs)
+
+
+def _from_cache_entry(entry, spec: Specialization, t0: float) -> Optional[CompiledKernel]:
+    """The CompiledKernel of a cache entry (None if the entry lacks something)."""
+    from ._toolchain.ptxas import PtxasInfo
+
+    header, blobs = entry
+    try:
+        info = header["ptxas_info"]
+        if info is not None:
+            info = dict(info)
+            info["cmem"] = {int(k): v for k, v in (info.get("cmem") or {}).items()}
+            info = PtxasInfo(**info)
+        asm = {name[4:]: data.decode("utf-8", "surrogatepass") for name, data in blobs.items()
+               if name.startswith("asm.")}
+        compiled = CompiledKernel(
+            name=header["name"], target=header["target"], spec=spec, asm=asm, cubin=blobs["cubin"],
+            num_threads=header["num_threads"], params=list(header["params"]), pipeline=header["pipeline"],
+            ptxas_info=info, warnings=list(header["warnings"]), timings={}, from_cache=True)
+    except (KeyError, TypeError, ValueError):
+        return None
+    elapsed = time.perf_counter() - t0
+    compiled.timings = {"frontend": 0.0, "rust_passes": 0.0, "llvm": 0.0, "ptxas": 0.0, "cache_load": elapsed,
+                        "total": elapsed, "compiled_in": float(header.get("timings", {}).get("total", 0.0))}
+    compiled.advisories = list(header.get("advisories") or [])
+    compiled.ptxas_arch = header.get("ptxas_arch", "")
     return compiled
 
 

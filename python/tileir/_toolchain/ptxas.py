@@ -14,10 +14,6 @@ import functools
 import importlib.util
 import os
 import re
-import shutil
-import signal
-import subprocess
-import tempfile
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -30,6 +26,7 @@ __all__ = [
     "PtxasInfo",
     "PtxasResult",
     "find_ptxas",
+    "ptx_compiler_fingerprint",
     "ptxas_version",
     "parse_ptxas_log",
     "run_ptxas",
@@ -106,6 +103,8 @@ def find_ptxas(explicit: Optional[str] = None) -> str:
     for candidate in _wheel_candidates() + _cuda_home_candidates():
         if _is_executable(candidate):
             return os.path.abspath(candidate)
+    import shutil
+
     on_path = shutil.which("ptxas")
     if on_path:
         return os.path.abspath(on_path)
@@ -114,6 +113,8 @@ def find_ptxas(explicit: Optional[str] = None) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _version_of(path: str, mtime_ns: int) -> str:
+    import subprocess
+
     try:
         proc = subprocess.run([path, "--version"], stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, timeout=60)
@@ -135,6 +136,20 @@ def ptxas_version(path: Optional[str] = None) -> str:
     except OSError:
         mtime = 0
     return _version_of(path, mtime)
+
+
+def ptx_compiler_fingerprint(ptxas: Optional[str] = None) -> str:
+    """Identifies the PTX compiler a compile would use, cheaply (no process is run): the
+    ptxas executable's path, size and modification time. The persistent cache keys on it."""
+    try:
+        path = find_ptxas(ptxas)
+    except ToolchainError:
+        return "ptxas:none"
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "ptxas:%s:missing" % path
+    return "ptxas:%s:%d:%d" % (path, st.st_size, st.st_mtime_ns)
 
 
 # --------------------------------------------------------------------------------------
@@ -286,6 +301,8 @@ def _crashed(rc: int) -> bool:
 
 
 def _describe_rc(rc: int) -> str:
+    import signal
+
     if rc < 0:
         try:
             return "killed by %s" % signal.Signals(-rc).name
@@ -295,6 +312,8 @@ def _describe_rc(rc: int) -> str:
 
 
 def _keep_ptx(ptx: str) -> str:
+    import tempfile
+
     keep_dir = tempfile.mkdtemp(prefix="tileir-ptxas-failure-")
     path = os.path.join(keep_dir, "kernel.ptx")
     with open(path, "w", encoding="utf-8", newline="\n") as f:
@@ -310,6 +329,9 @@ def run_ptxas(ptx: str, *, arch: str, opt_level: int = 3, ptxas: Optional[str] =
     error), crashes or times out (the PTX is then kept on disk and its path is named
     in the error).
     """
+    import subprocess
+    import tempfile
+
     if not re.match(r"^sm_\d+[af]?$", arch or ""):
         raise PtxasError("invalid ptxas arch %r: expected a name such as 'sm_90a'" % (arch,))
     exe = find_ptxas(ptxas)
