@@ -39,7 +39,7 @@ pub mod types;
 pub use attrs::{Attr, AtomicRmwMode, ComparisonOrdering, ComparisonPredicate, DenseElements, KeywordEnum, SymbolVisibility, IntegerOverflow, MemoryOrdering, MemoryScope, RoundingMode, Signedness};
 pub use diag::{Diagnostic, Diagnostics, Severity};
 pub use dialect::cuda_tile::{AssumePredicate, CtOp, CudaTileOp};
-pub use dialect::tileaa::{TileAaOp, TiledAccess};
+pub use dialect::tileaa::{is_residual_cuda_tile, TileAaOp, TiledAccess};
 pub use dialect::tileas::TileAsOp;
 pub use dialect::FloatArith;
 pub use location::{LocId, LocTable, Location};

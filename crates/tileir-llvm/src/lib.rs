@@ -15,6 +15,7 @@
 
 #![forbid(unsafe_code)]
 
+mod lower_ct;
 mod writer;
 
 pub use writer::{write_module, KernelAbi, LlvmOptions, LlvmOutput, ParamKind};

@@ -80,7 +80,7 @@ pub fn write_module(module: &Module, options: &LlvmOptions) -> Result<LlvmOutput
                 attr_groups.push(format!(
                     "attributes #{group} = {{ nounwind \"nvvm.reqntid\"=\"{num_threads},1,1\" \"nvvm.minctasm\"=\"1\" }}"
                 ));
-                let mut f = FuncWriter::new(module, &mut decls);
+                let mut f = FuncWriter::new(module, &mut decls, &options.target, format!("@{}.smem", sanitize(sym_name)));
                 match f.function(top, sym_name, group) {
                     Ok((text, params)) => {
                         out.push_str(&text);
@@ -113,7 +113,7 @@ pub fn write_module(module: &Module, options: &LlvmOptions) -> Result<LlvmOutput
 
 /// What a tileir value became in LLVM.
 #[derive(Clone, Debug)]
-enum Lowered {
+pub(crate) enum Lowered {
     /// A scalar (or pointer) SSA value with its LLVM type.
     Scalar(String),
     /// A memref: base pointer, sizes and strides as i64 operands.
@@ -126,28 +126,40 @@ enum Lowered {
 
 /// Per-layout thread coordinates, computed once per function.
 #[derive(Clone)]
-struct ThreadCoords {
+pub(crate) struct ThreadCoords {
     /// Per-dimension first coordinate the thread owns in each repetition (i64 operands).
-    base: Vec<String>,
+    pub(crate) base: Vec<String>,
     /// i1 operand: the thread owns real elements (false for replicated threads).
-    valid: Option<String>,
+    pub(crate) valid: Option<String>,
 }
 
-struct FuncWriter<'a> {
-    m: &'a Module,
-    decls: &'a mut BTreeSet<String>,
-    body: String,
-    counter: usize,
-    values: HashMap<ValueId, Lowered>,
-    coords: HashMap<Layout, ThreadCoords>,
-    tid: Option<String>,
-    /// i64 forms of integer scalars, made once (all are defined in blocks that dominate
-    /// every later access, since tile accesses are emitted at the top level).
-    wide: HashMap<ValueId, String>,
-    diags: Vec<Diagnostic>,
+pub(crate) struct FuncWriter<'a> {
+    pub(crate) m: &'a Module,
+    pub(crate) decls: &'a mut BTreeSet<String>,
+    pub(crate) body: String,
+    /// Entry-block code that every later block may use (thread ids and coordinates).
+    pub(crate) prologue: String,
+    /// The LLVM block being written (the predecessor label of phis that follow).
+    pub(crate) cur_block: String,
+    pub(crate) counter: usize,
+    pub(crate) values: HashMap<ValueId, Lowered>,
+    pub(crate) coords: HashMap<Layout, ThreadCoords>,
+    pub(crate) tid: Option<String>,
+    /// i64 forms of integer scalars, made once per region (cleared when a region ends, so a
+    /// cached form is always defined in a block dominating its uses).
+    pub(crate) wide: HashMap<ValueId, String>,
+    pub(crate) diags: Vec<Diagnostic>,
+    /// Bytes of the function's shared-memory scratch buffer (the largest any op needs).
+    pub(crate) smem_bytes: u64,
+    /// Symbol of that buffer.
+    pub(crate) smem_name: String,
+    /// Enclosing loops, innermost last (targets of `continue` and `break`).
+    pub(crate) loops: Vec<crate::lower_ct::LoopTargets>,
+    /// Target architecture (`sm_90a`).
+    pub(crate) target: String,
 }
 
-fn llvm_type(n: NumType) -> Option<&'static str> {
+pub(crate) fn llvm_type(n: NumType) -> Option<&'static str> {
     Some(match n {
         NumType::I8 => "i8",
         NumType::I16 => "i16",
@@ -224,11 +236,17 @@ fn sanitize(name: &str) -> String {
 }
 
 impl<'a> FuncWriter<'a> {
-    fn new(m: &'a Module, decls: &'a mut BTreeSet<String>) -> Self {
+    fn new(m: &'a Module, decls: &'a mut BTreeSet<String>, target: &str, smem_name: String) -> Self {
         FuncWriter {
             m,
             decls,
             body: String::new(),
+            prologue: String::new(),
+            cur_block: "%entry".into(),
+            smem_bytes: 0,
+            smem_name,
+            loops: Vec::new(),
+            target: target.to_string(),
             counter: 0,
             values: HashMap::new(),
             coords: HashMap::new(),
@@ -238,31 +256,41 @@ impl<'a> FuncWriter<'a> {
         }
     }
 
-    fn fresh(&mut self, hint: &str) -> String {
+    pub(crate) fn fresh(&mut self, hint: &str) -> String {
         self.counter += 1;
         format!("%{hint}{}", self.counter)
     }
 
-    fn line(&mut self, text: &str) {
+    pub(crate) fn line(&mut self, text: &str) {
         self.body.push_str("  ");
         self.body.push_str(text);
         self.body.push('\n');
     }
 
-    fn label(&mut self, name: &str) {
+    pub(crate) fn label(&mut self, name: &str) {
         let _ = writeln!(self.body, "{}:", &name[1..]);
+        self.cur_block = name.to_string();
     }
 
-    fn error(&mut self, op: OpId, message: String) {
+    /// Runs `f` with its output going to the entry block's prologue.
+    pub(crate) fn in_prologue<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = std::mem::take(&mut self.body);
+        let out = f(self);
+        let emitted = std::mem::replace(&mut self.body, saved);
+        self.prologue.push_str(&emitted);
+        out
+    }
+
+    pub(crate) fn error(&mut self, op: OpId, message: String) {
         let name = self.m.ops[op].kind.name();
         self.diags.push(Diagnostic::error(self.m.op_location(op), format!("'{name}': {message}")));
     }
 
-    fn declare(&mut self, decl: &str) {
+    pub(crate) fn declare(&mut self, decl: &str) {
         self.decls.insert(decl.to_string());
     }
 
-    fn sreg(&mut self, reg: &str) -> String {
+    pub(crate) fn sreg(&mut self, reg: &str) -> String {
         self.declare(&format!("declare i32 @llvm.nvvm.read.ptx.sreg.{reg}()"));
         let v = self.fresh(&reg.replace('.', "_"));
         self.line(&format!("{v} = call i32 @llvm.nvvm.read.ptx.sreg.{reg}()"));
@@ -316,14 +344,22 @@ impl<'a> FuncWriter<'a> {
             return Err(std::mem::take(&mut self.diags));
         }
         let mut text = String::new();
+        if self.smem_bytes > 0 {
+            let _ = writeln!(text, "{} = internal addrspace(3) global [{} x i8] undef, align 16", self.smem_name, self.smem_bytes);
+        }
         let _ = writeln!(text, "define ptx_kernel void @{name}({}) #{group} {{", sig.join(", "));
         text.push_str("entry:\n");
+        text.push_str(&self.prologue);
         text.push_str(&self.body);
+        if !self.body.trim_end().ends_with("ret void") {
+            // The last block is the dead one after a final return.
+            text.push_str("  unreachable\n");
+        }
         text.push_str("}\n");
         Ok((text, params))
     }
 
-    fn get(&mut self, op: OpId, v: ValueId) -> Option<Lowered> {
+    pub(crate) fn get(&mut self, op: OpId, v: ValueId) -> Option<Lowered> {
         let got = self.values.get(&v).cloned();
         if got.is_none() {
             self.error(op, format!("operand {v} was not lowered"));
@@ -331,7 +367,7 @@ impl<'a> FuncWriter<'a> {
         got
     }
 
-    fn scalar(&mut self, op: OpId, v: ValueId) -> Option<String> {
+    pub(crate) fn scalar(&mut self, op: OpId, v: ValueId) -> Option<String> {
         match self.get(op, v)? {
             Lowered::Scalar(s) => Some(s),
             other => {
@@ -342,7 +378,7 @@ impl<'a> FuncWriter<'a> {
     }
 
     /// An i64 operand from an i32/i64 scalar (zero-extended: sizes and indices are unsigned).
-    fn as_i64(&mut self, op: OpId, v: ValueId) -> Option<String> {
+    pub(crate) fn as_i64(&mut self, op: OpId, v: ValueId) -> Option<String> {
         if let Some(w) = self.wide.get(&v) {
             return Some(w.clone());
         }
@@ -363,12 +399,18 @@ impl<'a> FuncWriter<'a> {
         }
     }
 
-    fn op(&mut self, op: OpId) {
+    pub(crate) fn op(&mut self, op: OpId) {
         let m = self.m;
         let data = m.ops[op].clone();
         match &data.kind {
             OpKind::TileAa(k) => match k {
-                TileAaOp::Return => self.line("ret void"),
+                TileAaOp::Return => {
+                    self.line("ret void");
+                    // An early return (inside `if`) leaves the rest of its block unreachable.
+                    let dead = format!("%dead.{}", self.counter);
+                    self.counter += 1;
+                    self.label(&dead);
+                }
                 TileAaOp::CreateMemToken => {
                     self.values.insert(data.results[0], Lowered::Token);
                 }
@@ -400,7 +442,8 @@ impl<'a> FuncWriter<'a> {
                 TileAsOp::TiledLoad { access, vector_width } => self.tiled(op, access, *vector_width, true),
                 TileAsOp::TiledStore { access, vector_width } => self.tiled(op, access, *vector_width, false),
             },
-            OpKind::CudaTile(_) | OpKind::Unregistered(_) => self.error(op, "cuda_tile ops must be lowered before LLVM emission".into()),
+            OpKind::CudaTile(ct) => self.ct_op(op, ct),
+            OpKind::Unregistered(_) => self.error(op, "unregistered ops cannot be written as LLVM IR".into()),
         }
     }
 
@@ -456,18 +499,18 @@ impl<'a> FuncWriter<'a> {
         self.values.insert(data.results[0], result);
     }
 
-    fn thread_id(&mut self) -> String {
+    pub(crate) fn thread_id(&mut self) -> String {
         if let Some(t) = &self.tid {
             return t.clone();
         }
-        let t = self.sreg("tid.x");
+        let t = self.in_prologue(|w| w.sreg("tid.x"));
         self.tid = Some(t.clone());
         t
     }
 
     /// `value` folded into a running `inst` chain (`and i1` of predicates, `add i64` of
     /// offsets): the first value starts the chain without an instruction.
-    fn chain(&mut self, acc: Option<String>, value: String, inst: &str, hint: &str) -> String {
+    pub(crate) fn chain(&mut self, acc: Option<String>, value: String, inst: &str, hint: &str) -> String {
         match acc {
             None => value,
             Some(prev) => {
@@ -496,10 +539,17 @@ impl<'a> FuncWriter<'a> {
     }
 
     /// Per-dimension base coordinates of this thread under `layout` for a tile of `shape`.
-    fn thread_coords(&mut self, layout: &Layout, shape: &[i64]) -> ThreadCoords {
+    pub(crate) fn thread_coords(&mut self, layout: &Layout, shape: &[i64]) -> ThreadCoords {
         if let Some(c) = self.coords.get(layout) {
             return c.clone();
         }
+        self.thread_id();
+        let coords = self.in_prologue(|w| w.thread_coords_uncached(layout, shape));
+        self.coords.insert(layout.clone(), coords.clone());
+        coords
+    }
+
+    fn thread_coords_uncached(&mut self, layout: &Layout, shape: &[i64]) -> ThreadCoords {
         let Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, order } = layout;
         let tid = self.thread_id();
         let lane = self.fresh("lane");
@@ -538,9 +588,7 @@ impl<'a> FuncWriter<'a> {
             }
             base.push(b);
         }
-        let coords = ThreadCoords { base, valid };
-        self.coords.insert(layout.clone(), coords.clone());
-        coords
+        ThreadCoords { base, valid }
     }
 
     /// A register-distributed tile load or store.

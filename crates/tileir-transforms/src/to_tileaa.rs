@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use tileir_ir::{
-    AssumePredicate, Builder, CtOp, Diagnostic, Diagnostics, FloatArith, MemoryOrdering, Module, OpId, OpKind,
+    AssumePredicate, Builder, CtOp, CudaTileOp, Diagnostic, Diagnostics, FloatArith, MemoryOrdering, Module, OpId, OpKind,
     PaddingValue, TileAaOp, TileElem, TiledAccess, Type, TypeId, ValueId,
 };
 use tileir_pass::{pass_options, Pass};
@@ -40,6 +40,25 @@ impl Pass for ConvertCudaTileToTileAa {
 struct ViewInfo {
     memref: ValueId,
     padding: Option<PaddingValue>,
+    /// Tile shape of the view (for index-space queries).
+    tile: Vec<i64>,
+}
+
+/// One size or stride of a memref: static, or the (nv_tileaa) value holding it.
+#[derive(Clone, Copy)]
+enum Extent {
+    Static(i64),
+    Dynamic(ValueId),
+}
+
+/// How a memref was made, so views can permute it and shape queries can read it.
+#[derive(Clone)]
+struct MemrefInfo {
+    base: ValueId,
+    sizes: Vec<Extent>,
+    strides: Vec<Extent>,
+    elem: tileir_ir::NumType,
+    base_alignment: u32,
 }
 
 struct Converter<'a> {
@@ -49,6 +68,7 @@ struct Converter<'a> {
     /// Known byte alignment of pointer values (from `assume div_by`).
     alignment: HashMap<ValueId, u32>,
     views: HashMap<ValueId, ViewInfo>,
+    memrefs: HashMap<ValueId, MemrefInfo>,
     diags: Vec<Diagnostic>,
 }
 
@@ -59,6 +79,7 @@ fn convert(src: &Module) -> Result<Module, Diagnostics> {
         values: HashMap::new(),
         alignment: HashMap::new(),
         views: HashMap::new(),
+        memrefs: HashMap::new(),
         diags: Vec::new(),
     };
     for &top in &src.blocks[src.body].ops {
@@ -144,9 +165,41 @@ impl Converter<'_> {
             }
             self.values.insert(arg, new_arg);
         }
-        for &op in &src.blocks[src_block].ops {
+        self.convert_block_ops(src_block, block);
+    }
+
+    fn convert_block_ops(&mut self, src_block: tileir_ir::BlockId, block: tileir_ir::BlockId) {
+        for &op in &self.src.blocks[src_block].ops {
             self.body_op(op, block);
         }
+    }
+
+    /// Copies a residual cuda_tile op (arithmetic, math, shape, control flow: see
+    /// [`tileir_ir::is_residual_cuda_tile`]) with its operands mapped, its types lowered and
+    /// its regions converted recursively.
+    fn residual(&mut self, op: OpId, block: tileir_ir::BlockId, operands: Vec<ValueId>, result_types: &[TypeId]) -> OpId {
+        let src = self.src;
+        let data = &src.ops[op];
+        let loc = self.dst.locs.import(&src.locs, data.loc);
+        let new_op = {
+            let mut b = Builder::at_end(&mut self.dst, block);
+            b.op(data.kind.clone(), operands, result_types, loc)
+        };
+        for (ri, &region) in data.regions.iter().enumerate() {
+            let new_region = self.dst.ops[new_op].regions[ri];
+            for &src_inner in &src.regions[region].blocks {
+                let arg_types: Vec<TypeId> =
+                    src.blocks[src_inner].args.iter().map(|&a| self.lower_type(src.value_type(a))).collect();
+                let inner = self.dst.add_block(new_region, &arg_types);
+                for (i, &arg) in src.blocks[src_inner].args.iter().enumerate() {
+                    let new_arg = self.dst.blocks[inner].args[i];
+                    self.name_like(arg, new_arg);
+                    self.values.insert(arg, new_arg);
+                }
+                self.convert_block_ops(src_inner, inner);
+            }
+        }
+        new_op
     }
 
     fn body_op(&mut self, op: OpId, block: tileir_ir::BlockId) {
@@ -178,7 +231,9 @@ impl Converter<'_> {
                 self.unsupported(op, "nested in an entry");
                 return;
             }
-            CtOp::Return => emit(self, TileAaOp::Return, vec![], &[]),
+            CtOp::Return if src.parent_op(op).is_some_and(|p| src.ops[p].kind.ct() == Some(CtOp::Entry)) => {
+                emit(self, TileAaOp::Return, vec![], &[])
+            }
             CtOp::MakeToken => emit(self, TileAaOp::CreateMemToken, vec![], &result_types),
             CtOp::GetTileBlockId | CtOp::GetNumTileBlocks => {
                 let i32t = self.dst.types.scalar(tileir_ir::NumType::I32);
@@ -218,21 +273,74 @@ impl Converter<'_> {
                     addr_space: 1,
                 });
                 let base_alignment = self.alignment.get(&operands[0]).copied().unwrap_or(0);
-                emit(
+                let mut dynamic = operands[1..].iter().copied();
+                let mut extents = |dims: &[tileir_ir::Dim]| -> Vec<Extent> {
+                    dims.iter()
+                        .map(|d| match d {
+                            tileir_ir::Dim::Static(v) => Extent::Static(*v),
+                            tileir_ir::Dim::Dynamic => dynamic.next().map(Extent::Dynamic).unwrap_or(Extent::Static(0)),
+                        })
+                        .collect()
+                };
+                let sizes = extents(&tv.shape);
+                let strides = extents(&tv.strides);
+                let new_op = emit(
                     self,
                     TileAaOp::MakeMemref { num_dyn_sizes: *num_dyn_shape, num_dyn_strides: *num_dyn_strides, base_alignment },
-                    operands,
+                    operands.clone(),
                     &[memref_ty],
-                )
+                );
+                let info = MemrefInfo { base: operands[0], sizes, strides, elem: tv.elem, base_alignment };
+                self.memrefs.insert(self.dst.result(new_op, 0), info);
+                new_op
+            }
+            CtOp::GetTensorShape | CtOp::GetIndexSpaceShape => {
+                let view = data.operands[0];
+                let (memref, tile) = match (self.views.get(&view), self.values.get(&view)) {
+                    (Some(v), _) => (v.memref, Some(v.tile.clone())),
+                    (None, Some(&m)) => (m, None),
+                    _ => {
+                        self.unsupported(op, "on a view tileir cannot lower");
+                        return;
+                    }
+                };
+                let Some(info) = self.memrefs.get(&memref).cloned() else {
+                    self.unsupported(op, "on a view not made by make_tensor_view");
+                    return;
+                };
+                for (d, &r) in data.results.iter().enumerate() {
+                    let rty = result_types[d];
+                    let Some(&size) = info.sizes.get(d) else { return };
+                    let mut v = self.extent_value(size, rty, block, loc);
+                    if kind.op == CtOp::GetIndexSpaceShape {
+                        let t = tile.as_ref().map(|t| t[d]).unwrap_or(1);
+                        let tv = self.int_constant(t, rty, block, loc);
+                        let div = CudaTileOp::new(CtOp::DivI)
+                            .with("signedness", tileir_ir::Attr::Enum(tileir_ir::Signedness::MNEMONIC, "unsigned"))
+                            .with("rounding", tileir_ir::Attr::Enum(tileir_ir::RoundingMode::MNEMONIC, "positive_inf"));
+                        let mut b = Builder::at_end(&mut self.dst, block);
+                        v = b.value(OpKind::CudaTile(div), vec![v, tv], rty, loc);
+                    }
+                    self.name_like(r, v);
+                    self.values.insert(r, v);
+                }
+                return;
             }
             CtOp::MakePartitionView => {
                 let Type::PartitionView(pv) = src.types.get(src.value_type(data.results[0])).clone() else { return };
                 let identity = pv.dim_map.iter().enumerate().all(|(i, &d)| d == i as i64);
-                if !identity {
-                    self.unsupported(op, "with a non-identity dim_map");
-                    return;
-                }
-                self.views.insert(data.results[0], ViewInfo { memref: operands[0], padding: pv.padding });
+                let memref = if identity {
+                    operands[0]
+                } else {
+                    // Tile dimension i walks tensor dimension dim_map[i]: a memref with
+                    // permuted sizes and strides makes the view an identity one.
+                    let Some(info) = self.memrefs.get(&operands[0]).cloned() else {
+                        self.unsupported(op, "with a dim_map over a tensor view not made by make_tensor_view");
+                        return;
+                    };
+                    self.permuted_memref(&info, &pv.dim_map, block, loc)
+                };
+                self.views.insert(data.results[0], ViewInfo { memref, padding: pv.padding, tile: pv.tile_shape.clone() });
                 return;
             }
             CtOp::LoadViewTko | CtOp::StoreViewTko => {
@@ -263,6 +371,7 @@ impl Converter<'_> {
             CtOp::AddF => emit(self, TileAaOp::AddF(FloatArith::of(kind)), operands, &result_types),
             CtOp::SubF => emit(self, TileAaOp::SubF(FloatArith::of(kind)), operands, &result_types),
             CtOp::MulF => emit(self, TileAaOp::MulF(FloatArith::of(kind)), operands, &result_types),
+            c if tileir_ir::is_residual_cuda_tile(c) => self.residual(op, block, operands, &result_types),
             _ => {
                 self.unsupported(op, "in a kernel");
                 return;
@@ -272,6 +381,74 @@ impl Converter<'_> {
             let nv = self.dst.result(new_op, i);
             self.name_like(r, nv);
             self.values.insert(r, nv);
+        }
+    }
+
+    /// A memref over the same memory whose dimension i is `info`'s dimension `perm[i]`.
+    fn permuted_memref(&mut self, info: &MemrefInfo, perm: &[i64], block: tileir_ir::BlockId, loc: tileir_ir::LocId) -> ValueId {
+        let pick = |v: &[Extent]| -> Vec<Extent> { perm.iter().map(|&p| v[p as usize]).collect() };
+        let (sizes, strides) = (pick(&info.sizes), pick(&info.strides));
+        let dims = |v: &[Extent]| -> Vec<tileir_ir::Dim> {
+            v.iter()
+                .map(|e| match e {
+                    Extent::Static(x) => tileir_ir::Dim::Static(*x),
+                    Extent::Dynamic(_) => tileir_ir::Dim::Dynamic,
+                })
+                .collect()
+        };
+        let dyn_of = |v: &[Extent]| -> Vec<ValueId> {
+            v.iter().filter_map(|e| if let Extent::Dynamic(x) = e { Some(*x) } else { None }).collect()
+        };
+        let (ds, dt) = (dyn_of(&sizes), dyn_of(&strides));
+        let ty = self.dst.types.intern(Type::MemRef { elem: info.elem, shape: dims(&sizes), strides: dims(&strides), addr_space: 1 });
+        let mut operands = vec![info.base];
+        operands.extend(&ds);
+        operands.extend(&dt);
+        let kind = TileAaOp::MakeMemref {
+            num_dyn_sizes: ds.len() as u32,
+            num_dyn_strides: dt.len() as u32,
+            base_alignment: info.base_alignment,
+        };
+        let mut b = Builder::at_end(&mut self.dst, block);
+        let v = b.value(OpKind::TileAa(kind), operands, ty, loc);
+        self.memrefs.insert(v, MemrefInfo { base: info.base, sizes, strides, elem: info.elem, base_alignment: info.base_alignment });
+        v
+    }
+
+    /// An integer constant of (scalar) type `ty` as a residual cuda_tile constant.
+    fn int_constant(&mut self, value: i64, ty: TypeId, block: tileir_ir::BlockId, loc: tileir_ir::LocId) -> ValueId {
+        let n = match self.dst.types.get(ty) {
+            Type::Scalar(n) => *n,
+            _ => tileir_ir::NumType::I64,
+        };
+        let dense = tileir_ir::DenseElements { elem: n, shape: vec![], bits: vec![value as u64] };
+        let c = CudaTileOp::new(CtOp::Constant).with("value", tileir_ir::Attr::Dense(dense));
+        let mut b = Builder::at_end(&mut self.dst, block);
+        b.value(OpKind::CudaTile(c), vec![], ty, loc)
+    }
+
+    /// A memref extent as a value of integer type `ty` (converted if its type differs).
+    fn extent_value(&mut self, e: Extent, ty: TypeId, block: tileir_ir::BlockId, loc: tileir_ir::LocId) -> ValueId {
+        match e {
+            Extent::Static(v) => self.int_constant(v, ty, block, loc),
+            Extent::Dynamic(v) => {
+                let from = self.dst.value_type(v);
+                if from == ty {
+                    return v;
+                }
+                let bits = |t: &Type| match t {
+                    Type::Scalar(n) => n.storage_bytes(),
+                    _ => 8,
+                };
+                let (fb, tb) = (bits(self.dst.types.get(from)), bits(self.dst.types.get(ty)));
+                let op = if fb > tb {
+                    CudaTileOp::new(CtOp::TruncI)
+                } else {
+                    CudaTileOp::new(CtOp::ExtI).with("signedness", tileir_ir::Attr::Enum(tileir_ir::Signedness::MNEMONIC, "unsigned"))
+                };
+                let mut b = Builder::at_end(&mut self.dst, block);
+                b.value(OpKind::CudaTile(op), vec![v], ty, loc)
+            }
         }
     }
 

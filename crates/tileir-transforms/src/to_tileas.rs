@@ -18,6 +18,9 @@ pub const NAME: &str = "convert-tileaa-to-tileas";
 /// Widest per-thread global access, in bytes.
 const MAX_VECTOR_BYTES: u32 = 16;
 
+/// Element size the canonical per-shape layout is chosen for.
+const CANONICAL_ELEM_BYTES: u32 = 4;
+
 pass_options! {
     /// Options of `convert-tileaa-to-tileas`.
     pub struct ToTileAsOptions {
@@ -170,11 +173,11 @@ impl FuncConverter<'_> {
     fn ty(&mut self, t: TypeId) -> TypeId {
         match self.src.types.get(t).clone() {
             Type::Tile { shape, elem, layout: None } if !shape.is_empty() => {
-                let bytes = match elem {
-                    TileElem::Num(n) => n.storage_bytes(),
-                    TileElem::Ptr(_) => 8,
-                };
-                let layout = blocked_layout(&shape, bytes, self.num_warps);
+                // One layout per shape, whatever the element type: element-wise ops mixing
+                // types (select, comparisons, conversions) then never move data between
+                // threads. 4-byte elements give 16-byte vectors for f32 and 8-byte ones for
+                // f16.
+                let layout = blocked_layout(&shape, CANONICAL_ELEM_BYTES, self.num_warps);
                 self.dst.types.intern(Type::Tile { shape, elem, layout: Some(layout) })
             }
             Type::Function { inputs, results } => {
@@ -226,11 +229,56 @@ impl FuncConverter<'_> {
         w.max(1)
     }
 
+    /// A residual cuda_tile op keeps its kind; its tile types gain layouts and its regions
+    /// are converted recursively.
+    fn residual(&mut self, op: OpId, block: tileir_ir::BlockId) -> Result<(), Diagnostic> {
+        let src = self.src;
+        let data = src.ops[op].clone();
+        let mut operands = Vec::with_capacity(data.operands.len());
+        for v in &data.operands {
+            operands.push(*self.values.get(v).ok_or_else(|| {
+                Diagnostic::error(src.op_location(op), format!("'{}' uses a value that was not lowered", data.kind.name()))
+            })?);
+        }
+        let result_types: Vec<TypeId> = data.results.iter().map(|&r| self.ty(src.value_type(r))).collect();
+        let loc = self.dst.locs.import(&src.locs, data.loc);
+        let new_op = self.dst.create_op(data.kind.clone(), operands, &result_types, loc);
+        self.dst.append_op(block, new_op);
+        for (i, &r) in data.results.iter().enumerate() {
+            let nr = self.dst.result(new_op, i);
+            self.copy_name(r, nr);
+            self.values.insert(r, nr);
+        }
+        for (ri, &region) in data.regions.iter().enumerate() {
+            let new_region = self.dst.ops[new_op].regions[ri];
+            for &inner in &src.regions[region].blocks {
+                let arg_types: Vec<TypeId> = src.blocks[inner].args.iter().map(|&a| self.ty(src.value_type(a))).collect();
+                let new_block = self.dst.add_block(new_region, &arg_types);
+                for (i, &a) in src.blocks[inner].args.iter().enumerate() {
+                    let na = self.dst.blocks[new_block].args[i];
+                    self.copy_name(a, na);
+                    self.values.insert(a, na);
+                }
+                for &inner_op in &src.blocks[inner].ops {
+                    self.op(inner_op, new_block)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn op(&mut self, op: OpId, block: tileir_ir::BlockId) -> Result<(), Diagnostic> {
         let src = self.src;
         let data = src.ops[op].clone();
-        let OpKind::TileAa(kind) = &data.kind else {
-            return Err(Diagnostic::error(src.op_location(op), format!("'{}' inside nv_tileaa.func cannot be lowered to nv_tileas", data.kind.name())));
+        let kind = match &data.kind {
+            OpKind::TileAa(kind) => kind,
+            OpKind::CudaTile(ct) if tileir_ir::is_residual_cuda_tile(ct.op) => return self.residual(op, block),
+            _ => {
+                return Err(Diagnostic::error(
+                    src.op_location(op),
+                    format!("'{}' inside nv_tileaa.func cannot be lowered to nv_tileas", data.kind.name()),
+                ))
+            }
         };
         let operands: Vec<ValueId> = data
             .operands

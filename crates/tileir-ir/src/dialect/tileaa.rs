@@ -214,3 +214,34 @@ impl TileAaOp {
         Ok(Some(op))
     }
 }
+
+/// Whether a cuda_tile op may survive, unchanged in meaning, inside nv_tileaa and nv_tileas
+/// functions.
+///
+/// NVIDIA's stack keeps element-wise arithmetic, math, shape and structured control flow
+/// in upstream dialects (`arith`, `math`, `scf`) below cuda_tile; tileir has no separate
+/// copies of those dialects, so the cuda_tile ops themselves play that part. What must
+/// never survive is what the alias-aware conversion exists to rewrite: the module and
+/// entry shells, views and view memory access, tokens made from nothing, and grid queries
+/// (each has an nv_tileaa form).
+pub fn is_residual_cuda_tile(op: crate::CtOp) -> bool {
+    use crate::CtOp::*;
+    !matches!(
+        op,
+        Module
+            | Entry
+            | TestingFunc
+            | Global
+            | Return
+            | MakeTensorView
+            | MakePartitionView
+            | MakeStridedView
+            | MakeGatherScatterView
+            | LoadViewTko
+            | StoreViewTko
+            | AtomicRedViewTko
+            | GetTileBlockId
+            | GetNumTileBlocks
+            | MakeToken
+    )
+}

@@ -1,0 +1,1649 @@
+//! Residual cuda_tile ops (the stand-ins for `arith`/`math`/`scf` below cuda_tile) written
+//! as LLVM IR over register-distributed tiles.
+//!
+//! A tile value is the list of elements its thread holds, in the register order of its
+//! blocked layout ([`reg_offsets`]); a rank-0 value is one SSA value every thread holds.
+//! Element-wise ops map over that list. Ops that move elements between threads (broadcast,
+//! reshape, permute, extract, cat, reduce, scan, dot) go through the function's
+//! shared-memory scratch buffer: every thread stores the elements it owns at their
+//! row-major position, a CTA barrier, then every thread loads the elements its result
+//! layout gives it. That one data path is correct for every layout pair; faster variants
+//! (shuffles, mma) are chosen by the tile-primitive dispatch in [`crate::dispatch`].
+
+use crate::writer::{llvm_type, FuncWriter, Lowered};
+use std::fmt::Write;
+use tileir_ir::{
+    Attr, AtomicRmwMode, ComparisonOrdering, ComparisonPredicate, CtOp, CudaTileOp, Layout, MemoryOrdering,
+    MemoryScope, NumType, OpId, RoundingMode, Signedness, TileElem, Type, ValueId,
+};
+
+/// Where `continue` and `break` inside a loop body branch to, and what they carried.
+pub(crate) struct LoopTargets {
+    /// Where `continue` jumps: the header of a `loop`, the latch (which steps the
+    /// induction variable) of a `for`.
+    pub(crate) header: String,
+    /// Block after the loop (for `break`).
+    pub(crate) exit: String,
+    /// Values carried by each `continue`, with the block it leaves from.
+    pub(crate) continues: Vec<(Vec<String>, String)>,
+    /// Values carried by each `break`, with the block it leaves from.
+    pub(crate) breaks: Vec<(Vec<String>, String)>,
+}
+
+/// Shape, element and layout of a value.
+#[derive(Clone, Debug)]
+pub(crate) struct ValTy {
+    pub(crate) shape: Vec<i64>,
+    pub(crate) elem: TileElem,
+    pub(crate) layout: Option<Layout>,
+}
+
+impl ValTy {
+    fn num(&self) -> Option<NumType> {
+        match self.elem {
+            TileElem::Num(n) => Some(n),
+            TileElem::Ptr(_) => None,
+        }
+    }
+}
+
+/// Per-register offsets (per dimension) from the thread's base coordinate, in the
+/// register order the tiled loads and stores use: for each dimension from slowest to
+/// fastest, repetitions of the CTA footprint, then the thread's contiguous run.
+pub(crate) fn reg_offsets(layout: &Layout, shape: &[i64]) -> Vec<Vec<i64>> {
+    let Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, .. } = layout;
+    let rank = shape.len();
+    let mut regs: Vec<Vec<i64>> = vec![vec![]];
+    for d in 0..rank {
+        let footprint = (spt[d] * tpw[d] * wpc[d]) as i64;
+        let reps = (shape[d] / footprint).max(1);
+        let mut next = Vec::new();
+        for g in &regs {
+            for r in 0..reps {
+                for j in 0..spt[d] as i64 {
+                    let mut ng = g.clone();
+                    ng.push(r * footprint + j);
+                    next.push(ng);
+                }
+            }
+        }
+        regs = next;
+    }
+    regs
+}
+
+/// LLVM type of an element in registers.
+pub(crate) fn elem_llvm(elem: TileElem) -> Result<&'static str, String> {
+    match elem {
+        TileElem::Ptr(_) => Ok("ptr addrspace(1)"),
+        TileElem::Num(NumType::I1) => Ok("i1"),
+        TileElem::Num(NumType::TF32) => Ok("float"),
+        TileElem::Num(NumType::F8E4M3FN | NumType::F8E5M2 | NumType::F8E8M0FNU) => Ok("i8"),
+        TileElem::Num(n) => llvm_type(n).ok_or_else(|| format!("element type {n} is not supported by the LLVM writer yet")),
+    }
+}
+
+/// Bytes an element takes in the shared-memory scratch buffer.
+fn smem_elem_bytes(elem: TileElem) -> u64 {
+    match elem {
+        TileElem::Ptr(_) => 8,
+        TileElem::Num(NumType::I1) => 1,
+        TileElem::Num(n) => n.storage_bytes().max(1) as u64,
+    }
+}
+
+/// An LLVM literal of `n` from its bit pattern.
+pub(crate) fn literal(n: NumType, bits: u64) -> String {
+    match n {
+        NumType::I1 => if bits & 1 != 0 { "true".into() } else { "false".into() },
+        NumType::I8 | NumType::F8E4M3FN | NumType::F8E5M2 | NumType::F8E8M0FNU => (bits as u8 as i8).to_string(),
+        NumType::I16 => (bits as u16 as i16).to_string(),
+        NumType::I32 => (bits as u32 as i32).to_string(),
+        NumType::I64 => (bits as i64).to_string(),
+        NumType::I4 => ((bits & 0xF) as i64).to_string(),
+        NumType::F16 => format!("0xH{:04X}", bits as u16),
+        NumType::BF16 => format!("0xR{:04X}", bits as u16),
+        // LLVM spells float literals as the double of the same value.
+        NumType::F32 | NumType::TF32 => format!("0x{:016X}", (f32::from_bits(bits as u32) as f64).to_bits()),
+        NumType::F64 => format!("0x{bits:016X}"),
+        NumType::F4E2M1FN => ((bits & 0xF) as i64).to_string(),
+    }
+}
+
+fn int_bits(n: NumType) -> u32 {
+    match n {
+        NumType::I1 => 1,
+        NumType::I4 => 4,
+        NumType::I8 => 8,
+        NumType::I16 => 16,
+        NumType::I32 => 32,
+        NumType::I64 => 64,
+        _ => 0,
+    }
+}
+
+fn nvvm_rounding(r: RoundingMode) -> Option<&'static str> {
+    Some(match r {
+        RoundingMode::NearestEven => "rn",
+        RoundingMode::Zero => "rz",
+        RoundingMode::NegativeInf => "rm",
+        RoundingMode::PositiveInf => "rp",
+        _ => return None,
+    })
+}
+
+type R<T> = Result<T, String>;
+
+impl FuncWriter<'_> {
+    pub(crate) fn val_ty(&self, v: ValueId) -> ValTy {
+        match self.m.types.get(self.m.value_type(v)) {
+            Type::Scalar(n) => ValTy { shape: vec![], elem: TileElem::Num(*n), layout: None },
+            Type::AaPtr { pointee, .. } => ValTy { shape: vec![], elem: TileElem::Ptr(*pointee), layout: None },
+            Type::Tile { shape, elem, layout } => ValTy { shape: shape.clone(), elem: *elem, layout: layout.clone() },
+            _ => ValTy { shape: vec![], elem: TileElem::Num(NumType::I32), layout: None },
+        }
+    }
+
+    /// The thread's elements of `v` (one for a rank-0 value).
+    pub(crate) fn elems(&mut self, v: ValueId) -> R<Vec<String>> {
+        match self.values.get(&v) {
+            Some(Lowered::Scalar(s)) => Ok(vec![s.clone()]),
+            Some(Lowered::Tile(e)) => Ok(e.clone()),
+            Some(other) => Err(format!("operand {v} is {other:?}, not a tile or scalar")),
+            None => Err(format!("operand {v} was not lowered")),
+        }
+    }
+
+    pub(crate) fn set_elems(&mut self, v: ValueId, elems: Vec<String>) {
+        let t = self.val_ty(v);
+        if t.shape.is_empty() && elems.len() == 1 {
+            self.values.insert(v, Lowered::Scalar(elems.into_iter().next().unwrap_or_default()));
+        } else {
+            self.values.insert(v, Lowered::Tile(elems));
+        }
+    }
+
+    fn emit(&mut self, hint: &str, text: String) -> String {
+        let r = self.fresh(hint);
+        self.line(&format!("{r} = {text}"));
+        r
+    }
+
+    fn intrinsic(&mut self, ret: &str, name: &str, args: &[(&str, &str)]) -> String {
+        let tys: Vec<&str> = args.iter().map(|a| a.0).collect();
+        self.declare(&format!("declare {ret} @{name}({})", tys.join(", ")));
+        let list: Vec<String> = args.iter().map(|(t, v)| format!("{t} {v}")).collect();
+        self.emit("c", format!("call {ret} @{name}({})", list.join(", ")))
+    }
+
+    fn barrier(&mut self) {
+        self.declare("declare void @llvm.nvvm.barrier.cta.sync.aligned.all(i32)");
+        self.line("call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)");
+    }
+
+    fn new_label(&mut self, hint: &str) -> String {
+        self.counter += 1;
+        format!("%{hint}.{}", self.counter)
+    }
+
+    /// Per-register i32 coordinates of the thread's elements of a `shape` tile.
+    fn reg_coords(&mut self, layout: &Layout, shape: &[i64]) -> Vec<Vec<String>> {
+        let tc = self.thread_coords(layout, shape);
+        let base: Vec<String> = tc.base.clone();
+        let base32: Vec<String> = base.iter().map(|b| format!("{b}.e")).collect();
+        reg_offsets(layout, shape)
+            .into_iter()
+            .map(|offs| {
+                offs.iter()
+                    .enumerate()
+                    .map(|(d, &o)| if o == 0 { base32[d].clone() } else { self.emit("rc", format!("add i32 {}, {o}", base32[d])) })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The i1 "this thread owns real elements" predicate of a layout (replicated threads
+    /// hold coordinates past the tile).
+    fn owns(&mut self, layout: &Layout, shape: &[i64]) -> Option<String> {
+        self.thread_coords(layout, shape).valid
+    }
+
+    /// Reserves `bytes` of the scratch buffer (shared by every op, one at a time).
+    fn scratch(&mut self, bytes: u64) {
+        self.smem_bytes = self.smem_bytes.max(bytes.div_ceil(16) * 16);
+    }
+
+    fn smem_ptr(&mut self, byte_offset: &str) -> String {
+        let name = self.smem_name.clone();
+        self.emit("sp", format!("getelementptr i8, ptr addrspace(3) {name}, i32 {byte_offset}"))
+    }
+
+    fn smem_store(&mut self, elem: TileElem, byte_offset: &str, value: &str) -> R<()> {
+        let lt = elem_llvm(elem)?;
+        let p = self.smem_ptr(byte_offset);
+        if lt == "i1" {
+            let z = self.emit("zb", format!("zext i1 {value} to i8"));
+            self.line(&format!("store i8 {z}, ptr addrspace(3) {p}, align 1"));
+        } else {
+            self.line(&format!("store {lt} {value}, ptr addrspace(3) {p}"));
+        }
+        Ok(())
+    }
+
+    fn smem_load(&mut self, elem: TileElem, byte_offset: &str) -> R<String> {
+        let lt = elem_llvm(elem)?;
+        let p = self.smem_ptr(byte_offset);
+        if lt == "i1" {
+            let b = self.emit("lb", format!("load i8, ptr addrspace(3) {p}, align 1"));
+            Ok(self.emit("tb", format!("trunc i8 {b} to i1")))
+        } else {
+            Ok(self.emit("ls", format!("load {lt}, ptr addrspace(3) {p}")))
+        }
+    }
+
+    /// Row-major linear index (i32) of `coords` in `shape`.
+    fn linear(&mut self, coords: &[String], shape: &[i64]) -> String {
+        let mut acc: Option<String> = None;
+        for (d, c) in coords.iter().enumerate() {
+            acc = Some(match acc {
+                None => c.clone(),
+                Some(a) => {
+                    let m = self.emit("li", format!("mul i32 {a}, {}", shape[d]));
+                    self.emit("li", format!("add i32 {m}, {c}"))
+                }
+            });
+        }
+        acc.unwrap_or_else(|| "0".into())
+    }
+
+    /// Stores every element the thread owns of tile `v` at `base_bytes + linear * size`.
+    /// A rank-0 value is stored by thread 0 only (every thread holds the same value).
+    fn spill_to_smem(&mut self, v: ValueId, base_bytes: u64) -> R<()> {
+        let t = self.val_ty(v);
+        let elems = self.elems(v)?;
+        let size = smem_elem_bytes(t.elem);
+        let Some(layout) = t.layout.clone() else {
+            let tid = self.thread_id();
+            let is0 = self.emit("t0", format!("icmp eq i32 {tid}, 0"));
+            let (yes, join) = (self.new_label("st0"), self.new_label("st0j"));
+            self.line(&format!("br i1 {is0}, label {yes}, label {join}"));
+            self.label(&yes);
+            self.smem_store(t.elem, &base_bytes.to_string(), &elems[0])?;
+            self.line(&format!("br label {join}"));
+            self.label(&join);
+            return Ok(());
+        };
+        let coords = self.reg_coords(&layout, &t.shape);
+        let owns = self.owns(&layout, &t.shape);
+        let join = owns.as_ref().map(|o| {
+            let (yes, join) = (format!("%own.{}", self.counter + 1), format!("%ownj.{}", self.counter + 1));
+            self.counter += 1;
+            self.line(&format!("br i1 {o}, label {yes}, label {join}"));
+            self.label(&yes);
+            join
+        });
+        for (r, c) in coords.iter().enumerate() {
+            let lin = self.linear(c, &t.shape);
+            let off = self.emit("so", format!("mul i32 {lin}, {size}"));
+            let off = if base_bytes == 0 { off } else { self.emit("so", format!("add i32 {off}, {base_bytes}")) };
+            self.smem_store(t.elem, &off, &elems[r])?;
+        }
+        if let Some(join) = join {
+            self.line(&format!("br label {join}"));
+            self.label(&join);
+        }
+        Ok(())
+    }
+
+    /// Per-register coordinates of a result value (one empty list for rank 0).
+    fn result_coords(&mut self, v: ValueId) -> Vec<Vec<String>> {
+        let t = self.val_ty(v);
+        match &t.layout {
+            Some(l) => self.reg_coords(l, &t.shape),
+            None => vec![vec![]],
+        }
+    }
+
+    /// The generic data path of a relayout: stores `sources` (each at its own byte
+    /// offset), then gives each register of `result` the element at the byte offset
+    /// `source_offset(result coords)` returns.
+    fn gather_through_smem(
+        &mut self,
+        sources: &[ValueId],
+        result: ValueId,
+        source_offset: &mut dyn FnMut(&mut Self, &[String], &[u64]) -> R<String>,
+    ) -> R<()> {
+        let mut bases = Vec::new();
+        let mut total = 0u64;
+        for &s in sources {
+            bases.push(total);
+            let t = self.val_ty(s);
+            let n: i64 = t.shape.iter().product::<i64>().max(1);
+            total += (n as u64 * smem_elem_bytes(t.elem)).div_ceil(16) * 16;
+        }
+        self.scratch(total);
+        let rt = self.val_ty(result);
+        self.barrier();
+        for (i, &s) in sources.iter().enumerate() {
+            self.spill_to_smem(s, bases[i])?;
+        }
+        self.barrier();
+        let coords = self.result_coords(result);
+        let mut out = Vec::with_capacity(coords.len());
+        for c in coords {
+            let off = source_offset(self, &c, &bases)?;
+            out.push(self.smem_load(rt.elem, &off)?);
+        }
+        self.set_elems(result, out);
+        Ok(())
+    }
+
+    /// Entry point for every residual cuda_tile op.
+    pub(crate) fn ct_op(&mut self, op: OpId, c: &CudaTileOp) {
+        if let Err(message) = self.ct_op_inner(op, c) {
+            self.error(op, message);
+        }
+    }
+
+    fn ct_op_inner(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
+        let data = self.m.ops[op].clone();
+        match c.op {
+            CtOp::Constant => self.constant(op, c),
+            CtOp::Iota => {
+                let r = data.results[0];
+                let t = self.val_ty(r);
+                let lt = elem_llvm(t.elem)?;
+                let coords = self.result_coords(r);
+                let out = coords
+                    .iter()
+                    .map(|c| match lt {
+                        "i32" => c[0].clone(),
+                        "i64" => self.emit("io", format!("zext i32 {} to i64", c[0])),
+                        _ => self.emit("io", format!("trunc i32 {} to {lt}", c[0])),
+                    })
+                    .collect();
+                self.set_elems(r, out);
+                Ok(())
+            }
+            CtOp::Assume => {
+                let e = self.elems(data.operands[0])?;
+                self.set_elems(data.results[0], e);
+                Ok(())
+            }
+            CtOp::JoinTokens => {
+                self.values.insert(data.results[0], Lowered::Token);
+                Ok(())
+            }
+            CtOp::Broadcast | CtOp::Reshape | CtOp::Permute | CtOp::Extract | CtOp::Cat => self.relayout(op, c),
+            CtOp::Reduce | CtOp::Scan => self.reduce_scan(op, c),
+            CtOp::MmaF | CtOp::MmaI => self.dot(op, c),
+            CtOp::For => self.for_loop(op, c),
+            CtOp::Loop => self.general_loop(op),
+            CtOp::If => self.if_op(op),
+            CtOp::Yield | CtOp::Continue | CtOp::Break => {
+                Err(format!("'{}' outside the structured op it terminates", c.op.mnemonic()))
+            }
+            CtOp::Offset => {
+                let TileElem::Ptr(pointee) = self.val_ty(data.operands[0]).elem else {
+                    return Err("expected a pointer tile".into());
+                };
+                let it = self.val_ty(data.operands[1]).num().ok_or("expected an integer offset")?;
+                let pt = llvm_type(pointee).or(if pointee == NumType::I1 { Some("i8") } else { None }).ok_or_else(|| format!("pointers to {pointee} are not supported yet"))?;
+                let (ps, os) = (self.elems(data.operands[0])?, self.elems(data.operands[1])?);
+                let ilt = elem_llvm(TileElem::Num(it))?;
+                let mut out = Vec::new();
+                for (p, o) in ps.iter().zip(os.iter()) {
+                    let w = if ilt == "i64" { o.clone() } else { self.emit("ow", format!("sext {ilt} {o} to i64")) };
+                    out.push(self.emit("gp", format!("getelementptr {pt}, ptr addrspace(1) {p}, i64 {w}")));
+                }
+                self.set_elems(data.results[0], out);
+                Ok(())
+            }
+            CtOp::LoadPtrTko => self.load_ptr(op, c),
+            CtOp::StorePtrTko => self.store_ptr(op, c),
+            CtOp::AtomicRmwTko | CtOp::AtomicCasTko => self.atomic(op, c),
+            CtOp::GdcWaitTko | CtOp::GdcLaunchDependentsTko => {
+                if !self.target.starts_with("sm_9") {
+                    return Err(format!("grid dependency control needs sm_90 or newer, the target is {}", self.target));
+                }
+                let name = if c.op == CtOp::GdcWaitTko { "wait" } else { "launch.dependents" };
+                self.declare(&format!("declare void @llvm.nvvm.griddepcontrol.{name}()"));
+                self.line(&format!("call void @llvm.nvvm.griddepcontrol.{name}()"));
+                self.values.insert(data.results[0], Lowered::Token);
+                Ok(())
+            }
+            _ => self.elementwise_ct(op, c),
+        }
+    }
+
+    fn constant(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
+        let r = self.m.ops[op].results[0];
+        let t = self.val_ty(r);
+        let Some(Attr::Dense(d)) = c.get("value") else { return Err("missing dense value".into()) };
+        let n = t.num().ok_or("pointer constants are not supported")?;
+        let lt = elem_llvm(t.elem)?;
+        let count = match &t.layout {
+            Some(l) => reg_offsets(l, &t.shape).len(),
+            None => 1,
+        };
+        if d.is_splat() || t.shape.is_empty() {
+            // LLVM operands may be constants: the literal stands for the value.
+            let _ = lt;
+            self.set_elems(r, vec![literal(n, d.get(0)); count]);
+            return Ok(());
+        }
+        // A non-uniform constant lives in global memory, read at each register's position.
+        let lt_store = if lt == "i1" { "i8" } else { lt };
+        let items: Vec<String> = (0..d.num_elements())
+            .map(|i| format!("{lt_store} {}", if lt == "i1" { ((d.get(i) & 1) as i64).to_string() } else { literal(n, d.get(i)) }))
+            .collect();
+        self.counter += 1;
+        let name = format!("{}.const{}", self.smem_name.trim_end_matches(".smem"), self.counter);
+        self.declare(&format!(
+            "{name} = internal addrspace(1) constant [{} x {lt_store}] [{}], align 16",
+            items.len(),
+            items.join(", ")
+        ));
+        let coords = self.result_coords(r);
+        let mut out = Vec::new();
+        for cs in coords {
+            let lin = self.linear(&cs, &t.shape);
+            // Replicated threads hold coordinates past the tile: clamp them into it.
+            let cl = self.emit("cl", format!("urem i32 {lin}, {}", items.len()));
+            let p = self.emit("cp", format!("getelementptr {lt_store}, ptr addrspace(1) {name}, i32 {cl}"));
+            let v = self.emit("cv", format!("load {lt_store}, ptr addrspace(1) {p}"));
+            out.push(if lt == "i1" { self.emit("cb", format!("trunc i8 {v} to i1")) } else { v });
+        }
+        self.set_elems(r, out);
+        Ok(())
+    }
+
+    fn relayout(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
+        let data = self.m.ops[op].clone();
+        let src = data.operands[0];
+        let result = data.results[0];
+        let st = self.val_ty(src);
+        let rt = self.val_ty(result);
+        // A rank-0 source is already in every thread.
+        if st.shape.is_empty() && matches!(c.op, CtOp::Broadcast | CtOp::Reshape) {
+            let v = self.elems(src)?[0].clone();
+            let count = rt.layout.as_ref().map(|l| reg_offsets(l, &rt.shape).len()).unwrap_or(1);
+            self.set_elems(result, vec![v; count]);
+            return Ok(());
+        }
+        if st.layout == rt.layout && st.shape == rt.shape {
+            let e = self.elems(src)?;
+            self.set_elems(result, e);
+            return Ok(());
+        }
+        let size = smem_elem_bytes(rt.elem);
+        let sshape = st.shape.clone();
+        let rshape = rt.shape.clone();
+        match c.op {
+            CtOp::Broadcast => self.gather_through_smem(&[src], result, &mut |w, coords, _| {
+                let sc: Vec<String> =
+                    coords.iter().enumerate().map(|(d, x)| if sshape[d] == 1 { "0".to_string() } else { x.clone() }).collect();
+                let lin = w.linear(&sc, &sshape);
+                Ok(w.emit("bo", format!("mul i32 {lin}, {size}")))
+            }),
+            CtOp::Reshape => self.gather_through_smem(&[src], result, &mut |w, coords, _| {
+                let lin = w.linear(coords, &rshape);
+                Ok(w.emit("ro", format!("mul i32 {lin}, {size}")))
+            }),
+            CtOp::Permute => {
+                let Some(Attr::IntArray(perm)) = c.get("permutation") else { return Err("missing permutation".into()) };
+                let perm = perm.clone();
+                self.gather_through_smem(&[src], result, &mut |w, coords, _| {
+                    let mut sc = vec![String::new(); coords.len()];
+                    for (i, &p) in perm.iter().enumerate() {
+                        sc[p as usize] = coords[i].clone();
+                    }
+                    let lin = w.linear(&sc, &sshape);
+                    Ok(w.emit("po", format!("mul i32 {lin}, {size}")))
+                })
+            }
+            CtOp::Extract => {
+                let mut idx = Vec::new();
+                for &v in &data.operands[1..] {
+                    idx.push(self.elems(v)?[0].clone());
+                }
+                self.gather_through_smem(&[src], result, &mut |w, coords, _| {
+                    let mut sc = Vec::new();
+                    for (d, x) in coords.iter().enumerate() {
+                        let start = w.emit("xs", format!("mul i32 {}, {}", idx[d], rshape[d]));
+                        sc.push(w.emit("xc", format!("add i32 {start}, {x}")));
+                    }
+                    let lin = w.linear(&sc, &sshape);
+                    Ok(w.emit("xo", format!("mul i32 {lin}, {size}")))
+                })
+            }
+            CtOp::Cat => {
+                let dim = c.int("dim").ok_or("missing dim")? as usize;
+                let rhs = data.operands[1];
+                let lshape = sshape.clone();
+                let rhs_shape = self.val_ty(rhs).shape;
+                let split = lshape[dim];
+                self.gather_through_smem(&[src, rhs], result, &mut |w, coords, bases| {
+                    let ll = w.linear(coords, &lshape);
+                    let lo = w.emit("co", format!("mul i32 {ll}, {size}"));
+                    let mut rc = coords.to_vec();
+                    rc[dim] = w.emit("cr", format!("sub i32 {}, {split}", coords[dim]));
+                    let rl = w.linear(&rc, &rhs_shape);
+                    let ro = w.emit("co", format!("mul i32 {rl}, {size}"));
+                    let ro = w.emit("co", format!("add i32 {ro}, {}", bases[1]));
+                    let is_l = w.emit("cl", format!("icmp slt i32 {}, {split}", coords[dim]));
+                    Ok(w.emit("co", format!("select i1 {is_l}, i32 {lo}, i32 {ro}")))
+                })
+            }
+            _ => Err("not a relayout op".into()),
+        }
+    }
+
+    /// Lowers a region's block (reduce/scan bodies, loop bodies) with `args` bound to its
+    /// arguments; returns the terminator's op and its operands' lowered values.
+    fn inline_block(&mut self, block: tileir_ir::BlockId, args: &[Vec<String>]) -> R<Option<(OpId, Vec<Vec<String>>)>> {
+        let m = self.m;
+        let bargs = m.blocks[block].args.clone();
+        for (a, v) in bargs.iter().zip(args) {
+            self.set_elems(*a, v.clone());
+        }
+        let ops = m.blocks[block].ops.clone();
+        let mut term = None;
+        for &o in &ops {
+            match m.ops[o].kind.ct() {
+                Some(CtOp::Yield | CtOp::Continue | CtOp::Break) => {
+                    let mut vals = Vec::new();
+                    for &v in &m.ops[o].operands {
+                        vals.push(self.elems(v)?);
+                    }
+                    term = Some((o, vals));
+                }
+                _ => self.op(o),
+            }
+        }
+        self.wide.clear();
+        Ok(term)
+    }
+
+    fn reduce_scan(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
+        let m = self.m;
+        let data = m.ops[op].clone();
+        let is_scan = c.op == CtOp::Scan;
+        let dim = c.int("dim").ok_or("missing dim")? as usize;
+        let reverse = c.flag("reverse");
+        let Some(Attr::Array(ids)) = c.get("identities") else { return Err("missing identities".into()) };
+        let body = m.entry_block(op, 0).ok_or("missing body")?;
+        let st = self.val_ty(data.operands[0]);
+        let n = st.shape[dim];
+        let elem_tys: Vec<TileElem> = data.operands.iter().map(|&v| self.val_ty(v).elem).collect();
+        let mut identities = Vec::new();
+        for (id, e) in ids.iter().zip(&elem_tys) {
+            let Attr::Scalar(it, bits) = id else { return Err("identity is not a typed scalar".into()) };
+            let TileElem::Num(en) = e else { return Err("reduction of pointers".into()) };
+            let lit = literal(*it, *bits);
+            let lt = elem_llvm(*e)?;
+            let v = if it == en {
+                lit
+            } else {
+                let from = elem_llvm(TileElem::Num(*it))?;
+                let op = if it.storage_bytes() < en.storage_bytes() { "fpext" } else { "fptrunc" };
+                self.emit("id", format!("{op} {from} {lit} to {lt}"))
+            };
+            identities.push(v);
+        }
+        // Stage every operand in shared memory, row-major.
+        let mut bases = Vec::new();
+        let mut total = 0u64;
+        let count: i64 = st.shape.iter().product();
+        for e in &elem_tys {
+            bases.push(total);
+            total += (count as u64 * smem_elem_bytes(*e)).div_ceil(16) * 16;
+        }
+        self.scratch(total);
+        self.barrier();
+        for (i, &v) in data.operands.iter().enumerate() {
+            self.spill_to_smem(v, bases[i])?;
+        }
+        self.barrier();
+        let results = data.results.clone();
+        let coords = self.result_coords(results[0]);
+        let shape = st.shape.clone();
+        let mut outs: Vec<Vec<String>> = vec![Vec::new(); results.len()];
+        for rc in coords {
+            // Reduce: rc lacks `dim`; scan: rc is the full coordinate and the loop stops at it.
+            let (header, step, exit) = (self.new_label("red"), self.new_label("redb"), self.new_label("rede"));
+            let pre = self.cur_block.clone();
+            self.line(&format!("br label {header}"));
+            self.label(&header);
+            let k = self.fresh("k");
+            let accs: Vec<String> = (0..identities.len()).map(|_| self.fresh("acc")).collect();
+            let phi_mark = format!("@@PHI{}@@", self.counter);
+            self.line(&format!("{k} = phi i32 [ 0, {pre} ]{phi_mark}k"));
+            for (i, a) in accs.iter().enumerate() {
+                let lt = elem_llvm(elem_tys[i])?;
+                self.line(&format!("{a} = phi {lt} [ {}, {pre} ]{phi_mark}{i}", identities[i]));
+            }
+            let trip = if is_scan {
+                let pos = rc[dim].clone();
+                self.emit("tr", format!("add i32 {pos}, 1"))
+            } else {
+                n.to_string()
+            };
+            let (trip, pos_of) = if is_scan && reverse {
+                let t = self.emit("tr", format!("sub i32 {n}, {}", rc[dim]));
+                (t, true)
+            } else {
+                (trip, false)
+            };
+            let done = self.emit("dn", format!("icmp uge i32 {k}, {trip}"));
+            self.line(&format!("br i1 {done}, label {exit}, label {step}"));
+            self.label(&step);
+            let kk = if pos_of { self.emit("kr", format!("sub i32 {}, {k}", n - 1)) } else { k.clone() };
+            let mut sc: Vec<String> = rc.clone();
+            if is_scan {
+                sc[dim] = kk;
+            } else {
+                sc.insert(dim, kk);
+            }
+            let lin = self.linear(&sc, &shape);
+            let mut args = Vec::new();
+            for (i, e) in elem_tys.iter().enumerate() {
+                let off = self.emit("ro", format!("mul i32 {lin}, {}", smem_elem_bytes(*e)));
+                let off = self.emit("ro", format!("add i32 {off}, {}", bases[i]));
+                let x = self.smem_load(*e, &off)?;
+                args.push(vec![x]);
+                args.push(vec![accs[i].clone()]);
+            }
+            let term = self.inline_block(body, &args)?.ok_or("reduction body without yield")?;
+            let next_k = self.emit("kn", format!("add i32 {k}, 1"));
+            let latch = self.cur_block.clone();
+            self.line(&format!("br label {header}"));
+            self.body = self.body.replace(&format!("{phi_mark}k"), &format!(", [ {next_k}, {latch} ]"));
+            for i in 0..accs.len() {
+                let y = term.1.get(i).and_then(|v| v.first()).ok_or("reduction body yields too few values")?;
+                self.body = self.body.replace(&format!("{phi_mark}{i}\n"), &format!(", [ {y}, {latch} ]\n"));
+            }
+            self.label(&exit);
+            for (i, a) in accs.iter().enumerate() {
+                outs[i].push(a.clone());
+            }
+        }
+        for (i, &r) in results.iter().enumerate() {
+            self.set_elems(r, std::mem::take(&mut outs[i]));
+        }
+        Ok(())
+    }
+
+    fn dot(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
+        let data = self.m.ops[op].clone();
+        let (a, b, acc) = (data.operands[0], data.operands[1], data.operands[2]);
+        let (at, bt, ct) = (self.val_ty(a), self.val_ty(b), self.val_ty(acc));
+        let rank = at.shape.len();
+        let k_dim = at.shape[rank - 1];
+        let (an, cn) = (at.num().ok_or("pointer operand")?, ct.num().ok_or("pointer operand")?);
+        let is_int = c.op == CtOp::MmaI;
+        let sa = c.enum_attr::<Signedness>("signedness_lhs").unwrap_or(Signedness::Signed);
+        let sb = c.enum_attr::<Signedness>("signedness_rhs").unwrap_or(Signedness::Signed);
+        if !is_int && matches!(an, NumType::F8E4M3FN | NumType::F8E5M2) {
+            return Err(format!("the FMA variant of 'mmaf' cannot read {an} operands yet (no mma.sync/wgmma variant exists yet)"));
+        }
+        let bytes_a = (at.shape.iter().product::<i64>() as u64 * smem_elem_bytes(at.elem)).div_ceil(16) * 16;
+        let bytes_b = (bt.shape.iter().product::<i64>() as u64 * smem_elem_bytes(bt.elem)).div_ceil(16) * 16;
+        self.scratch(bytes_a + bytes_b);
+        self.barrier();
+        self.spill_to_smem(a, 0)?;
+        self.spill_to_smem(b, bytes_a)?;
+        self.barrier();
+        let accs = self.elems(acc)?;
+        let coords = self.result_coords(data.results[0]);
+        let clt = elem_llvm(ct.elem)?;
+        let (alt, blt) = (elem_llvm(at.elem)?, elem_llvm(bt.elem)?);
+        let (header, step, exit) = (self.new_label("dot"), self.new_label("dotb"), self.new_label("dote"));
+        let pre = self.cur_block.clone();
+        self.line(&format!("br label {header}"));
+        self.label(&header);
+        let k = self.fresh("k");
+        let mark = format!("@@DOT{}@@", self.counter);
+        self.line(&format!("{k} = phi i32 [ 0, {pre} ]{mark}k"));
+        let phis: Vec<String> = accs
+            .iter()
+            .enumerate()
+            .map(|(i, a0)| {
+                let p = self.fresh("dacc");
+                self.line(&format!("{p} = phi {clt} [ {a0}, {pre} ]{mark}{i}"));
+                p
+            })
+            .collect();
+        let done = self.emit("dn", format!("icmp uge i32 {k}, {k_dim}"));
+        self.line(&format!("br i1 {done}, label {exit}, label {step}"));
+        self.label(&step);
+        let mut next = Vec::new();
+        for (i, rc) in coords.iter().enumerate() {
+            // rc = [batch?, m, n]
+            let mut ac = rc.clone();
+            ac[rank - 1] = k.clone();
+            let mut bc = rc.clone();
+            bc[rank - 2] = k.clone();
+            let la = self.linear(&ac, &at.shape);
+            let oa = self.emit("oa", format!("mul i32 {la}, {}", smem_elem_bytes(at.elem)));
+            let x = self.smem_load(at.elem, &oa)?;
+            let lb = self.linear(&bc, &bt.shape);
+            let ob = self.emit("ob", format!("mul i32 {lb}, {}", smem_elem_bytes(bt.elem)));
+            let ob = self.emit("ob", format!("add i32 {ob}, {bytes_a}"));
+            let y = self.smem_load(bt.elem, &ob)?;
+            let r = if is_int {
+                let ext = |s: Signedness| if s == Signedness::Signed { "sext" } else { "zext" };
+                let xw = self.emit("xw", format!("{} {alt} {x} to {clt}", ext(sa)));
+                let yw = self.emit("yw", format!("{} {blt} {y} to {clt}", ext(sb)));
+                let p = self.emit("pm", format!("mul {clt} {xw}, {yw}"));
+                self.emit("pa", format!("add {clt} {}, {p}", phis[i]))
+            } else {
+                let up = |w: &mut Self, v: &str, lt: &str| if lt == clt { v.to_string() } else { w.emit("up", format!("fpext {lt} {v} to {clt}")) };
+                let xw = up(self, &x, alt);
+                let yw = up(self, &y, blt);
+                let fma = format!("llvm.fma.{}", if clt == "double" { "f64" } else if clt == "half" { "f16" } else { "f32" });
+                self.intrinsic(clt, &fma, &[(clt, &xw), (clt, &yw), (clt, &phis[i])])
+            };
+            next.push(r);
+        }
+        let _ = cn;
+        let kn = self.emit("kn", format!("add i32 {k}, 1"));
+        let latch = self.cur_block.clone();
+        self.line(&format!("br label {header}"));
+        self.body = self.body.replace(&format!("{mark}k\n"), &format!(", [ {kn}, {latch} ]\n"));
+        for (i, v) in next.iter().enumerate() {
+            self.body = self.body.replace(&format!("{mark}{i}\n"), &format!(", [ {v}, {latch} ]\n"));
+        }
+        self.label(&exit);
+        self.set_elems(data.results[0], phis);
+        Ok(())
+    }
+
+    /// Flattened lowered values of `vs` and the LLVM type of each.
+    fn flat(&mut self, vs: &[ValueId]) -> R<(Vec<String>, Vec<&'static str>)> {
+        let mut vals = Vec::new();
+        let mut tys = Vec::new();
+        for &v in vs {
+            let t = self.val_ty(v);
+            let lt = match self.values.get(&v) {
+                Some(Lowered::Token) => {
+                    continue;
+                }
+                _ => elem_llvm(t.elem)?,
+            };
+            for e in self.elems(v)? {
+                vals.push(e);
+                tys.push(lt);
+            }
+        }
+        Ok((vals, tys))
+    }
+
+    /// Binds `vs` (results or block args) from a flat list, in order; tokens take none.
+    fn unflatten(&mut self, vs: &[ValueId], flat: &[String]) {
+        let mut i = 0;
+        for &v in vs {
+            if matches!(self.m.types.get(self.m.value_type(v)), Type::Token | Type::MemToken) {
+                self.values.insert(v, Lowered::Token);
+                continue;
+            }
+            let t = self.val_ty(v);
+            let n = t.layout.as_ref().map(|l| reg_offsets(l, &t.shape).len()).unwrap_or(1);
+            let part = flat[i..(i + n).min(flat.len())].to_vec();
+            i += n;
+            self.set_elems(v, part);
+        }
+    }
+
+    fn flat_of_lists(lists: &[Vec<String>]) -> Vec<String> {
+        lists.iter().flatten().cloned().collect()
+    }
+
+    fn for_loop(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
+        let m = self.m;
+        let data = m.ops[op].clone();
+        let (lb, ub, step) = (data.operands[0], data.operands[1], data.operands[2]);
+        let it = self.val_ty(lb).num().ok_or("loop bounds must be integers")?;
+        let ilt = elem_llvm(TileElem::Num(it))?;
+        let (lbv, ubv, stv) = (self.elems(lb)?[0].clone(), self.elems(ub)?[0].clone(), self.elems(step)?[0].clone());
+        let (init_vals, tys) = self.flat(&data.operands[3..])?;
+        let body = m.entry_block(op, 0).ok_or("missing body")?;
+        let (header, bodyl, latch, exit) =
+            (self.new_label("for"), self.new_label("forb"), self.new_label("forl"), self.new_label("fore"));
+        let pre = self.cur_block.clone();
+        self.line(&format!("br label {header}"));
+        self.label(&header);
+        let mark = format!("@@FOR{}@@", self.counter);
+        let iv = self.fresh("iv");
+        self.line(&format!("{iv} = phi {ilt} [ {lbv}, {pre} ]{mark}iv"));
+        let phis: Vec<String> = init_vals
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let p = self.fresh("it");
+                self.line(&format!("{p} = phi {} [ {v}, {pre} ]{mark}{i}", tys[i]));
+                p
+            })
+            .collect();
+        let cmp = if c.flag("unsignedCmp") { "ult" } else { "slt" };
+        let go = self.emit("go", format!("icmp {cmp} {ilt} {iv}, {ubv}"));
+        self.line(&format!("br i1 {go}, label {bodyl}, label {exit}"));
+        self.label(&bodyl);
+        let bargs = m.blocks[body].args.clone();
+        self.values.insert(bargs[0], Lowered::Scalar(iv.clone()));
+        self.unflatten(&bargs[1..], &phis);
+        // `continue`s (the final one and those inside `if`s) all reach one latch block,
+        // which steps the induction variable, so the header has exactly two predecessors.
+        self.loops.push(LoopTargets { header: latch.clone(), exit: exit.clone(), continues: vec![], breaks: vec![] });
+        let term = self.inline_block_no_bind(body)?;
+        let mut targets = self.loops.pop().ok_or("loop stack underflow")?;
+        let from = self.cur_block.clone();
+        targets.continues.push((term.map(|t| Self::flat_of_lists(&t.1)).unwrap_or_default(), from));
+        self.line(&format!("br label {latch}"));
+        self.label(&latch);
+        let mut latch_vals = Vec::new();
+        for (i, ty) in tys.iter().enumerate() {
+            let incoming: Vec<String> = targets
+                .continues
+                .iter()
+                .map(|(v, from)| format!("[ {}, {} ]", v.get(i).cloned().unwrap_or_else(|| "poison".into()), from))
+                .collect();
+            latch_vals.push(self.emit("lv", format!("phi {ty} {}", incoming.join(", "))));
+        }
+        let ivn = self.emit("ivn", format!("add {ilt} {iv}, {stv}"));
+        let latch_end = self.cur_block.clone();
+        self.line(&format!("br label {header}"));
+        self.body = self.body.replace(&format!("{mark}iv\n"), &format!(", [ {ivn}, {latch_end} ]\n"));
+        for (i, v) in latch_vals.iter().enumerate() {
+            self.body = self.body.replace(&format!("{mark}{i}\n"), &format!(", [ {v}, {latch_end} ]\n"));
+        }
+        self.label(&exit);
+        self.wide.clear();
+        self.unflatten(&data.results, &phis);
+        Ok(())
+    }
+
+    /// Lowers a body whose arguments are already bound; `continue`/`break` inside nested
+    /// `if`s are recorded on the loop stack by [`Self::if_op`].
+    fn inline_block_no_bind(&mut self, block: tileir_ir::BlockId) -> R<Option<(OpId, Vec<Vec<String>>)>> {
+        let m = self.m;
+        let ops = m.blocks[block].ops.clone();
+        let mut term = None;
+        for &o in &ops {
+            match m.ops[o].kind.ct() {
+                Some(CtOp::Yield | CtOp::Continue | CtOp::Break) => {
+                    let mut vals = Vec::new();
+                    for &v in &m.ops[o].operands {
+                        if matches!(self.values.get(&v), Some(Lowered::Token)) {
+                            continue;
+                        }
+                        vals.push(self.elems(v)?);
+                    }
+                    term = Some((o, vals));
+                }
+                _ => self.op(o),
+            }
+        }
+        Ok(term)
+    }
+
+    fn general_loop(&mut self, op: OpId) -> R<()> {
+        let m = self.m;
+        let data = m.ops[op].clone();
+        let (init_vals, tys) = self.flat(&data.operands)?;
+        let body = m.entry_block(op, 0).ok_or("missing body")?;
+        let (header, exit) = (self.new_label("loop"), self.new_label("loope"));
+        let pre = self.cur_block.clone();
+        self.line(&format!("br label {header}"));
+        self.label(&header);
+        let mark = format!("@@LOOP{}@@", self.counter);
+        let phis: Vec<String> = init_vals
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let p = self.fresh("lp");
+                self.line(&format!("{p} = phi {} [ {v}, {pre} ]{mark}{i}", tys[i]));
+                p
+            })
+            .collect();
+        let bargs = m.blocks[body].args.clone();
+        self.unflatten(&bargs, &phis);
+        self.loops.push(LoopTargets { header: header.clone(), exit: exit.clone(), continues: vec![], breaks: vec![] });
+        let term = self.inline_block_no_bind(body)?;
+        let mut targets = self.loops.pop().ok_or("loop stack underflow")?;
+        if let Some((t, vals)) = term {
+            let from = self.cur_block.clone();
+            if m.ops[t].kind.ct() == Some(CtOp::Break) {
+                targets.breaks.push((Self::flat_of_lists(&vals), from));
+                self.line(&format!("br label {exit}"));
+            } else {
+                targets.continues.push((Self::flat_of_lists(&vals), from));
+                self.line(&format!("br label {header}"));
+            }
+        } else {
+            let from = self.cur_block.clone();
+            targets.continues.push((vec![], from));
+            self.line(&format!("br label {header}"));
+        }
+        for i in 0..phis.len() {
+            let incoming: String =
+                targets.continues.iter().map(|(v, from)| format!(", [ {}, {} ]", v.get(i).cloned().unwrap_or_default(), from)).collect();
+            self.body = self.body.replace(&format!("{mark}{i}\n"), &format!("{incoming}\n"));
+        }
+        self.label(&exit);
+        self.wide.clear();
+        // Results come from the breaks.
+        let (_, rtys) = {
+            let mut t = Vec::new();
+            for &r in &data.results {
+                let vt = self.val_ty(r);
+                if matches!(self.m.types.get(self.m.value_type(r)), Type::Token | Type::MemToken) {
+                    continue;
+                }
+                let n = vt.layout.as_ref().map(|l| reg_offsets(l, &vt.shape).len()).unwrap_or(1);
+                for _ in 0..n {
+                    t.push(elem_llvm(vt.elem)?);
+                }
+            }
+            ((), t)
+        };
+        let mut res = Vec::new();
+        for (i, lt) in rtys.iter().enumerate() {
+            let incoming: Vec<String> =
+                targets.breaks.iter().map(|(v, from)| format!("[ {}, {} ]", v.get(i).cloned().unwrap_or_default(), from)).collect();
+            if incoming.is_empty() {
+                res.push("poison".to_string());
+            } else {
+                res.push(self.emit("br", format!("phi {lt} {}", incoming.join(", "))));
+            }
+        }
+        if targets.breaks.is_empty() {
+            self.line("unreachable");
+            let dead = self.new_label("dead");
+            self.label(&dead);
+        }
+        self.unflatten(&data.results, &res);
+        Ok(())
+    }
+
+    fn if_op(&mut self, op: OpId) -> R<()> {
+        let m = self.m;
+        let data = m.ops[op].clone();
+        let cond = self.elems(data.operands[0])?[0].clone();
+        let (then_l, else_l, join) = (self.new_label("then"), self.new_label("else"), self.new_label("endif"));
+        self.line(&format!("br i1 {cond}, label {then_l}, label {else_l}"));
+        let mut incoming: Vec<(Vec<String>, String)> = Vec::new();
+        for (ri, label) in [(0usize, then_l), (1usize, else_l)] {
+            self.label(&label);
+            let block = m.entry_block(op, ri);
+            let term = match block {
+                Some(b) => self.inline_block_no_bind(b)?,
+                None => None,
+            };
+            let from = self.cur_block.clone();
+            match term {
+                Some((t, vals)) => match m.ops[t].kind.ct() {
+                    Some(CtOp::Yield) => {
+                        incoming.push((Self::flat_of_lists(&vals), from));
+                        self.line(&format!("br label {join}"));
+                    }
+                    Some(CtOp::Continue) => {
+                        let l = self.loops.last_mut().ok_or("'continue' outside a loop")?;
+                        l.continues.push((Self::flat_of_lists(&vals), from));
+                        let h = l.header.clone();
+                        self.line(&format!("br label {h}"));
+                    }
+                    Some(CtOp::Break) => {
+                        let l = self.loops.last_mut().ok_or("'break' outside a loop")?;
+                        l.breaks.push((Self::flat_of_lists(&vals), from));
+                        let e = l.exit.clone();
+                        self.line(&format!("br label {e}"));
+                    }
+                    _ => self.line(&format!("br label {join}")),
+                },
+                None => {
+                    // The branch ended in `return` (its dead block falls through here).
+                    incoming.push((vec![], from));
+                    self.line(&format!("br label {join}"));
+                }
+            }
+            self.wide.clear();
+        }
+        self.label(&join);
+        let mut res = Vec::new();
+        let mut tys = Vec::new();
+        for &r in &data.results {
+            if matches!(self.m.types.get(self.m.value_type(r)), Type::Token | Type::MemToken) {
+                continue;
+            }
+            let vt = self.val_ty(r);
+            let n = vt.layout.as_ref().map(|l| reg_offsets(l, &vt.shape).len()).unwrap_or(1);
+            for _ in 0..n {
+                tys.push(elem_llvm(vt.elem)?);
+            }
+        }
+        for (i, lt) in tys.iter().enumerate() {
+            let inc: Vec<String> = incoming
+                .iter()
+                .filter(|(v, _)| !v.is_empty())
+                .map(|(v, from)| format!("[ {}, {} ]", v[i], from))
+                .collect();
+            if inc.is_empty() {
+                res.push("poison".to_string());
+            } else {
+                res.push(self.emit("ifr", format!("phi {lt} {}", inc.join(", "))));
+            }
+        }
+        self.unflatten(&data.results, &res);
+        Ok(())
+    }
+
+    /// The guard under which a memory effect of `t` runs once per element: the thread
+    /// owns real elements (tiles), or is thread 0 (rank-0 values every thread holds).
+    fn effect_guard(&mut self, t: &ValTy) -> Option<String> {
+        match &t.layout {
+            Some(l) => self.owns(l, &t.shape),
+            None => {
+                let tid = self.thread_id();
+                Some(self.emit("t0", format!("icmp eq i32 {tid}, 0")))
+            }
+        }
+    }
+
+    fn load_ptr(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
+        let data = self.m.ops[op].clone();
+        let seg = &c.segments;
+        let ordering = c.enum_attr::<MemoryOrdering>("memory_ordering_semantics").unwrap_or(MemoryOrdering::Weak);
+        let ptrs = self.elems(data.operands[0])?;
+        let mut i = 1;
+        let mask = if seg.get(1).copied().unwrap_or(0) > 0 {
+            i += 1;
+            Some(self.elems(data.operands[1])?)
+        } else {
+            None
+        };
+        let pad = if seg.get(2).copied().unwrap_or(0) > 0 { Some(self.elems(data.operands[i])?) } else { None };
+        let rt = self.val_ty(data.results[0]);
+        let lt = elem_llvm(rt.elem)?;
+        let mem_lt = if lt == "i1" { "i8" } else { lt };
+        let sem = ptx_sem(ordering, c.enum_attr::<MemoryScope>("memory_scope"), true)?;
+        let mut out = Vec::new();
+        for (k, p) in ptrs.iter().enumerate() {
+            let v = match (&mask, sem.as_deref()) {
+                (None, None) => self.emit("lp", format!("load {mem_lt}, ptr addrspace(1) {p}")),
+                _ => {
+                    // Masked or ordered: one guarded load per element.
+                    let (yes, join) = (self.new_label("ml"), self.new_label("mlj"));
+                    let pre = self.cur_block.clone();
+                    let cond = mask.as_ref().map(|m| m[k].clone()).unwrap_or_else(|| "true".into());
+                    self.line(&format!("br i1 {cond}, label {yes}, label {join}"));
+                    self.label(&yes);
+                    let x = match &sem {
+                        None => self.emit("lp", format!("load {mem_lt}, ptr addrspace(1) {p}")),
+                        Some(s) => self.emit("lp", format!("load atomic {mem_lt}, ptr addrspace(1) {p} {s}, align {}", mem_bytes(mem_lt))),
+                    };
+                    let from = self.cur_block.clone();
+                    self.line(&format!("br label {join}"));
+                    self.label(&join);
+                    let other = match &pad {
+                        Some(pv) => {
+                            if lt == "i1" {
+                                self.emit("pz", format!("zext i1 {} to i8", pv[k]))
+                            } else {
+                                pv[k].clone()
+                            }
+                        }
+                        None => "poison".into(),
+                    };
+                    self.emit("ph", format!("phi {mem_lt} [ {x}, {from} ], [ {other}, {pre} ]"))
+                }
+            };
+            out.push(if lt == "i1" { self.emit("nz", format!("icmp ne i8 {v}, 0")) } else { v });
+        }
+        self.set_elems(data.results[0], out);
+        self.values.insert(data.results[1], Lowered::Token);
+        Ok(())
+    }
+
+    fn store_ptr(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
+        let data = self.m.ops[op].clone();
+        let seg = &c.segments;
+        let ordering = c.enum_attr::<MemoryOrdering>("memory_ordering_semantics").unwrap_or(MemoryOrdering::Weak);
+        let sem = ptx_sem(ordering, c.enum_attr::<MemoryScope>("memory_scope"), false)?;
+        let pt = self.val_ty(data.operands[0]);
+        let ptrs = self.elems(data.operands[0])?;
+        let vals = self.elems(data.operands[1])?;
+        let mask = if seg.get(2).copied().unwrap_or(0) > 0 { Some(self.elems(data.operands[2])?) } else { None };
+        let lt = elem_llvm(self.val_ty(data.operands[1]).elem)?;
+        let guard = self.effect_guard(&pt);
+        let (yes, join) = (self.new_label("sg"), self.new_label("sgj"));
+        self.line(&format!("br i1 {}, label {yes}, label {join}", guard.unwrap_or_else(|| "true".into())));
+        self.label(&yes);
+        for (k, p) in ptrs.iter().enumerate() {
+            let v = if lt == "i1" { self.emit("sz", format!("zext i1 {} to i8", vals[k])) } else { vals[k].clone() };
+            let mem_lt = if lt == "i1" { "i8" } else { lt };
+            let (s_yes, s_join) = (self.new_label("ms"), self.new_label("msj"));
+            let cond = mask.as_ref().map(|m| m[k].clone()).unwrap_or_else(|| "true".into());
+            self.line(&format!("br i1 {cond}, label {s_yes}, label {s_join}"));
+            self.label(&s_yes);
+            match &sem {
+                None => self.line(&format!("store {mem_lt} {v}, ptr addrspace(1) {p}")),
+                Some(s) => self.line(&format!("store atomic {mem_lt} {v}, ptr addrspace(1) {p} {s}, align {}", mem_bytes(mem_lt))),
+            }
+            self.line(&format!("br label {s_join}"));
+            self.label(&s_join);
+        }
+        self.line(&format!("br label {join}"));
+        self.label(&join);
+        self.values.insert(data.results[0], Lowered::Token);
+        Ok(())
+    }
+
+    fn atomic(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
+        let data = self.m.ops[op].clone();
+        let is_cas = c.op == CtOp::AtomicCasTko;
+        let ordering = c.enum_attr::<MemoryOrdering>("memory_ordering_semantics").unwrap_or(MemoryOrdering::Relaxed);
+        let scope = c.enum_attr::<MemoryScope>("memory_scope").unwrap_or(MemoryScope::Device);
+        let sem = match ordering {
+            MemoryOrdering::Weak | MemoryOrdering::Relaxed => "relaxed",
+            MemoryOrdering::Acquire => "acquire",
+            MemoryOrdering::Release => "release",
+            MemoryOrdering::AcqRel => "acq_rel",
+        };
+        let scope_s = match scope {
+            MemoryScope::TlBlk => "cta",
+            MemoryScope::Device => "gpu",
+            MemoryScope::Sys => "sys",
+        };
+        let pt = self.val_ty(data.operands[0]);
+        let ptrs = self.elems(data.operands[0])?;
+        let nargs = if is_cas { 2 } else { 1 };
+        let mut args = Vec::new();
+        for i in 0..nargs {
+            args.push(self.elems(data.operands[1 + i])?);
+        }
+        let seg_mask = c.segments.get(1 + nargs).copied().unwrap_or(0) > 0;
+        let mask = if seg_mask { Some(self.elems(data.operands[1 + nargs])?) } else { None };
+        let vt = self.val_ty(data.operands[1 + nargs - 1]);
+        let n = vt.num().ok_or("pointer atomics")?;
+        let lt = elem_llvm(vt.elem)?;
+        let bits = n.storage_bytes() * 8;
+        let (opname, ptx_ty) = if is_cas {
+            ("cas", format!("b{bits}"))
+        } else {
+            let mode = c.enum_attr::<AtomicRmwMode>("mode").ok_or("missing mode")?;
+            match mode {
+                AtomicRmwMode::And => ("and", format!("b{bits}")),
+                AtomicRmwMode::Or => ("or", format!("b{bits}")),
+                AtomicRmwMode::Xor => ("xor", format!("b{bits}")),
+                AtomicRmwMode::Add => ("add", format!("u{bits}")),
+                AtomicRmwMode::AddF => ("add", if n == NumType::BF16 { "noftz.bf16".into() } else if n == NumType::F16 { "noftz.f16".into() } else { format!("f{bits}") }),
+                AtomicRmwMode::Max => ("max", format!("s{bits}")),
+                AtomicRmwMode::Min => ("min", format!("s{bits}")),
+                AtomicRmwMode::UMax => ("max", format!("u{bits}")),
+                AtomicRmwMode::UMin => ("min", format!("u{bits}")),
+                AtomicRmwMode::Xchg => ("exch", format!("b{bits}")),
+            }
+        };
+        let (reg_ty, cons) = match bits {
+            16 => ("i16", "h"),
+            32 => ("i32", "r"),
+            64 => ("i64", "l"),
+            _ => return Err(format!("atomics on {n} are not supported")),
+        };
+        // Ordering and scope must be spelled in PTX: LLVM 22 drops them from atomicrmw.
+        let guard = self.effect_guard(&pt);
+        let mut out = Vec::new();
+        for (k, p) in ptrs.iter().enumerate() {
+            let mut cond = guard.clone().unwrap_or_else(|| "true".into());
+            if let Some(mk) = &mask {
+                cond = self.emit("am", format!("and i1 {cond}, {}", mk[k]));
+            }
+            let mut operands = vec![format!("ptr addrspace(1) {p}"), format!("i1 {cond}")];
+            for a in &args {
+                let r = if lt == reg_ty { a[k].clone() } else { self.emit("ab", format!("bitcast {lt} {} to {reg_ty}", a[k])) };
+                operands.push(format!("{reg_ty} {r}"));
+            }
+            let asm = if is_cas {
+                format!("{{ .reg .pred p; setp.ne.b32 p, $2, 0; @p atom.{sem}.{scope_s}.global.cas.{ptx_ty} $0, [$1], $3, $4; }}")
+            } else {
+                format!("{{ .reg .pred p; setp.ne.b32 p, $2, 0; @p atom.{sem}.{scope_s}.global.{opname}.{ptx_ty} $0, [$1], $3; }}")
+            };
+            let mut cons_list = vec![format!("={cons}"), "l".into(), "r".into()];
+            for _ in &args {
+                cons_list.push(cons.into());
+            }
+            cons_list.push("~{memory}".into());
+            // The predicate travels as an i32 (inline asm has no i1 register class).
+            operands[1] = {
+                let z = self.emit("ap", format!("zext i1 {cond} to i32"));
+                format!("i32 {z}")
+            };
+            let r = self.emit("at", format!("call {reg_ty} asm sideeffect \"{asm}\", \"{}\"({})", cons_list.join(","), operands.join(", ")));
+            out.push(if lt == reg_ty { r } else { self.emit("ar", format!("bitcast {reg_ty} {r} to {lt}")) });
+        }
+        // A rank-0 atomic ran in thread 0 only: broadcast its result.
+        if pt.layout.is_none() {
+            self.scratch(16);
+            self.barrier();
+            let tid = self.thread_id();
+            let is0 = self.emit("t0", format!("icmp eq i32 {tid}, 0"));
+            let (yes, join) = (self.new_label("ab"), self.new_label("abj"));
+            self.line(&format!("br i1 {is0}, label {yes}, label {join}"));
+            self.label(&yes);
+            self.smem_store(vt.elem, "0", &out[0])?;
+            self.line(&format!("br label {join}"));
+            self.label(&join);
+            self.barrier();
+            out = vec![self.smem_load(vt.elem, "0")?];
+        }
+        self.set_elems(data.results[0], out);
+        self.values.insert(data.results[1], Lowered::Token);
+        Ok(())
+    }
+
+    /// Element-wise arithmetic, math, comparisons, selects and conversions.
+    fn elementwise_ct(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
+        let data = self.m.ops[op].clone();
+        if data.results.len() != 1 {
+            return Err(format!("'{}' is not supported by the LLVM writer yet", c.op.mnemonic()));
+        }
+        let r = data.results[0];
+        let rt = self.val_ty(r);
+        let in_t = data.operands.first().map(|&v| self.val_ty(v)).unwrap_or(rt.clone());
+        let mut ops = Vec::new();
+        for &v in &data.operands {
+            ops.push(self.elems(v)?);
+        }
+        let n = ops.first().map(|o| o.len()).unwrap_or(0);
+        let mut out = Vec::with_capacity(n);
+        for i in 0..n {
+            let args: Vec<String> = ops.iter().map(|o| o.get(i).cloned().unwrap_or_else(|| o[0].clone())).collect();
+            out.push(self.scalar_ct(c, &in_t, &rt, &args)?);
+        }
+        self.set_elems(r, out);
+        Ok(())
+    }
+
+    /// One element of an element-wise op.
+    fn scalar_ct(&mut self, c: &CudaTileOp, in_t: &ValTy, rt: &ValTy, a: &[String]) -> R<String> {
+        let it = in_t.num().ok_or("pointer operands")?;
+        let rn = rt.num().unwrap_or(it);
+        let lt = elem_llvm(TileElem::Num(it))?;
+        let rlt = elem_llvm(rt.elem)?;
+        let sign = c.enum_attr::<Signedness>("signedness").unwrap_or(Signedness::Signed);
+        let rounding = c.enum_attr::<RoundingMode>("rounding_mode").unwrap_or(RoundingMode::NearestEven);
+        let ftz = c.flag("flush_to_zero");
+        let w = int_bits(it);
+        let bin = |s: &mut Self, inst: &str| s.emit("e", format!("{inst} {lt} {}, {}", a[0], a[1]));
+        Ok(match c.op {
+            CtOp::AddI => bin(self, "add"),
+            CtOp::SubI => bin(self, "sub"),
+            CtOp::MulI => bin(self, "mul"),
+            CtOp::AndI => bin(self, "and"),
+            CtOp::OrI => bin(self, "or"),
+            CtOp::XOrI => bin(self, "xor"),
+            CtOp::NegI => self.emit("e", format!("sub {lt} 0, {}", a[0])),
+            CtOp::AbsI => self.intrinsic(lt, &format!("llvm.abs.{lt}"), &[(lt, &a[0]), ("i1", "false")]),
+            CtOp::MaxI | CtOp::MinI => {
+                let f = match (c.op == CtOp::MaxI, sign) {
+                    (true, Signedness::Signed) => "smax",
+                    (true, Signedness::Unsigned) => "umax",
+                    (false, Signedness::Signed) => "smin",
+                    (false, Signedness::Unsigned) => "umin",
+                };
+                self.intrinsic(lt, &format!("llvm.{f}.{lt}"), &[(lt, &a[0]), (lt, &a[1])])
+            }
+            CtOp::ShlI | CtOp::ShrI => {
+                // Amounts >= the width give 0 (or the sign fill for arithmetic shifts),
+                // where LLVM would give poison.
+                let big = self.emit("sb", format!("icmp uge {lt} {}, {w}", a[1]));
+                let (inst, fill) = match (c.op, sign) {
+                    (CtOp::ShlI, _) => ("shl", "0".to_string()),
+                    (_, Signedness::Unsigned) => ("lshr", "0".to_string()),
+                    _ => ("ashr", self.emit("sf", format!("ashr {lt} {}, {}", a[0], w - 1))),
+                };
+                let s = self.emit("sh", format!("{inst} {lt} {}, {}", a[0], a[1]));
+                self.emit("e", format!("select i1 {big}, {lt} {fill}, {lt} {s}"))
+            }
+            CtOp::MulHiI => {
+                let wide = format!("i{}", 2 * w);
+                let x = self.emit("mw", format!("zext {lt} {} to {wide}", a[0]));
+                let y = self.emit("mw", format!("zext {lt} {} to {wide}", a[1]));
+                let p = self.emit("mw", format!("mul {wide} {x}, {y}"));
+                let h = self.emit("mw", format!("lshr {wide} {p}, {w}"));
+                self.emit("e", format!("trunc {wide} {h} to {lt}"))
+            }
+            CtOp::RemI => bin(self, if sign == Signedness::Signed { "srem" } else { "urem" }),
+            CtOp::DivI => {
+                let rm = c.enum_attr::<RoundingMode>("rounding").unwrap_or(RoundingMode::Zero);
+                let signed = sign == Signedness::Signed;
+                let q = bin(self, if signed { "sdiv" } else { "udiv" });
+                let rem = bin(self, if signed { "srem" } else { "urem" });
+                let nz = self.emit("rz", format!("icmp ne {lt} {rem}, 0"));
+                match (rm, signed) {
+                    (RoundingMode::Zero, _) | (RoundingMode::NegativeInf, false) => q,
+                    (RoundingMode::PositiveInf, false) => {
+                        let inc = self.emit("ri", format!("zext i1 {nz} to {lt}"));
+                        self.emit("e", format!("add {lt} {q}, {inc}"))
+                    }
+                    (RoundingMode::NegativeInf | RoundingMode::PositiveInf, true) => {
+                        // Adjust when the remainder is non-zero and its sign differs from
+                        // (floor) or equals (ceil) the divisor's.
+                        let rneg = self.emit("rs", format!("icmp slt {lt} {rem}, 0"));
+                        let dneg = self.emit("rs", format!("icmp slt {lt} {}, 0", a[1]));
+                        let differ = self.emit("rs", format!("xor i1 {rneg}, {dneg}"));
+                        let want = if rm == RoundingMode::NegativeInf { differ } else { self.emit("rs", format!("xor i1 {differ}, true")) };
+                        let adj = self.emit("ra", format!("and i1 {nz}, {want}"));
+                        let d = self.emit("ra", format!("zext i1 {adj} to {lt}"));
+                        if rm == RoundingMode::NegativeInf {
+                            self.emit("e", format!("sub {lt} {q}, {d}"))
+                        } else {
+                            self.emit("e", format!("add {lt} {q}, {d}"))
+                        }
+                    }
+                    _ => return Err(format!("'divi' rounding '{rm}' is not supported")),
+                }
+            }
+            CtOp::CmpI => {
+                let p = c.enum_attr::<ComparisonPredicate>("comparison_predicate").ok_or("missing predicate")?;
+                let s = sign == Signedness::Signed;
+                let pred = match p {
+                    ComparisonPredicate::Equal => "eq",
+                    ComparisonPredicate::NotEqual => "ne",
+                    ComparisonPredicate::LessThan => if s { "slt" } else { "ult" },
+                    ComparisonPredicate::LessThanOrEqual => if s { "sle" } else { "ule" },
+                    ComparisonPredicate::GreaterThan => if s { "sgt" } else { "ugt" },
+                    ComparisonPredicate::GreaterThanOrEqual => if s { "sge" } else { "uge" },
+                };
+                self.emit("e", format!("icmp {pred} {lt} {}, {}", a[0], a[1]))
+            }
+            CtOp::CmpF => {
+                let p = c.enum_attr::<ComparisonPredicate>("comparison_predicate").ok_or("missing predicate")?;
+                let o = c.enum_attr::<ComparisonOrdering>("comparison_ordering").unwrap_or(ComparisonOrdering::Ordered);
+                let base = match p {
+                    ComparisonPredicate::Equal => "eq",
+                    ComparisonPredicate::NotEqual => "ne",
+                    ComparisonPredicate::LessThan => "lt",
+                    ComparisonPredicate::LessThanOrEqual => "le",
+                    ComparisonPredicate::GreaterThan => "gt",
+                    ComparisonPredicate::GreaterThanOrEqual => "ge",
+                };
+                let pre = if o == ComparisonOrdering::Ordered { "o" } else { "u" };
+                self.emit("e", format!("fcmp {pre}{base} {lt} {}, {}", a[0], a[1]))
+            }
+            CtOp::Select => {
+                let vlt = elem_llvm(rt.elem)?;
+                self.emit("e", format!("select i1 {}, {vlt} {}, {vlt} {}", a[0], a[1], a[2]))
+            }
+            CtOp::ExtI => self.emit("e", format!("{} {lt} {} to {rlt}", if sign == Signedness::Signed && it != NumType::I1 { "sext" } else { "zext" }, a[0])),
+            CtOp::TruncI => self.emit("e", format!("trunc {lt} {} to {rlt}", a[0])),
+            CtOp::Bitcast => {
+                if lt == rlt {
+                    a[0].clone()
+                } else {
+                    self.emit("e", format!("bitcast {lt} {} to {rlt}", a[0]))
+                }
+            }
+            CtOp::PtrToInt => self.emit("e", format!("ptrtoint ptr addrspace(1) {} to {rlt}", a[0])),
+            CtOp::IntToPtr => self.emit("e", format!("inttoptr {lt} {} to ptr addrspace(1)", a[0])),
+            CtOp::PtrToPtr => a[0].clone(),
+            CtOp::IToF => {
+                if !rn.is_float() || matches!(rn, NumType::F8E4M3FN | NumType::F8E5M2 | NumType::F8E8M0FNU | NumType::F4E2M1FN) {
+                    return Err(format!("'itof' to {rn} is not supported yet"));
+                }
+                if rounding != RoundingMode::NearestEven {
+                    return Err(format!("'itof' rounding '{rounding}' is not supported yet"));
+                }
+                self.emit("e", format!("{} {lt} {} to {rlt}", if sign == Signedness::Signed { "sitofp" } else { "uitofp" }, a[0]))
+            }
+            CtOp::FToI => {
+                // cuda_tile's conversion saturates (NaN gives 0), like PTX cvt.rzi.sat.
+                let f = if sign == Signedness::Signed { "fptosi" } else { "fptoui" };
+                let src = self.widen_small_float(it, &a[0])?;
+                let slt = if matches!(it, NumType::F16 | NumType::BF16) { "float" } else { lt };
+                let x = match rounding {
+                    RoundingMode::Zero => src,
+                    RoundingMode::NearestEven | RoundingMode::NearestIntToZero => self.intrinsic(slt, &format!("llvm.roundeven.{}", fsuffix(slt)), &[(slt, &src)]),
+                    RoundingMode::NegativeInf => self.intrinsic(slt, &format!("llvm.floor.{}", fsuffix(slt)), &[(slt, &src)]),
+                    RoundingMode::PositiveInf => self.intrinsic(slt, &format!("llvm.ceil.{}", fsuffix(slt)), &[(slt, &src)]),
+                    other => return Err(format!("'ftoi' rounding '{other}' is not supported")),
+                };
+                self.intrinsic(rlt, &format!("llvm.{f}.sat.{rlt}.{}", fsuffix(slt)), &[(slt, &x)])
+            }
+            CtOp::FToF => self.ftof(it, rn, &a[0], rounding)?,
+            _ => self.float_ct(c, it, lt, a, rounding, ftz)?,
+        })
+    }
+
+    /// f16/bf16 → f32 (the precision math is computed in); other types unchanged.
+    fn widen_small_float(&mut self, n: NumType, v: &str) -> R<String> {
+        Ok(match n {
+            NumType::F16 => self.emit("wf", format!("fpext half {v} to float")),
+            NumType::BF16 => self.emit("wf", format!("fpext bfloat {v} to float")),
+            _ => v.to_string(),
+        })
+    }
+
+    fn ftof(&mut self, from: NumType, to: NumType, v: &str, rounding: RoundingMode) -> R<String> {
+        let is_fp8 = |n: NumType| matches!(n, NumType::F8E4M3FN | NumType::F8E5M2);
+        if from == to {
+            return Ok(v.to_string());
+        }
+        if is_fp8(from) || is_fp8(to) {
+            if !self.target.starts_with("sm_9") && !self.target.starts_with("sm_89") {
+                return Err(format!("fp8 conversions need sm_89 or newer, the target is {}", self.target));
+            }
+            let kind = if matches!(from, NumType::F8E4M3FN) || matches!(to, NumType::F8E4M3FN) { "e4m3x2" } else { "e5m2x2" };
+            if is_fp8(to) {
+                let x = self.widen_small_float(from, v)?;
+                let x = if from == NumType::F64 { self.emit("nf", format!("fptrunc double {x} to float")) } else { x };
+                let pair = self.intrinsic("i16", &format!("llvm.nvvm.ff.to.{kind}.rn"), &[("float", "0.0"), ("float", &x)]);
+                return Ok(self.emit("f8", format!("trunc i16 {pair} to i8")));
+            }
+            let w = self.emit("f8", format!("zext i8 {v} to i16"));
+            let h2 = self.intrinsic("<2 x half>", &format!("llvm.nvvm.{kind}.to.f16x2.rn"), &[("i16", &w)]);
+            let h = self.emit("f8", format!("extractelement <2 x half> {h2}, i32 0"));
+            return self.ftof(NumType::F16, to, &h, rounding);
+        }
+        let (fl, tl) = (elem_llvm(TileElem::Num(from))?, elem_llvm(TileElem::Num(to))?);
+        if to == NumType::TF32 {
+            let x = self.ftof(from, NumType::F32, v, rounding)?;
+            let t = self.intrinsic("i32", "llvm.nvvm.f2tf32.rna", &[("float", &x)]);
+            return Ok(self.emit("tf", format!("bitcast i32 {t} to float")));
+        }
+        if from == NumType::TF32 {
+            return self.ftof(NumType::F32, to, v, rounding);
+        }
+        let wider = from.storage_bytes() < to.storage_bytes() || (from == NumType::BF16 && to == NumType::F16) || (from == NumType::F16 && to == NumType::BF16);
+        if from.storage_bytes() < to.storage_bytes() {
+            return Ok(self.emit("e", format!("fpext {fl} {v} to {tl}")));
+        }
+        if wider {
+            // f16 <-> bf16: through f32 (exact widening, then one rounding).
+            let x = self.emit("e", format!("fpext {fl} {v} to float"));
+            return self.ftof(NumType::F32, to, &x, rounding);
+        }
+        if rounding != RoundingMode::NearestEven {
+            return Err(format!("'ftof' rounding '{rounding}' is not supported yet"));
+        }
+        Ok(self.emit("e", format!("fptrunc {fl} {v} to {tl}")))
+    }
+
+    /// Float arithmetic and math.
+    fn float_ct(&mut self, c: &CudaTileOp, n: NumType, lt: &str, a: &[String], rounding: RoundingMode, ftz: bool) -> R<String> {
+        let name = c.op.mnemonic();
+        let f32_like = matches!(n, NumType::F32 | NumType::TF32);
+        let default_mode = rounding == RoundingMode::NearestEven && !ftz;
+        let suffix = fsuffix(lt);
+        match c.op {
+            CtOp::AddF | CtOp::SubF | CtOp::MulF | CtOp::DivF | CtOp::Fma => {
+                let inst = match c.op {
+                    CtOp::AddF => "fadd",
+                    CtOp::SubF => "fsub",
+                    CtOp::MulF => "fmul",
+                    CtOp::DivF => "fdiv",
+                    _ => "",
+                };
+                if default_mode {
+                    if c.op == CtOp::Fma {
+                        return Ok(self.intrinsic(lt, &format!("llvm.fma.{suffix}"), &[(lt, &a[0]), (lt, &a[1]), (lt, &a[2])]));
+                    }
+                    return Ok(self.emit("e", format!("{inst} {lt} {}, {}", a[0], a[1])));
+                }
+                if c.op == CtOp::DivF && f32_like && matches!(rounding, RoundingMode::Approx | RoundingMode::Full) {
+                    let nm = if rounding == RoundingMode::Approx {
+                        format!("llvm.nvvm.div.approx{}.f", if ftz { ".ftz" } else { "" })
+                    } else {
+                        format!("llvm.nvvm.div.full{}", if ftz { ".ftz" } else { "" })
+                    };
+                    return Ok(self.intrinsic("float", &nm, &[("float", &a[0]), ("float", &a[1])]));
+                }
+                let r = nvvm_rounding(rounding).ok_or_else(|| format!("'{name}' rounding '{rounding}' is not supported"))?;
+                let (ty_s, ftz_s) = match n {
+                    NumType::F32 | NumType::TF32 => ("f", if ftz { ".ftz" } else { "" }),
+                    NumType::F64 => ("d", ""),
+                    _ => return Err(format!("'{name}' with rounding '{rounding}' on {n} is not supported yet")),
+                };
+                let (base, args): (&str, Vec<String>) = match c.op {
+                    CtOp::AddF => ("add", vec![a[0].clone(), a[1].clone()]),
+                    CtOp::SubF => ("add", vec![a[0].clone(), self.emit("ng", format!("fneg {lt} {}", a[1]))]),
+                    CtOp::MulF => ("mul", vec![a[0].clone(), a[1].clone()]),
+                    CtOp::DivF => ("div", vec![a[0].clone(), a[1].clone()]),
+                    _ => ("fma", vec![a[0].clone(), a[1].clone(), a[2].clone()]),
+                };
+                let list: Vec<(&str, &str)> = args.iter().map(|x| (lt, x.as_str())).collect();
+                Ok(self.intrinsic(lt, &format!("llvm.nvvm.{base}.{r}{ftz_s}.{ty_s}"), &list))
+            }
+            CtOp::NegF => Ok(self.emit("e", format!("fneg {lt} {}", a[0]))),
+            CtOp::AbsF => Ok(self.intrinsic(lt, &format!("llvm.fabs.{suffix}"), &[(lt, &a[0])])),
+            CtOp::MaxF | CtOp::MinF => {
+                let nan = c.flag("propagate_nan");
+                let f = match (c.op == CtOp::MaxF, nan) {
+                    (true, true) => "maximum",
+                    (true, false) => "maxnum",
+                    (false, true) => "minimum",
+                    (false, false) => "minnum",
+                };
+                Ok(self.intrinsic(lt, &format!("llvm.{f}.{suffix}"), &[(lt, &a[0]), (lt, &a[1])]))
+            }
+            CtOp::RemF => Ok(self.emit("e", format!("frem {lt} {}, {}", a[0], a[1]))),
+            CtOp::Ceil | CtOp::Floor => {
+                let f = if c.op == CtOp::Ceil { "ceil" } else { "floor" };
+                Ok(self.intrinsic(lt, &format!("llvm.{f}.{suffix}"), &[(lt, &a[0])]))
+            }
+            CtOp::Sqrt if default_mode => Ok(self.intrinsic(lt, &format!("llvm.sqrt.{suffix}"), &[(lt, &a[0])])),
+            CtOp::Sqrt if f32_like && rounding == RoundingMode::Approx => {
+                Ok(self.intrinsic("float", &format!("llvm.nvvm.sqrt.approx{}.f", if ftz { ".ftz" } else { "" }), &[("float", &a[0])]))
+            }
+            CtOp::Sqrt => {
+                let r = nvvm_rounding(rounding).ok_or_else(|| format!("'sqrt' rounding '{rounding}' is not supported"))?;
+                match n {
+                    NumType::F32 => Ok(self.intrinsic("float", &format!("llvm.nvvm.sqrt.{r}{}.f", if ftz { ".ftz" } else { "" }), &[("float", &a[0])])),
+                    NumType::F64 => Ok(self.intrinsic("double", &format!("llvm.nvvm.sqrt.{r}.d"), &[("double", &a[0])])),
+                    _ => Err(format!("'sqrt' with rounding '{rounding}' on {n} is not supported yet")),
+                }
+            }
+            CtOp::Rsqrt | CtOp::Exp | CtOp::Exp2 | CtOp::Log | CtOp::Log2 | CtOp::Sin | CtOp::Cos | CtOp::Tan | CtOp::TanH
+            | CtOp::SinH | CtOp::CosH | CtOp::Pow => {
+                if n == NumType::F64 {
+                    return Err(format!("'{name}' on f64 needs libdevice, which the LLVM writer does not link yet"));
+                }
+                let x = self.widen_small_float(n, &a[0])?;
+                let y = if a.len() > 1 { Some(self.widen_small_float(n, &a[1])?) } else { None };
+                let r = self.math_f32(c.op, &x, y.as_deref(), ftz)?;
+                Ok(match n {
+                    NumType::F16 | NumType::BF16 => self.emit("nr", format!("fptrunc float {r} to {lt}")),
+                    _ => r,
+                })
+            }
+            _ => Err(format!("'{name}' is not supported by the LLVM writer yet")),
+        }
+    }
+
+    /// Transcendentals in f32 through the MUFU approximations (ex2, lg2, sin, cos, rsqrt,
+    /// tanh). Bounds, from the PTX ISA: ex2.approx ≤ 2 ulp; lg2.approx ≤ 2^-22 absolute
+    /// near 1, 2 ulp elsewhere; sin/cos.approx ≤ 2^-20.9 absolute on [-π, π]; rsqrt ≤ 2 ulp;
+    /// tanh.approx ≤ 2^-10.987 relative. Derived functions add the error of one extra
+    /// multiplication (exp, log) or division (tan, sinh, cosh, pow).
+    fn math_f32(&mut self, op: CtOp, x: &str, y: Option<&str>, ftz: bool) -> R<String> {
+        let fz = if ftz { ".ftz" } else { "" };
+        let ex2 = |s: &mut Self, v: &str| s.intrinsic("float", &format!("llvm.nvvm.ex2.approx{fz}.f"), &[("float", v)]);
+        let lg2 = |s: &mut Self, v: &str| s.intrinsic("float", &format!("llvm.nvvm.lg2.approx{fz}.f"), &[("float", v)]);
+        const LOG2E: &str = "0x3FF7154760000000"; // f32(log2(e))
+        const LN2: &str = "0x3FE62E4300000000"; // f32(ln 2)
+        Ok(match op {
+            CtOp::Rsqrt => self.intrinsic("float", &format!("llvm.nvvm.rsqrt.approx{fz}.f"), &[("float", x)]),
+            CtOp::Exp2 => ex2(self, x),
+            CtOp::Exp => {
+                let s = self.emit("xs", format!("fmul float {x}, {LOG2E}"));
+                ex2(self, &s)
+            }
+            CtOp::Log2 => lg2(self, x),
+            CtOp::Log => {
+                let l = lg2(self, x);
+                self.emit("ln", format!("fmul float {l}, {LN2}"))
+            }
+            CtOp::Sin => self.intrinsic("float", &format!("llvm.nvvm.sin.approx{fz}.f"), &[("float", x)]),
+            CtOp::Cos => self.intrinsic("float", &format!("llvm.nvvm.cos.approx{fz}.f"), &[("float", x)]),
+            CtOp::Tan => {
+                let s = self.intrinsic("float", &format!("llvm.nvvm.sin.approx{fz}.f"), &[("float", x)]);
+                let c = self.intrinsic("float", &format!("llvm.nvvm.cos.approx{fz}.f"), &[("float", x)]);
+                self.emit("tn", format!("fdiv float {s}, {c}"))
+            }
+            CtOp::TanH => self.intrinsic("float", "llvm.nvvm.tanh.approx.f32", &[("float", x)]),
+            CtOp::SinH | CtOp::CosH => {
+                let s = self.emit("xs", format!("fmul float {x}, {LOG2E}"));
+                let e = ex2(self, &s);
+                let ns = self.emit("xs", format!("fneg float {s}"));
+                let em = ex2(self, &ns);
+                let d = self.emit("sh", format!("{} float {e}, {em}", if op == CtOp::SinH { "fsub" } else { "fadd" }));
+                self.emit("sh", format!("fmul float {d}, 0x3FE0000000000000"))
+            }
+            CtOp::Pow => {
+                let y = y.ok_or("pow needs two operands")?;
+                let l = lg2(self, x);
+                let p = self.emit("pw", format!("fmul float {l}, {y}"));
+                ex2(self, &p)
+            }
+            _ => return Err(format!("'{}' is not a math op", op.mnemonic())),
+        })
+    }
+}
+
+fn fsuffix(lt: &str) -> &'static str {
+    match lt {
+        "half" => "f16",
+        "bfloat" => "bf16",
+        "double" => "f64",
+        _ => "f32",
+    }
+}
+
+fn mem_bytes(lt: &str) -> u32 {
+    match lt {
+        "i8" => 1,
+        "i16" | "half" | "bfloat" => 2,
+        "i64" | "double" | "ptr addrspace(1)" => 8,
+        _ => 4,
+    }
+}
+
+/// LLVM atomic ordering + syncscope of an ordered pointer load or store (None: weak).
+fn ptx_sem(ordering: MemoryOrdering, scope: Option<MemoryScope>, load: bool) -> R<Option<String>> {
+    let ord = match ordering {
+        MemoryOrdering::Weak => return Ok(None),
+        MemoryOrdering::Relaxed => "monotonic",
+        MemoryOrdering::Acquire if load => "acquire",
+        MemoryOrdering::Release if !load => "release",
+        other => return Err(format!("memory ordering '{other}' is not valid on a {}", if load { "load" } else { "store" })),
+    };
+    let sc = match scope.unwrap_or(MemoryScope::Device) {
+        MemoryScope::TlBlk => "syncscope(\"block\") ",
+        MemoryScope::Device => "syncscope(\"device\") ",
+        MemoryScope::Sys => "",
+    };
+    let mut s = String::new();
+    let _ = write!(s, "{sc}{ord}");
+    Ok(Some(s))
+}
