@@ -218,13 +218,12 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
                 _dump(compiled)
                 with kernel._lock:
                     return kernel._cache.setdefault(key, compiled)
-    from ._toolchain import compile_to_ptx, run_ptxas, warn_advisories
+    from ._toolchain import compile_ptx, compile_to_ptx, warn_advisories
 
     module = translate(kernel.fn, spec, hints=kernel.hints)
     if stage == "cuda_tile":
         module.verify()
         return module
-    _check_backend_support(module)
     t1 = time.perf_counter()
     out = _native.compile(module, target=target, pipeline=pipeline or "")
     t2 = time.perf_counter()
@@ -232,7 +231,7 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
     ptx, _llvm_times = compile_to_ptx(stages["llvm"], cpu=_LLVM_CPU[target], features="+ptx86", opt_level=3 if level else 0)
     t3 = time.perf_counter()
     ptxas_target = "sm_90a" if target == "sm_90" else target
-    result = run_ptxas(ptx, arch=ptxas_target, opt_level=level, ptxas=ptxas_path)
+    result = compile_ptx(ptx, arch=ptxas_target, opt_level=level, ptxas=ptxas_path)
     warn_advisories(result, stacklevel=2)
     t4 = time.perf_counter()
     abi = out["kernels"][0]
@@ -247,6 +246,14 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
     compiled.advisories = list(result.advisories)
     compiled.ptxas_arch = result.arch
     _dump(compiled)
+    if disk_key is not None:
+        used_library = bool(result.command) and result.command[0].startswith("nvPTXCompiler")
+        if used_library != _disk._ptx_compiler_fingerprint(ptxas_path).startswith("nvptxcompiler:"):
+            # The PTX compiler the key named could not be used (the library failed to build
+            # or load): key the entry by the one that ran.
+            _disk._toolchain_memo.clear()
+            disk_key = _disk.compile_key(kernel, spec, target=target, pipeline=pipeline or "", opt_level=level,
+                                         ptxas=ptxas_path, options=_PTX_OPTIONS)
     if disk_key is not None:
         _to_cache_entry(disk_key, compiled)
     with kernel._lock:
@@ -316,29 +323,6 @@ def _from_cache_entry(entry, spec: Specialization, t0: float) -> Optional[Compil
     compiled.advisories = list(header.get("advisories") or [])
     compiled.ptxas_arch = header.get("ptxas_arch", "")
     return compiled
-
-
-#: cuda_tile ops the backend lowers today (cuda_tile → nv_tileaa covers the vector-add path).
-BACKEND_OPS = frozenset({"module", "entry", "return", "make_token", "assume", "make_tensor_view", "make_partition_view",
-                         "load_view_tko", "store_view_tko", "addf", "subf", "mulf", "get_tile_block_id",
-                         "get_num_tile_blocks"})
-
-
-def _check_backend_support(module) -> None:
-    """Raises CompilationError naming the first op the backend cannot lower, so that an
-    unsupported kernel fails clearly instead of miscompiling."""
-    from .errors import CompilationError
-
-    text = module.to_text(generic=True)
-    for line in text.splitlines():
-        i = line.find('"cuda_tile.')
-        if i < 0:
-            continue
-        name = line[i + 11:line.index('"', i + 1)]
-        if name not in BACKEND_OPS:
-            raise CompilationError(
-                f"the backend cannot lower 'cuda_tile.{name}' yet (it supports {', '.join(sorted(BACKEND_OPS))}); "
-                f"use tileir.compile_to_ir(kernel, args) to get the verified cuda_tile IR")
 
 
 def compile_to_ir(kernel: Kernel, args: Sequence[Any], *, verify: bool = True):

@@ -168,7 +168,7 @@ def _llvm_fingerprint() -> str:
 
 
 def _ptx_compiler_fingerprint(ptxas: Optional[str]) -> str:
-    key = ("ptx", ptxas, knobs.ptx_compiler())
+    key = ("ptx", ptxas, knobs.ptx_compiler(), os.environ.get("TILEIR_NVPTXCOMPILER_STATIC"))
     hit = _toolchain_memo.get(key)
     if hit is not None:
         return hit

@@ -829,3 +829,158 @@ def test_gpu_end_to_end(worker):
     assert start.elapsed_ms(end) >= 0.0
     expected = (127 - np.arange(128, dtype=np.float32)) * 0.5
     np.testing.assert_array_equal(res.copy_to_host(), expected)
+
+
+# --------------------------------------------------------------------------------------
+# NVIDIA's PTX compiler library (in the LLVM worker process)
+# --------------------------------------------------------------------------------------
+
+FAKE_PTX_LIBRARY_C = r"""
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+typedef struct { int mode; } H;
+static const char *ERR = "ptxas fatal   : fake rejection";
+static const char *INFO = "ptxas info    : Compiling entry function 'k' for 'sm_90a'\n"
+                          "ptxas info    : Used 7 registers, used 0 barriers";
+int nvPTXCompilerGetVersion(unsigned *ma, unsigned *mi) { *ma = 99; *mi = 1; return 0; }
+int nvPTXCompilerCreate(void **h, size_t n, const char *p) {
+    H *x = malloc(sizeof(H));
+    x->mode = strstr(p, "CRASH") ? 1 : strstr(p, "REJECT") ? 2 : 0;
+    *h = x; return 0;
+}
+int nvPTXCompilerDestroy(void **h) { free(*h); *h = 0; return 0; }
+int nvPTXCompilerCompile(void *h, int n, const char *const *o) {
+    H *x = h;
+    if (x->mode == 1) raise(SIGSEGV);
+    if (x->mode == 2) return 3;
+    return n == 3 && strcmp(o[0], "-arch=sm_90a") == 0 && strcmp(o[2], "-v") == 0 ? 0 : 2;
+}
+int nvPTXCompilerGetCompiledProgramSize(void *h, size_t *s) { *s = 4; return 0; }
+int nvPTXCompilerGetCompiledProgram(void *h, void *b) { memcpy(b, "\x7f" "ELF", 4); return 0; }
+int nvPTXCompilerGetErrorLogSize(void *h, size_t *s) { *s = ((H *)h)->mode == 2 ? strlen(ERR) + 1 : 0; return 0; }
+int nvPTXCompilerGetErrorLog(void *h, char *b) { strcpy(b, ERR); return 0; }
+int nvPTXCompilerGetInfoLogSize(void *h, size_t *s) { *s = strlen(INFO) + 1; return 0; }
+int nvPTXCompilerGetInfoLog(void *h, char *b) { strcpy(b, INFO); return 0; }
+"""
+
+
+@pytest.fixture
+def fake_ptx_library(tmp_path, monkeypatch):
+    """A stand-in libnvptxcompiler_static.a (C, built here) whose compile crashes on PTX
+    containing CRASH and rejects PTX containing REJECT."""
+    cc, ar = shutil.which("cc"), shutil.which("ar")
+    if not cc or not ar or os.name != "posix":
+        pytest.skip("needs a C compiler and ar")
+    src = tmp_path / "fake.c"
+    src.write_text(FAKE_PTX_LIBRARY_C)
+    subprocess.run([cc, "-fPIC", "-c", str(src), "-o", str(tmp_path / "fake.o")], check=True)
+    archive = tmp_path / "libnvptxcompiler_static.a"
+    subprocess.run([ar, "rcs", str(archive), str(tmp_path / "fake.o")], check=True)
+    monkeypatch.setenv("TILEIR_NVPTXCOMPILER_STATIC", str(archive))
+    monkeypatch.setenv("TILEIR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("TILEIR_PTXAS", raising=False)
+    monkeypatch.delenv("TILEIR_PTX_COMPILER", raising=False)
+    monkeypatch.setattr(ptxas_mod, "_LIBRARY_STATE", {})
+    return archive
+
+
+def test_ptx_library_is_built_and_used(fake_ptx_library, tmp_path):
+    result = ptxas_mod.compile_ptx("// fine\n", arch="sm_90a")
+    assert result.cubin == b"\x7fELF"
+    assert result.command[0] == "nvPTXCompiler 99.1"
+    assert result.info["k"].registers == 7
+    so = ptxas_mod.ptx_library()
+    assert so.startswith(str(tmp_path / "cache")) and os.path.isfile(so)
+    assert ptxas_mod.ptx_compiler_fingerprint().startswith("nvptxcompiler:")
+
+
+def test_ptx_library_rejection_is_a_ptxas_error(fake_ptx_library):
+    with pytest.raises(PtxasError, match="(?s)rejected the PTX for sm_90a.*COMPILATION_FAILURE.*fake rejection"):
+        ptxas_mod.compile_ptx("// REJECT\n", arch="sm_90a")
+
+
+def test_ptx_library_crash_leaves_this_process_alive(fake_ptx_library):
+    """A crash in the PTX compiler (ptxas 12.9's P2 SIGSEGV) ends the worker process only."""
+    with pytest.raises(PtxasError, match="(?s)crashed.*this process is unaffected") as info:
+        ptxas_mod.compile_ptx("// CRASH\n", arch="sm_90a")
+    assert os.path.isfile(info.value.ptx_path)
+    # The next compile starts a new worker: both LLVM and the library work again.
+    ptx, _ = llvm_worker_mod.compile_to_ptx(STORE_TID_IR, cpu="sm_90a")
+    assert ".entry k(" in ptx
+    assert ptxas_mod.compile_ptx("// fine\n", arch="sm_90a").cubin == b"\x7fELF"
+
+
+def test_ptx_compiler_choice(fake_ptx_library, monkeypatch, tmp_path):
+    monkeypatch.setenv("TILEIR_PTX_COMPILER", "process")
+    assert ptxas_mod.ptx_library() is None
+    assert ptxas_mod.ptx_compiler_fingerprint().startswith("ptxas:")
+    monkeypatch.setenv("TILEIR_PTX_COMPILER", "library")
+    assert ptxas_mod.ptx_library() is not None
+    monkeypatch.setenv("TILEIR_NVPTXCOMPILER_STATIC", str(tmp_path / "missing.a"))
+    with pytest.raises(ToolchainError, match="pip install nvidia-nvptxcompiler"):
+        ptxas_mod.ptx_library()
+    monkeypatch.setenv("TILEIR_PTX_COMPILER", "auto")
+    assert ptxas_mod.ptx_library() is None  # not installed: the ptxas executable is used
+
+
+def _elf_sections(data):
+    import struct
+
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    strtab = headers[shstrndx][4]
+    out = {}
+    for h in headers:
+        name = data[strtab + h[0]:data.index(b"\0", strtab + h[0])].decode()
+        out[name] = data[h[4]:h[4] + h[5]] if h[1] != 8 else b""
+    return out
+
+
+def _same_version_ptxas(version, explicit):
+    """A ptxas executable whose release matches the library's (TILEIR_PTXAS, the wheels)."""
+    candidates = [explicit or ""] + ptxas_mod._wheel_candidates()
+    for c in candidates:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            try:
+                if ptxas_version(c).startswith(version + "."):
+                    return c
+            except ToolchainError:
+                continue
+    return None
+
+
+def test_ptx_library_cubins_match_ptxas(monkeypatch, tmp_path):
+    """Same PTX, same options: the library's cubin equals the executable's, section for
+    section, except the toolkit note that records how the compiler was invoked."""
+    from tileir._toolchain import _ptx_library
+
+    explicit = os.environ.get("TILEIR_PTXAS")
+    monkeypatch.delenv("TILEIR_PTXAS", raising=False)
+    monkeypatch.setenv("TILEIR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("TILEIR_PTX_COMPILER", raising=False)
+    if _ptx_library.find_archive() is None:
+        pytest.skip("NVIDIA's PTX compiler library is not installed (pip install nvidia-nvptxcompiler)")
+    library = ptxas_mod.ptx_library()
+    if library is None:
+        pytest.skip("the PTX compiler library could not be linked (no C compiler)")
+    ptx, _ = llvm_worker_mod.compile_to_ptx(STORE_TID_IR, cpu="sm_90a")
+    version = ptxas_mod.compile_ptx(ptx, arch="sm_90a").command[0].split()[-1]
+    exe = _same_version_ptxas(version, explicit)
+    if exe is None:
+        pytest.skip(f"no ptxas {version} to compare the library with (set TILEIR_PTXAS)")
+    import tileir as ct
+    from kernels import vector_add
+
+    z = np.zeros(1000, np.float32)
+    monkeypatch.setenv("TILEIR_CACHE", "0")
+    ptx = ct.compile(vector_add.replace_hints(), (z, z, z, 256), ptxas=exe).asm["ptx"]
+    for extra in ([], ["-lineinfo"], ["--maxrregcount=32"]):
+        lib = ptxas_mod.compile_ptx(ptx, arch="sm_90a", extra_args=extra)
+        proc = run_ptxas(ptx, arch="sm_90a", ptxas=exe, extra_args=extra)
+        assert lib.command[0].startswith("nvPTXCompiler") and proc.command[0] == exe
+        a, b = _elf_sections(lib.cubin), _elf_sections(proc.cubin)
+        assert set(a) == set(b)
+        assert {n for n in a if a[n] != b[n]} <= {".note.nv.tkinfo"}, extra
+        assert lib.info["vector_add"].registers == proc.info["vector_add"].registers

@@ -21,6 +21,8 @@ _EXPORTS = {
     "ptx_compiler_fingerprint": "ptxas",
     "ptxas_version": "ptxas",
     "run_ptxas": "ptxas",
+    "compile_ptx": "ptxas",
+    "ptx_library": "ptxas",
     "warn_advisories": "ptxas",
 }
 

@@ -18,6 +18,10 @@ Protocol, over stdin/stdout, one request at a time: every message is a frame mad
   ``{"id": n, "ok": true, "ptx": str, "times": {"parse": s, "verify": s, "opt": s,
   "codegen": s}}`` or ``{"id": n, "ok": false, "stage": "parse"|"verify"|...,
   "error": str}``. Every reply also carries ``"rss_mb"`` (resident memory, Linux).
+* Request ``{"id": n, "op": "ptx_compile", "library": path, "ptx": str, "options": [...]}``
+  compiles PTX with NVIDIA's PTX compiler library (``_ptx_library.py``) and gets
+  ``{"id": n, "ok": true, "compiled": bool, "cubin": base64, "info_log": str,
+  "error_log": str, "result": "SUCCESS"|..., "version": "13.5"}``.
 * Request ``{"id": n, "op": "ping"}`` gets ``{"id": n, "ok": true, "hello": {...}}``.
 * End of input: the child exits with status 0.
 
@@ -199,6 +203,35 @@ class _StartupError(Exception):
     pass
 
 
+_PTX_LIBRARIES = {}
+
+
+def _ptx_compile(req):
+    """PTX -> cubin with NVIDIA's PTX compiler library, loaded into this process (a crash
+    of the library ends the worker, not the user's process)."""
+    import base64
+    import importlib.util
+
+    path = req["library"]
+    lib = _PTX_LIBRARIES.get(path)
+    t0 = time.perf_counter()
+    try:
+        if lib is None:
+            here = os.path.dirname(os.path.abspath(__file__))
+            spec = importlib.util.spec_from_file_location("_tileir_ptx_library", os.path.join(here, "_ptx_library.py"))
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            lib = _PTX_LIBRARIES[path] = mod.PTXCompilerLibrary(path)
+        t1 = time.perf_counter()
+        ok, cubin, info, error, result = lib.compile(req["ptx"], list(req["options"]))
+    except Exception as exc:
+        return {"ok": False, "stage": "ptx_library", "error": "%s: %s" % (type(exc).__name__, exc)}
+    t2 = time.perf_counter()
+    return {"ok": True, "compiled": ok, "cubin": base64.b64encode(cubin).decode("ascii"), "info_log": info,
+            "error_log": error, "result": result, "version": lib.version,
+            "times": {"load": t1 - t0, "compile": t2 - t1}}
+
+
 def main(argv):
     args = list(argv)
     extra = []
@@ -235,6 +268,8 @@ def main(argv):
         op = req.get("op", "compile")
         if op == "compile":
             resp = compiler.compile(req)
+        elif op == "ptx_compile":
+            resp = _ptx_compile(req)
         elif op == "ping":
             resp = {"ok": True, "hello": hello}
         else:

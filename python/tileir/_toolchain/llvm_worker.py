@@ -279,6 +279,32 @@ class LLVMWorker:
             times["startup"] = started
         return resp["ptx"], times
 
+    def ptx_compile(self, library: str, ptx: str, options) -> Dict[str, Any]:
+        """PTX -> cubin with the PTX compiler library at ``library``, in the worker process.
+
+        Returns the worker's reply (``compiled``, ``cubin`` as bytes, ``info_log``,
+        ``error_log``, ``result``, ``version``, ``times``). A crash of the library ends the
+        worker only: it raises :class:`~tileir.errors.LLVMError` with ``stage == "crash"``
+        and the next request starts a new worker.
+        """
+        import base64
+
+        request = {"op": "ptx_compile", "library": library, "ptx": ptx, "options": [str(o) for o in options]}
+        t0 = time.perf_counter()
+        with self._lock:
+            self._ensure_started()
+            resp, stderr_text = self._transact(request, what="compiling PTX with the PTX compiler library")
+        if not resp.get("ok"):
+            err = LLVMError("the PTX compiler library could not be used: %s" % resp.get("error", "?"))
+            err.stage = resp.get("stage", "ptx_library")  # type: ignore[attr-defined]
+            err.stderr = stderr_text  # type: ignore[attr-defined]
+            raise err
+        resp = dict(resp)
+        resp["cubin"] = base64.b64decode(resp.get("cubin") or "")
+        resp["stderr"] = stderr_text
+        resp.setdefault("times", {})["roundtrip"] = time.perf_counter() - t0
+        return resp
+
     def versions(self) -> Dict[str, Any]:
         """``{"llvmlite": ..., "llvm": ..., "python": ...}`` as seen by the child."""
         with self._lock:

@@ -30,6 +30,8 @@ __all__ = [
     "ptxas_version",
     "parse_ptxas_log",
     "run_ptxas",
+    "compile_ptx",
+    "ptx_library",
     "warn_advisories",
     "INSTALL_HINT",
 ]
@@ -138,9 +140,24 @@ def ptxas_version(path: Optional[str] = None) -> str:
     return _version_of(path, mtime)
 
 
+def _uses_process(ptxas: Optional[str]) -> bool:
+    """True when the ptxas executable must be used: an explicit ptxas (argument or
+    TILEIR_PTXAS) or TILEIR_PTX_COMPILER=process."""
+    from ..knobs import ptx_compiler
+
+    return ptxas is not None or bool(ptxas_override()) or ptx_compiler() == "process"
+
+
 def ptx_compiler_fingerprint(ptxas: Optional[str] = None) -> str:
     """Identifies the PTX compiler a compile would use, cheaply (no process is run): the
-    ptxas executable's path, size and modification time. The persistent cache keys on it."""
+    PTX compiler library's archive, or the ptxas executable, by path, size and modification
+    time. The persistent cache keys on it."""
+    if not _uses_process(ptxas):
+        from . import _ptx_library
+
+        archive = _ptx_library.find_archive()
+        if archive is not None and not isinstance(_LIBRARY_STATE.get(archive), Exception):
+            return "nvptxcompiler:" + _ptx_library.archive_id(archive)
     try:
         path = find_ptxas(ptxas)
     except ToolchainError:
@@ -384,6 +401,127 @@ def run_ptxas(ptx: str, *, arch: str, opt_level: int = 3, ptxas: Optional[str] =
     info, advisories, warning_lines, gmem = parse_ptxas_log(log)
     return PtxasResult(cubin=cubin, info=info, advisories=advisories, log=log,
                        warnings=warning_lines, gmem_bytes=gmem, arch=arch, command=cmd,
+                       seconds=seconds)
+
+
+#: archive path -> the shared object built from it, or the exception that stopped its use
+_LIBRARY_STATE: Dict[str, object] = {}
+
+
+def ptx_library(build: bool = True) -> Optional[str]:
+    """The shared object of NVIDIA's PTX compiler library (built from the
+    ``nvidia-nvptxcompiler`` wheel's static archive on first use), or None when it is not
+    installed, cannot be built, or TILEIR_PTX_COMPILER=process. With
+    TILEIR_PTX_COMPILER=library, its absence is a ToolchainError."""
+    from ..knobs import cache_dir, ptx_compiler
+    from . import _ptx_library
+
+    mode = ptx_compiler()
+    if mode == "process":
+        return None
+    archive = _ptx_library.find_archive()
+    if archive is None:
+        if mode == "library":
+            raise ToolchainError("TILEIR_PTX_COMPILER=library, but NVIDIA's PTX compiler library is not installed "
+                                 "(pip install nvidia-nvptxcompiler)")
+        return None
+    state = _LIBRARY_STATE.get(archive)
+    if isinstance(state, str):
+        return state
+    if isinstance(state, Exception):
+        if mode == "library":
+            raise ToolchainError("the PTX compiler library cannot be used: %s" % state)
+        return None
+    import subprocess
+    import tempfile
+
+    errors = []
+    for root in (cache_dir(), os.path.join(tempfile.gettempdir(), "tileir-%s" % getattr(os, "getuid", lambda: "")())):
+        so = _ptx_library.shared_path(archive, root)
+        if os.path.isfile(so):
+            _LIBRARY_STATE[archive] = so
+            return so
+        if not build:
+            return None
+        try:
+            _ptx_library.build_shared(archive, so)
+        except (OSError, subprocess.SubprocessError) as exc:
+            out = getattr(exc, "output", b"") or b""
+            errors.append("%s%s" % (exc, (": " + out.decode("utf-8", "replace")[-2000:]) if out else ""))
+            continue
+        _LIBRARY_STATE[archive] = so
+        return so
+    err = ToolchainError("could not link %s into a shared library (a C compiler, cc, is needed): %s"
+                         % (archive, "; ".join(errors)))
+    _LIBRARY_STATE[archive] = err
+    if mode == "library":
+        raise err
+    return None
+
+
+def compile_ptx(ptx: str, *, arch: str, opt_level: int = 3, ptxas: Optional[str] = None,
+                extra_args: Sequence[str] = (), timeout: float = 120) -> PtxasResult:
+    """PTX -> cubin: in-process through NVIDIA's PTX compiler library when it is installed
+    (run in the LLVM worker process, so that a crash cannot end the caller), else the
+    ptxas executable (:func:`run_ptxas`). Same options, same ``-v`` report, same errors."""
+    if not _uses_process(ptxas):
+        library = ptx_library()
+        if library is not None:
+            result = _compile_with_library(library, ptx, arch=arch, opt_level=opt_level, extra_args=extra_args)
+            if result is not None:
+                return result
+    return run_ptxas(ptx, arch=arch, opt_level=opt_level, ptxas=ptxas, extra_args=extra_args, timeout=timeout)
+
+
+def _compile_with_library(library: str, ptx: str, *, arch: str, opt_level: int,
+                          extra_args: Sequence[str]) -> Optional[PtxasResult]:
+    from ..errors import LLVMError
+    from ..knobs import ptx_compiler
+    from .llvm_worker import get_worker
+
+    if not re.match(r"^sm_\d+[af]?$", arch or ""):
+        raise PtxasError("invalid ptxas arch %r: expected a name such as 'sm_90a'" % (arch,))
+    options = ["-arch=" + arch, "-O%d" % int(opt_level), "-v", *map(str, extra_args)]
+    t0 = time.perf_counter()
+    try:
+        resp = get_worker().ptx_compile(library, ptx, options)
+    except LLVMError as exc:
+        stage = getattr(exc, "stage", "")
+        if stage in ("crash", "timeout"):
+            kept = _keep_ptx(ptx)
+            what = "crashed" if stage == "crash" else "timed out"
+            err = PtxasError("NVIDIA's PTX compiler library %s while assembling for %s (in tileir's worker process; "
+                             "this process is unaffected): this is an internal error in the PTX compiler, not in "
+                             "your kernel. The PTX was kept at %s\n%s" % (what, arch, kept, exc))
+            err.ptx_path = kept  # type: ignore[attr-defined]
+            err.log = getattr(exc, "stderr", "")  # type: ignore[attr-defined]
+            err.returncode = getattr(exc, "returncode", None)  # type: ignore[attr-defined]
+            raise err from None
+        # The library would not load: use the executable from now on.
+        _LIBRARY_STATE[library] = exc
+        for archive, so in list(_LIBRARY_STATE.items()):
+            if so == library:
+                _LIBRARY_STATE[archive] = exc
+        if ptx_compiler() == "library":
+            raise ToolchainError("the PTX compiler library cannot be used: %s" % exc) from None
+        return None
+    seconds = time.perf_counter() - t0
+    log = (resp.get("info_log") or "")
+    error_log = resp.get("error_log") or ""
+    if error_log:
+        log = (log.rstrip("\n") + "\n" + error_log) if log else error_log
+    if not resp.get("compiled"):
+        message = "ptxas rejected the PTX for %s (PTX compiler library: %s)" % (arch, resp.get("result"))
+        if log.strip():
+            message += ":\n" + log.strip()
+        err = PtxasError(message)
+        err.log = log  # type: ignore[attr-defined]
+        err.returncode = 1  # type: ignore[attr-defined]
+        err.ptx_path = None  # type: ignore[attr-defined]
+        raise err
+    info, advisories, warning_lines, gmem = parse_ptxas_log(log)
+    return PtxasResult(cubin=resp["cubin"], info=info, advisories=advisories, log=log, warnings=warning_lines,
+                       gmem_bytes=gmem, arch=arch, command=["nvPTXCompiler " + str(resp.get("version"))] + options,
                        seconds=seconds)
 
 
