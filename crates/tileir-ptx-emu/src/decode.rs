@@ -1,0 +1,1084 @@
+//! Decoder: one parsed `.entry` to a [`Program`]: registers resolved through their (brace)
+//! scopes to indices, labels to instruction indices, symbols to addresses, opcodes and their
+//! modifiers to the closed [`Op`] enum. Everything the executor needs is computed here once.
+
+use std::collections::HashMap;
+
+use tileir_numeric::FloatFormat;
+
+use crate::ast::{Function, Instr, Operand, PtxModule, Stmt, VarDecl};
+use crate::error::{decode_err, Result};
+use crate::mem::MODULE_VARS_BASE;
+use crate::parse::parse_uint;
+use crate::program::*;
+
+/// A type word of an opcode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TyW {
+    B(u8),
+    U(u8),
+    S(u8),
+    F(FKind),
+    Tf32,
+    Fp8(FloatFormat, bool),
+    Pred,
+}
+
+impl TyW {
+    fn parse(w: &str) -> Option<TyW> {
+        Some(match w {
+            "b8" => TyW::B(8),
+            "b16" => TyW::B(16),
+            "b32" => TyW::B(32),
+            "b64" => TyW::B(64),
+            "b128" => TyW::B(128),
+            "u8" => TyW::U(8),
+            "u16" => TyW::U(16),
+            "u32" => TyW::U(32),
+            "u64" => TyW::U(64),
+            "s8" => TyW::S(8),
+            "s16" => TyW::S(16),
+            "s32" => TyW::S(32),
+            "s64" => TyW::S(64),
+            "f16" => TyW::F(FKind::F16),
+            "bf16" => TyW::F(FKind::BF16),
+            "f32" => TyW::F(FKind::F32),
+            "f64" => TyW::F(FKind::F64),
+            "f16x2" => TyW::F(FKind::F16x2),
+            "bf16x2" => TyW::F(FKind::BF16x2),
+            "tf32" => TyW::Tf32,
+            "e4m3" => TyW::Fp8(FloatFormat::F8E4M3FN, false),
+            "e5m2" => TyW::Fp8(FloatFormat::F8E5M2, false),
+            "e4m3x2" => TyW::Fp8(FloatFormat::F8E4M3FN, true),
+            "e5m2x2" => TyW::Fp8(FloatFormat::F8E5M2, true),
+            "pred" => TyW::Pred,
+            _ => return None,
+        })
+    }
+    fn bits(self) -> u8 {
+        match self {
+            TyW::B(b) | TyW::U(b) | TyW::S(b) => b,
+            TyW::F(k) => fkind_bits(k),
+            TyW::Tf32 => 32,
+            TyW::Fp8(_, pair) => {
+                if pair {
+                    16
+                } else {
+                    8
+                }
+            }
+            TyW::Pred => 1,
+        }
+    }
+    fn int(self) -> Option<IntTy> {
+        match self {
+            TyW::B(b) | TyW::U(b) => Some(IntTy { bits: b, signed: false }),
+            TyW::S(b) => Some(IntTy { bits: b, signed: true }),
+            TyW::Pred => Some(IntTy { bits: 1, signed: false }),
+            _ => None,
+        }
+    }
+}
+
+/// Bits of a float kind's register value.
+pub fn fkind_bits(k: FKind) -> u8 {
+    match k {
+        FKind::F16 | FKind::BF16 => 16,
+        FKind::F32 | FKind::F16x2 | FKind::BF16x2 => 32,
+        FKind::F64 => 64,
+    }
+}
+
+/// Decodes kernel `name` of `module` (the first `.entry` when `name` is None).
+pub fn decode_kernel(module: &PtxModule, name: Option<&str>) -> Result<Program> {
+    let f = match name {
+        Some(n) => module.functions.iter().find(|f| f.is_entry && f.name == n).ok_or_else(|| {
+            let have: Vec<&str> = module.functions.iter().filter(|f| f.is_entry).map(|f| f.name.as_str()).collect();
+            decode_err(0, format!("no kernel named '{n}' in the PTX (kernels: {})", have.join(", ")))
+        })?,
+        None => module.functions.iter().find(|f| f.is_entry).ok_or_else(|| decode_err(0, "the PTX defines no .entry"))?,
+    };
+    let mut d = Decoder::new(f);
+    d.module_vars(module)?;
+    d.params(f)?;
+    d.body(f)?;
+    Ok(d.finish(f))
+}
+
+fn var_bytes(v: &VarDecl) -> Result<usize> {
+    let elem = TyW::parse(&v.ty).map(|t| (t.bits() as usize).div_ceil(8)).unwrap_or(1).max(1) * v.vec as usize;
+    let n = match v.array {
+        None => 1,
+        Some(Some(n)) => n as usize,
+        Some(None) => 0,
+    };
+    elem.checked_mul(n).ok_or_else(|| decode_err(v.line, format!("'{}' is too large", v.name)))
+}
+
+fn align_up(x: usize, a: usize) -> usize {
+    let a = a.max(1);
+    x.div_ceil(a) * a
+}
+
+struct Decoder {
+    name: String,
+    reg_names: Vec<String>,
+    reg_bits: Vec<u8>,
+    /// width of the `.reg` declaration being processed
+    cur_bits: u8,
+    scopes: Vec<HashMap<String, Reg>>,
+    specials: HashMap<String, Reg>,
+    special_list: Vec<(Reg, Special)>,
+    labels: HashMap<String, u32>,
+    /// symbol → (space, address in that space)
+    symbols: HashMap<String, (Space, u64)>,
+    /// body `.param` variables (call arguments), placed in local memory
+    call_params: HashMap<String, u64>,
+    params: Vec<ParamSlot>,
+    param_bytes: usize,
+    shared_bytes: usize,
+    local_bytes: usize,
+    module_vars: Vec<ModuleVar>,
+    insts: Vec<Inst>,
+}
+
+impl Decoder {
+    fn new(f: &Function) -> Self {
+        Decoder {
+            name: f.name.clone(),
+            reg_names: Vec::new(),
+            reg_bits: Vec::new(),
+            cur_bits: 64,
+            scopes: vec![HashMap::new()],
+            specials: HashMap::new(),
+            special_list: Vec::new(),
+            labels: HashMap::new(),
+            symbols: HashMap::new(),
+            call_params: HashMap::new(),
+            params: Vec::new(),
+            param_bytes: 0,
+            shared_bytes: 0,
+            local_bytes: 0,
+            module_vars: Vec::new(),
+            insts: Vec::new(),
+        }
+    }
+
+    fn finish(self, f: &Function) -> Program {
+        Program {
+            name: self.name,
+            insts: self.insts,
+            nregs: self.reg_names.len() as u32,
+            reg_names: self.reg_names,
+            reg_bits: self.reg_bits,
+            specials: self.special_list,
+            params: self.params,
+            param_bytes: self.param_bytes,
+            shared_bytes: align_up(self.shared_bytes, 16),
+            local_bytes: align_up(self.local_bytes, 16),
+            reqntid: f.reqntid.or(f.maxntid),
+            cluster: f.cluster,
+            module_vars: self.module_vars,
+        }
+    }
+
+    fn new_reg(&mut self, name: String) -> Reg {
+        let r = self.reg_names.len() as Reg;
+        self.reg_names.push(name);
+        self.reg_bits.push(self.cur_bits);
+        r
+    }
+
+    fn module_vars(&mut self, m: &PtxModule) -> Result<()> {
+        let mut next = MODULE_VARS_BASE;
+        for v in &m.globals {
+            let size = var_bytes(v)?;
+            match v.space.as_str() {
+                "shared" => {
+                    let addr = align_up(self.shared_bytes, v.align.max(1) as usize);
+                    self.shared_bytes = addr + size;
+                    self.symbols.insert(v.name.clone(), (Space::Shared, addr as u64));
+                }
+                "global" | "const" => {
+                    let align = v.align.max(8) as u64;
+                    next = next.div_ceil(align) * align;
+                    let elem = TyW::parse(&v.ty).map(|t| (t.bits() as usize).div_ceil(8)).unwrap_or(1).max(1);
+                    let mut init = vec![0u8; size];
+                    for (i, text) in v.init.iter().enumerate() {
+                        let bits = parse_imm_text(text, false, (elem * 8) as u8)
+                            .ok_or_else(|| decode_err(v.line, format!("bad initializer '{text}' of '{}'", v.name)))?;
+                        for b in 0..elem {
+                            if let Some(slot) = init.get_mut(i * elem + b) {
+                                *slot = (bits >> (8 * b)) as u8;
+                            }
+                        }
+                    }
+                    let space = if v.space == "const" { Space::Const } else { Space::Global };
+                    self.symbols.insert(v.name.clone(), (space, next));
+                    self.module_vars.push(ModuleVar { name: v.name.clone(), addr: next, init, constant: space == Space::Const });
+                    next += size.max(1) as u64;
+                }
+                other => return Err(decode_err(v.line, format!("module-scope .{other} variable '{}' is not supported", v.name))),
+            }
+        }
+        Ok(())
+    }
+
+    fn params(&mut self, f: &Function) -> Result<()> {
+        for p in &f.params {
+            let size = var_bytes(p)?;
+            let align = if p.align > 0 { p.align as usize } else { size.clamp(1, 8) };
+            let off = align_up(self.param_bytes, align);
+            self.param_bytes = off + size;
+            self.symbols.insert(p.name.clone(), (Space::Param, off as u64));
+            self.params.push(ParamSlot { name: p.name.clone(), ty: p.ty.clone(), offset: off, size });
+        }
+        Ok(())
+    }
+
+    fn body(&mut self, f: &Function) -> Result<()> {
+        // Pass 1: labels → instruction index.
+        let mut n = 0u32;
+        for s in &f.body {
+            match s {
+                Stmt::Label(l, line) => {
+                    if self.labels.insert(l.clone(), n).is_some() {
+                        return Err(decode_err(*line, format!("label '{l}' is defined twice")));
+                    }
+                }
+                Stmt::Inst(_) => n += 1,
+                _ => {}
+            }
+        }
+        // Pass 2: declarations in scope order, instructions.
+        for s in &f.body {
+            match s {
+                Stmt::Open(_) => self.scopes.push(HashMap::new()),
+                Stmt::Close(line) => {
+                    if self.scopes.len() <= 1 {
+                        return Err(decode_err(*line, "unbalanced '}'"));
+                    }
+                    self.scopes.pop();
+                }
+                Stmt::Reg { names, ty, line } => {
+                    self.cur_bits = TyW::parse(ty).map(|t| t.bits()).ok_or_else(|| decode_err(*line, format!("unknown register type '.{ty}'")))?;
+                    if self.cur_bits > 64 {
+                        return Err(decode_err(*line, format!("registers of type .{ty} are not supported")));
+                    }
+                    for (name, count) in names {
+                        match count {
+                            Some(c) => {
+                                for i in 0..*c {
+                                    let full = format!("{name}{i}");
+                                    let r = self.new_reg(full.clone());
+                                    self.scopes.last_mut().expect("scope").insert(full, r);
+                                }
+                            }
+                            None => {
+                                let r = self.new_reg(name.clone());
+                                self.scopes.last_mut().expect("scope").insert(name.clone(), r);
+                            }
+                        }
+                    }
+                    self.cur_bits = 64;
+                }
+                Stmt::Var(v) => {
+                    let size = var_bytes(v)?;
+                    let align = v.align.max(1) as usize;
+                    match v.space.as_str() {
+                        "local" => {
+                            let off = align_up(self.local_bytes, align);
+                            self.local_bytes = off + size;
+                            self.symbols.insert(v.name.clone(), (Space::Local, off as u64));
+                        }
+                        "param" => {
+                            let off = align_up(self.local_bytes, align.max(8));
+                            self.local_bytes = off + size.max(8);
+                            self.call_params.insert(v.name.clone(), off as u64);
+                            self.symbols.insert(v.name.clone(), (Space::Local, off as u64));
+                        }
+                        "shared" => {
+                            let off = align_up(self.shared_bytes, align);
+                            self.shared_bytes = off + size;
+                            self.symbols.insert(v.name.clone(), (Space::Shared, off as u64));
+                        }
+                        other => return Err(decode_err(v.line, format!(".{other} variable '{}' in a function body is not supported", v.name))),
+                    }
+                }
+                Stmt::Label(..) => {}
+                Stmt::Inst(i) => {
+                    let op = self.inst(i)?;
+                    let (guard, guard_neg) = match &i.guard {
+                        None => (NO_GUARD, false),
+                        Some((neg, name)) => (self.reg(name, i.line)?, *neg),
+                    };
+                    self.insts.push(Inst { op, guard, guard_neg, line: i.line });
+                }
+            }
+        }
+        // Falling off the end is an implicit exit.
+        self.insts.push(Inst { op: Op::Exit, guard: NO_GUARD, guard_neg: false, line: f.body.iter().rev().find_map(|s| match s { Stmt::Inst(i) => Some(i.line), _ => None }).unwrap_or(f.line) });
+        Ok(())
+    }
+
+    fn reg(&mut self, name: &str, line: u32) -> Result<Reg> {
+        for s in self.scopes.iter().rev() {
+            if let Some(&r) = s.get(name) {
+                return Ok(r);
+            }
+        }
+        if let Some(sp) = special_of(name) {
+            if let Some(&r) = self.specials.get(name) {
+                return Ok(r);
+            }
+            let r = self.new_reg(name.to_string());
+            self.specials.insert(name.to_string(), r);
+            self.special_list.push((r, sp));
+            return Ok(r);
+        }
+        Err(decode_err(line, format!("register '{name}' is not declared")))
+    }
+
+    /// A source operand of `bits` bits (`float` set: decimal literals are floats of that kind).
+    fn src(&mut self, o: &Operand, bits: u8, line: u32) -> Result<Src> {
+        match o {
+            Operand::Name(n) => {
+                if let Some(&(_, addr)) = self.symbols.get(n) {
+                    if !self.scopes.iter().any(|s| s.contains_key(n)) {
+                        return Ok(Src::I(self.symbol_value(n, addr)));
+                    }
+                }
+                if let Some(&t) = self.labels.get(n) {
+                    if !self.scopes.iter().any(|s| s.contains_key(n)) {
+                        return Ok(Src::I(t as u64));
+                    }
+                }
+                Ok(Src::R(self.reg(n, line)?))
+            }
+            Operand::Imm { text, neg } => parse_imm_text(text, *neg, bits)
+                .map(Src::I)
+                .ok_or_else(|| decode_err(line, format!("bad immediate '{}{text}'", if *neg { "-" } else { "" }))),
+            other => Err(decode_err(line, format!("expected a register or immediate, found {other:?}"))),
+        }
+    }
+
+    /// The value of symbol `n` used as an operand: its address in its own space (a
+    /// module-scope `.global` is a generic address already).
+    fn symbol_value(&self, _n: &str, addr: u64) -> u64 {
+        addr
+    }
+
+    fn dst(&mut self, o: &Operand, line: u32) -> Result<Option<Reg>> {
+        match o {
+            Operand::Sink => Ok(None),
+            Operand::Name(n) => Ok(Some(self.reg(n, line)?)),
+            other => Err(decode_err(line, format!("expected a destination register, found {other:?}"))),
+        }
+    }
+
+    fn dreg(&mut self, o: &Operand, line: u32) -> Result<Reg> {
+        match self.dst(o, line)? {
+            Some(r) => Ok(r),
+            // A sink still needs somewhere to write: a scratch register.
+            None => Ok(self.new_reg("_".into())),
+        }
+    }
+
+    /// An address operand; a symbol base overrides the space (call `.param` variables live
+    /// in local memory).
+    fn addr(&mut self, o: &Operand, space: Space, line: u32) -> Result<(Space, Addr)> {
+        let Operand::Addr { base, offset } = o else {
+            return Err(decode_err(line, format!("expected an address '[...]', found {o:?}")));
+        };
+        if let Operand::Name(n) = &**base {
+            if !self.scopes.iter().any(|s| s.contains_key(n)) {
+                if let Some(&off) = self.call_params.get(n) {
+                    return Ok((Space::Local, Addr { base: Src::I(off), off: *offset }));
+                }
+                if let Some(&(sym_space, a)) = self.symbols.get(n) {
+                    let sp = if space == Space::Generic { generic_space_of(sym_space) } else { space };
+                    let a = if space == Space::Generic { crate::mem::to_generic(sym_space, a) } else { a };
+                    return Ok((sp, Addr { base: Src::I(a), off: *offset }));
+                }
+            }
+        }
+        let b = self.src(base, 64, line)?;
+        Ok((space, Addr { base: b, off: *offset }))
+    }
+
+    fn ops<'a>(&self, i: &'a Instr, n: usize) -> Result<&'a [Operand]> {
+        if i.operands.len() < n {
+            return Err(decode_err(i.line, format!("'{}' needs {n} operands, got {}", i.opcode, i.operands.len())));
+        }
+        Ok(&i.operands)
+    }
+
+    fn inst(&mut self, i: &Instr) -> Result<Op> {
+        let parts: Vec<&str> = i.opcode.split('.').collect();
+        let base = parts[0];
+        let mods = &parts[1..];
+        let has = |m: &str| mods.contains(&m);
+        let tys: Vec<TyW> = mods.iter().filter_map(|m| TyW::parse(m)).collect();
+        let line = i.line;
+        let last_ty = || tys.last().copied().ok_or_else(|| decode_err(line, format!("'{}' has no type", i.opcode)));
+        let unsupported = || decode_err(line, format!("unsupported instruction '{}'", i.opcode));
+        let o = &i.operands;
+        let fm = fmods(mods);
+        Ok(match base {
+            "mov" => {
+                let t = last_ty()?;
+                let bits = t.bits();
+                self.ops(i, 2)?;
+                match (&o[0], &o[1]) {
+                    (Operand::Vector(ds), s) => {
+                        let part = bits / ds.len() as u8;
+                        let mut out = Vec::new();
+                        for d in ds {
+                            out.push(self.dst(d, line)?);
+                        }
+                        Op::Unpack { ds: out, a: self.src(s, bits, line)?, part_bits: part }
+                    }
+                    (d, Operand::Vector(ps)) => {
+                        let part = bits / ps.len() as u8;
+                        let mut parts = Vec::new();
+                        for p in ps {
+                            parts.push(self.src(p, part, line)?);
+                        }
+                        Op::Pack { d: self.dreg(d, line)?, parts, part_bits: part }
+                    }
+                    (d, Operand::Name(n)) if matches!(n.as_str(), "%clock" | "%clock64" | "%globaltimer" | "%globaltimer_lo") => {
+                        Op::Clock { d: self.dreg(d, line)? }
+                    }
+                    (d, s) => Op::Mov { d: self.dreg(d, line)?, a: self.src(s, bits, line)?, bits },
+                }
+            }
+            "ld" | "ldu" => {
+                let t = last_ty()?;
+                let space = space_of(mods);
+                self.ops(i, 2)?;
+                let ds = match &o[0] {
+                    Operand::Vector(v) => {
+                        let mut out = Vec::new();
+                        for d in v {
+                            out.push(self.dst(d, line)?);
+                        }
+                        out
+                    }
+                    d => vec![self.dst(d, line)?],
+                };
+                if t.bits() > 64 {
+                    return Err(unsupported());
+                }
+                let (space, addr) = self.addr(&o[1], space, line)?;
+                Op::Ld { space, bits: t.bits().max(8), sext: matches!(t, TyW::S(_)), ds, addr }
+            }
+            "st" => {
+                let t = last_ty()?;
+                let space = space_of(mods);
+                self.ops(i, 2)?;
+                let bits = t.bits().max(8);
+                let vals = match &o[1] {
+                    Operand::Vector(v) => {
+                        let mut out = Vec::new();
+                        for s in v {
+                            out.push(self.src(s, bits, line)?);
+                        }
+                        out
+                    }
+                    s => vec![self.src(s, bits, line)?],
+                };
+                if t.bits() > 64 {
+                    return Err(unsupported());
+                }
+                let (space, addr) = self.addr(&o[0], space, line)?;
+                Op::St { space, bits, vals, addr }
+            }
+            "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr" | "mul24" | "copysign" | "bmsk" => {
+                let t = last_ty()?;
+                self.ops(i, 3)?;
+                let d = self.dreg(&o[0], line)?;
+                if let TyW::F(k) = t {
+                    let op = match base {
+                        "add" => FBin::Add,
+                        "sub" => FBin::Sub,
+                        "mul" => FBin::Mul,
+                        "div" => FBin::Div,
+                        "min" => FBin::Min,
+                        "max" => FBin::Max,
+                        "copysign" => FBin::CopySign,
+                        _ => return Err(unsupported()),
+                    };
+                    let bits = t.bits();
+                    let (a, b) = (self.src(&o[1], bits, line)?, self.src(&o[2], bits, line)?);
+                    return Ok(Op::FBin { op, k, m: fm, d, a, b });
+                }
+                let it = t.int().ok_or_else(unsupported)?;
+                if has("cc") || base == "addc" {
+                    return Err(unsupported());
+                }
+                let op = match base {
+                    "add" if has("sat") => IntBin::AddSat,
+                    "add" => IntBin::Add,
+                    "sub" if has("sat") => IntBin::SubSat,
+                    "sub" => IntBin::Sub,
+                    "mul" if has("hi") => IntBin::MulHi,
+                    "mul" if has("wide") => IntBin::MulWide,
+                    "mul" => IntBin::MulLo,
+                    "mul24" if has("hi") => IntBin::Mul24Hi,
+                    "mul24" => IntBin::Mul24Lo,
+                    "div" => IntBin::Div,
+                    "rem" => IntBin::Rem,
+                    "min" => IntBin::Min,
+                    "max" => IntBin::Max,
+                    "and" => IntBin::And,
+                    "or" => IntBin::Or,
+                    "xor" => IntBin::Xor,
+                    "shl" => IntBin::Shl,
+                    "shr" => IntBin::Shr,
+                    "bmsk" if has("wrap") => IntBin::BmskWrap,
+                    "bmsk" => IntBin::BmskClamp,
+                    _ => return Err(unsupported()),
+                };
+                let bbits = if matches!(op, IntBin::Shl | IntBin::Shr) { 32 } else { it.bits };
+                let (a, b) = (self.src(&o[1], it.bits, line)?, self.src(&o[2], bbits, line)?);
+                Op::IBin { op, t: it, d, a, b }
+            }
+            "addc" | "subc" if false => return Err(unsupported()),
+            "mad" | "fma" | "mad24" => {
+                let t = last_ty()?;
+                self.ops(i, 4)?;
+                let d = self.dreg(&o[0], line)?;
+                let bits = t.bits();
+                if let TyW::F(k) = t {
+                    let (a, b, c) = (self.src(&o[1], bits, line)?, self.src(&o[2], bits, line)?, self.src(&o[3], bits, line)?);
+                    return Ok(Op::Fma { k, m: fm, d, a, b, c });
+                }
+                let it = t.int().ok_or_else(unsupported)?;
+                if base == "mad24" || has("cc") || has("sat") {
+                    return Err(unsupported());
+                }
+                let mode = if has("hi") {
+                    IntBin::MulHi
+                } else if has("wide") {
+                    IntBin::MulWide
+                } else {
+                    IntBin::MulLo
+                };
+                let cbits = if mode == IntBin::MulWide { bits * 2 } else { bits };
+                let (a, b, c) = (self.src(&o[1], bits, line)?, self.src(&o[2], bits, line)?, self.src(&o[3], cbits, line)?);
+                Op::IMad { mode, t: it, d, a, b, c }
+            }
+            "neg" | "abs" | "not" | "cnot" | "popc" | "clz" | "brev" | "bfind" | "sqrt" | "rsqrt" | "rcp" | "sin" | "cos" | "lg2" | "ex2" | "tanh" => {
+                let t = last_ty()?;
+                self.ops(i, 2)?;
+                let d = self.dreg(&o[0], line)?;
+                let a = self.src(&o[1], t.bits(), line)?;
+                if let TyW::F(k) = t {
+                    let op = match base {
+                        "neg" => FUn::Neg,
+                        "abs" => FUn::Abs,
+                        "sqrt" => FUn::Sqrt,
+                        "rsqrt" => FUn::Rsqrt,
+                        "rcp" => FUn::Rcp,
+                        "sin" => FUn::Sin,
+                        "cos" => FUn::Cos,
+                        "lg2" => FUn::Lg2,
+                        "ex2" => FUn::Ex2,
+                        "tanh" => FUn::Tanh,
+                        _ => return Err(unsupported()),
+                    };
+                    return Ok(Op::FUn { op, k, m: fm, d, a });
+                }
+                let it = t.int().ok_or_else(unsupported)?;
+                let op = match base {
+                    "neg" => IntUn::Neg,
+                    "abs" => IntUn::Abs,
+                    "not" => IntUn::Not,
+                    "cnot" => IntUn::Cnot,
+                    "popc" => IntUn::Popc,
+                    "clz" => IntUn::Clz,
+                    "brev" => IntUn::Brev,
+                    "bfind" if has("shiftamt") => IntUn::BfindShift,
+                    "bfind" => IntUn::Bfind,
+                    _ => return Err(unsupported()),
+                };
+                Op::IUn { op, t: it, d, a }
+            }
+            "setp" | "set" => {
+                let cmp_word = mods.first().copied().unwrap_or("");
+                let cmp = cmp_of(cmp_word).ok_or_else(|| decode_err(line, format!("unknown comparison '{cmp_word}' in '{}'", i.opcode)))?;
+                let st = *tys.last().ok_or_else(unsupported)?;
+                let t = match st {
+                    TyW::F(k @ (FKind::F16 | FKind::BF16 | FKind::F32 | FKind::F64)) => CmpTy::Float(k),
+                    other => CmpTy::Int(other.int().ok_or_else(unsupported)?),
+                };
+                let sbits = st.bits();
+                if base == "set" {
+                    self.ops(i, 3)?;
+                    let dt = tys.first().copied().ok_or_else(unsupported)?;
+                    if has("and") || has("or") || has("xor") {
+                        return Err(unsupported());
+                    }
+                    let d = self.dreg(&o[0], line)?;
+                    return Ok(Op::Set { cmp, t, float_result: matches!(dt, TyW::F(_)), d, a: self.src(&o[1], sbits, line)?, b: self.src(&o[2], sbits, line)? });
+                }
+                self.ops(i, 3)?;
+                let (d, d2) = match &o[0] {
+                    Operand::Pair(p, q) => (self.dst(p, line)?, self.dst(q, line)?),
+                    p => (self.dst(p, line)?, None),
+                };
+                let bop = if has("and") {
+                    Some(BoolOp::And)
+                } else if has("or") {
+                    Some(BoolOp::Or)
+                } else if has("xor") {
+                    Some(BoolOp::Xor)
+                } else {
+                    None
+                };
+                let comb = match bop {
+                    None => None,
+                    Some(b) => {
+                        self.ops(i, 4)?;
+                        let (neg, c) = match &o[3] {
+                            Operand::Not(x) => (true, &**x),
+                            x => (false, x),
+                        };
+                        Some((b, self.src(c, 1, line)?, neg))
+                    }
+                };
+                Op::Setp { cmp, t, d, d2, a: self.src(&o[1], sbits, line)?, b: self.src(&o[2], sbits, line)?, comb }
+            }
+            "selp" => {
+                let t = last_ty()?;
+                self.ops(i, 4)?;
+                let bits = t.bits();
+                Op::Selp { bits, d: self.dreg(&o[0], line)?, a: self.src(&o[1], bits, line)?, b: self.src(&o[2], bits, line)?, p: self.src(&o[3], 1, line)? }
+            }
+            "lop3" => {
+                self.ops(i, 5)?;
+                let lut = match self.src(&o[4], 8, line)? {
+                    Src::I(v) => v as u8,
+                    Src::R(_) => return Err(decode_err(line, "lop3's lookup table must be an immediate")),
+                };
+                Op::Lop3 { d: self.dreg(&o[0], line)?, a: self.src(&o[1], 32, line)?, b: self.src(&o[2], 32, line)?, c: self.src(&o[3], 32, line)?, lut }
+            }
+            "prmt" => {
+                self.ops(i, 4)?;
+                let mode = ["", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"].iter().position(|m| !m.is_empty() && has(m)).unwrap_or(0) as u8;
+                Op::Prmt { mode, d: self.dreg(&o[0], line)?, a: self.src(&o[1], 32, line)?, b: self.src(&o[2], 32, line)?, c: self.src(&o[3], 32, line)? }
+            }
+            "bfe" => {
+                let t = last_ty()?.int().ok_or_else(unsupported)?;
+                self.ops(i, 4)?;
+                Op::Bfe { t, d: self.dreg(&o[0], line)?, a: self.src(&o[1], t.bits, line)?, b: self.src(&o[2], 32, line)?, c: self.src(&o[3], 32, line)? }
+            }
+            "bfi" => {
+                let bits = last_ty()?.bits();
+                self.ops(i, 5)?;
+                Op::Bfi { bits, d: self.dreg(&o[0], line)?, a: self.src(&o[1], bits, line)?, b: self.src(&o[2], bits, line)?, c: self.src(&o[3], 32, line)?, e: self.src(&o[4], 32, line)? }
+            }
+            "shf" => {
+                self.ops(i, 4)?;
+                Op::Shf { left: has("l"), wrap: has("wrap"), d: self.dreg(&o[0], line)?, a: self.src(&o[1], 32, line)?, b: self.src(&o[2], 32, line)?, c: self.src(&o[3], 32, line)? }
+            }
+            "szext" => {
+                self.ops(i, 3)?;
+                Op::Szext { signed: has("s32"), wrap: has("wrap"), d: self.dreg(&o[0], line)?, a: self.src(&o[1], 32, line)?, b: self.src(&o[2], 32, line)? }
+            }
+            "testp" => {
+                let k = match last_ty()? {
+                    TyW::F(k) => k,
+                    _ => return Err(unsupported()),
+                };
+                let which = ["finite", "infinite", "number", "notanumber", "normal", "subnormal"].iter().position(|w| has(w)).ok_or_else(unsupported)? as u8;
+                self.ops(i, 2)?;
+                Op::Testp { which, k, d: self.dreg(&o[0], line)?, a: self.src(&o[1], fkind_bits(k), line)? }
+            }
+            "cvt" => self.cvt(i, mods, &tys)?,
+            "cvta" => {
+                self.ops(i, 2)?;
+                let space = space_of(mods);
+                let bits = last_ty()?.bits();
+                Op::Cvta { to: has("to"), space, d: self.dreg(&o[0], line)?, a: self.src(&o[1], bits, line)? }
+            }
+            "isspacep" => {
+                self.ops(i, 2)?;
+                Op::Isspacep { space: space_of(mods), d: self.dreg(&o[0], line)?, a: self.src(&o[1], 64, line)? }
+            }
+            "bra" | "brx" => {
+                self.ops(i, 1)?;
+                let Operand::Name(l) = &o[0] else { return Err(decode_err(line, "bra needs a label")) };
+                let target = *self.labels.get(l).ok_or_else(|| decode_err(line, format!("label '{l}' is not defined")))?;
+                Op::Bra { target }
+            }
+            "ret" | "exit" => Op::Exit,
+            "trap" | "brkpt" => Op::Trap,
+            "call" => self.call(i)?,
+            "bar" | "barrier" => {
+                if has("warp") {
+                    self.ops(i, 1)?;
+                    return Ok(Op::WarpSync { mask: self.src(&o[0], 32, line)? });
+                }
+                if has("cluster") {
+                    // One CTA per cluster here: a cluster barrier is a CTA-wide barrier.
+                    return Ok(Op::Bar { kind: if has("arrive") { BarKind::Arrive } else { BarKind::Sync }, id: Src::I(15), count: None, d: None, p: None });
+                }
+                if has("red") {
+                    self.ops(i, 3)?;
+                    let kind = if has("popc") {
+                        BarKind::RedPopc
+                    } else if has("and") {
+                        BarKind::RedAnd
+                    } else {
+                        BarKind::RedOr
+                    };
+                    let d = self.dreg(&o[0], line)?;
+                    let id = self.src(&o[1], 32, line)?;
+                    let (count, pi) = if o.len() == 4 { (Some(self.src(&o[2], 32, line)?), 3) } else { (None, 2) };
+                    let (neg, p) = match &o[pi] {
+                        Operand::Not(x) => (true, &**x),
+                        x => (false, x),
+                    };
+                    return Ok(Op::Bar { kind, id, count, d: Some(d), p: Some((self.src(p, 1, line)?, neg)) });
+                }
+                let kind = if has("arrive") { BarKind::Arrive } else { BarKind::Sync };
+                let id = if o.is_empty() { Src::I(0) } else { self.src(&o[0], 32, line)? };
+                let count = if o.len() > 1 { Some(self.src(&o[1], 32, line)?) } else { None };
+                Op::Bar { kind, id, count, d: None, p: None }
+            }
+            "shfl" => {
+                self.ops(i, 5)?;
+                let mode = if has("up") {
+                    ShflMode::Up
+                } else if has("down") {
+                    ShflMode::Down
+                } else if has("bfly") {
+                    ShflMode::Bfly
+                } else {
+                    ShflMode::Idx
+                };
+                let (d, pd) = match &o[0] {
+                    Operand::Pair(p, q) => (self.dreg(p, line)?, self.dst(q, line)?),
+                    p => (self.dreg(p, line)?, None),
+                };
+                Op::Shfl { mode, d, pd, a: self.src(&o[1], 32, line)?, b: self.src(&o[2], 32, line)?, c: self.src(&o[3], 32, line)?, mask: self.src(&o[4], 32, line)? }
+            }
+            "vote" => {
+                self.ops(i, 2)?;
+                let mode = if has("all") {
+                    VoteMode::All
+                } else if has("any") {
+                    VoteMode::Any
+                } else if has("uni") {
+                    VoteMode::Uni
+                } else {
+                    VoteMode::Ballot
+                };
+                let (neg, a) = match &o[1] {
+                    Operand::Not(x) => (true, &**x),
+                    x => (false, x),
+                };
+                let a = self.src(a, 1, line)?;
+                let mask = if has("sync") { Some(self.src(self.ops(i, 3)?.get(2).ok_or_else(unsupported)?, 32, line)?) } else { None };
+                Op::Vote { mode, d: self.dreg(&o[0], line)?, a, neg, mask }
+            }
+            "match" => {
+                self.ops(i, 3)?;
+                let bits = last_ty()?.bits();
+                let (d, pd) = match &o[0] {
+                    Operand::Pair(p, q) => (self.dreg(p, line)?, self.dst(q, line)?),
+                    p => (self.dreg(p, line)?, None),
+                };
+                Op::Match { all: has("all"), bits, d, pd, a: self.src(&o[1], bits, line)?, mask: self.src(&o[2], 32, line)? }
+            }
+            "redux" => {
+                self.ops(i, 3)?;
+                let t = last_ty()?.int().ok_or_else(unsupported)?;
+                let op = atom_op(mods).ok_or_else(unsupported)?;
+                Op::Redux { op, t, d: self.dreg(&o[0], line)?, a: self.src(&o[1], 32, line)?, mask: self.src(&o[2], 32, line)? }
+            }
+            "activemask" => {
+                self.ops(i, 1)?;
+                Op::Activemask { d: self.dreg(&o[0], line)? }
+            }
+            "elect" => {
+                self.ops(i, 2)?;
+                let (d, p) = match &o[0] {
+                    Operand::Pair(p, q) => (self.dst(p, line)?, self.dst(q, line)?),
+                    p => (self.dst(p, line)?, None),
+                };
+                Op::Elect { d, p, mask: self.src(&o[1], 32, line)? }
+            }
+            "atom" | "red" => {
+                let t = last_ty()?;
+                let op = atom_op(mods).ok_or_else(unsupported)?;
+                let at = match t {
+                    TyW::F(k) => AtomTy::Float(k),
+                    other => AtomTy::Int(other.int().ok_or_else(unsupported)?),
+                };
+                if has("v2") || has("v4") || has("v8") {
+                    return Err(unsupported());
+                }
+                let bits = t.bits();
+                let space = space_of(mods);
+                let (d, rest) = if base == "atom" {
+                    self.ops(i, 3)?;
+                    (Some(self.dreg(&o[0], line)?), &o[1..])
+                } else {
+                    self.ops(i, 2)?;
+                    (None, &o[..])
+                };
+                let (space, addr) = self.addr(&rest[0], space, line)?;
+                let b = self.src(&rest[1], bits, line)?;
+                let c = if op == AtomOp::Cas {
+                    Some(self.src(rest.get(2).ok_or_else(|| decode_err(line, "atom.cas needs 3 sources"))?, bits, line)?)
+                } else {
+                    None
+                };
+                Op::Atom { space, op, t: at, d, addr, b, c }
+            }
+            "membar" | "fence" | "prefetch" | "prefetchu" | "griddepcontrol" | "setmaxnreg" | "nanosleep" | "pmevent" | "discard" | "applypriority" | "createpolicy" => {
+                if base == "createpolicy" {
+                    self.ops(i, 1)?;
+                    let d = self.dreg(&o[0], line)?;
+                    return Ok(Op::Mov { d, a: Src::I(0), bits: 64 });
+                }
+                Op::Nop
+            }
+            _ => return Err(unsupported()),
+        })
+    }
+
+    fn cvt(&mut self, i: &Instr, mods: &[&str], tys: &[TyW]) -> Result<Op> {
+        let line = i.line;
+        let unsupported = || decode_err(line, format!("unsupported conversion '{}'", i.opcode));
+        if tys.len() != 2 {
+            return Err(unsupported());
+        }
+        let side = |t: TyW| -> Option<CvtTy> {
+            Some(match t {
+                TyW::F(FKind::F16) => CvtTy::Float(FloatFormat::F16),
+                TyW::F(FKind::BF16) => CvtTy::Float(FloatFormat::BF16),
+                TyW::F(FKind::F32) => CvtTy::Float(FloatFormat::F32),
+                TyW::F(FKind::F64) => CvtTy::Float(FloatFormat::F64),
+                TyW::F(FKind::F16x2) => CvtTy::Pair(FloatFormat::F16),
+                TyW::F(FKind::BF16x2) => CvtTy::Pair(FloatFormat::BF16),
+                TyW::Tf32 => CvtTy::Float(FloatFormat::TF32),
+                TyW::Fp8(f, false) => CvtTy::Float(f),
+                TyW::Fp8(f, true) => CvtTy::Pair(f),
+                other => CvtTy::Int(other.int()?),
+            })
+        };
+        let dt = side(tys[0]).ok_or_else(unsupported)?;
+        let st = side(tys[1]).ok_or_else(unsupported)?;
+        self.ops(i, 2)?;
+        let o = &i.operands;
+        let mut m = fmods(mods);
+        // Integer rounding modifiers (.rni etc.) select the same directions.
+        for (w, r) in [("rni", Rnd::Rn), ("rzi", Rnd::Rz), ("rmi", Rnd::Rm), ("rpi", Rnd::Rp)] {
+            if mods.contains(&w) {
+                m.rnd = r;
+                m.approx = true; // marks "round to integral" for float→float
+            }
+        }
+        if mods.contains(&"satfinite") {
+            m.nan = true; // reused: saturate to finite
+        }
+        let d = self.dreg(&o[0], line)?;
+        let a = self.src(&o[1], tys[1].bits(), line)?;
+        let b = if o.len() > 2 { Some(self.src(&o[2], tys[1].bits(), line)?) } else { None };
+        Ok(Op::Cvt { dt, st, m, d, a, b })
+    }
+
+    fn call(&mut self, i: &Instr) -> Result<Op> {
+        let line = i.line;
+        let mut ret = None;
+        let mut func = None;
+        let mut args = Vec::new();
+        for o in &i.operands {
+            match o {
+                Operand::Group(g) if func.is_none() => {
+                    if let Some(Operand::Name(n)) = g.first() {
+                        ret = Some(*self.call_params.get(n).ok_or_else(|| decode_err(line, format!("call result '{n}' is not a .param variable")))?);
+                    }
+                }
+                Operand::Name(n) if func.is_none() => {
+                    func = Some(match n.as_str() {
+                        "vprintf" => CallFn::Vprintf,
+                        "__assertfail" => CallFn::AssertFail,
+                        other => return Err(decode_err(line, format!("call of '{other}' is not supported (only vprintf and __assertfail)"))),
+                    })
+                }
+                Operand::Group(g) => {
+                    for a in g {
+                        let Operand::Name(n) = a else { return Err(decode_err(line, "call arguments must be .param variables")) };
+                        args.push(*self.call_params.get(n).ok_or_else(|| decode_err(line, format!("call argument '{n}' is not a .param variable")))?);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let func = func.ok_or_else(|| decode_err(line, "call without a function name"))?;
+        Ok(Op::Call { func, args, ret })
+    }
+}
+
+fn generic_space_of(s: Space) -> Space {
+    match s {
+        Space::Const => Space::Global,
+        other => other,
+    }
+}
+
+fn fmods(mods: &[&str]) -> FMods {
+    let has = |m: &str| mods.contains(&m);
+    FMods {
+        rnd: if has("rz") {
+            Rnd::Rz
+        } else if has("rm") {
+            Rnd::Rm
+        } else if has("rp") {
+            Rnd::Rp
+        } else if has("rna") {
+            Rnd::Rna
+        } else {
+            Rnd::Rn
+        },
+        ftz: has("ftz"),
+        sat: has("sat"),
+        approx: has("approx"),
+        nan: has("NaN"),
+        relu: has("relu"),
+    }
+}
+
+fn space_of(mods: &[&str]) -> Space {
+    for m in mods {
+        let s = m.split("::").next().unwrap_or("");
+        match s {
+            "global" => return Space::Global,
+            "shared" => return Space::Shared,
+            "local" => return Space::Local,
+            "param" => return Space::Param,
+            "const" => return Space::Const,
+            _ => {}
+        }
+    }
+    Space::Generic
+}
+
+fn atom_op(mods: &[&str]) -> Option<AtomOp> {
+    for m in mods {
+        let op = match *m {
+            "add" => AtomOp::Add,
+            "min" => AtomOp::Min,
+            "max" => AtomOp::Max,
+            "and" => AtomOp::And,
+            "or" => AtomOp::Or,
+            "xor" => AtomOp::Xor,
+            "exch" => AtomOp::Exch,
+            "cas" => AtomOp::Cas,
+            "inc" => AtomOp::Inc,
+            "dec" => AtomOp::Dec,
+            _ => continue,
+        };
+        return Some(op);
+    }
+    None
+}
+
+fn cmp_of(w: &str) -> Option<Cmp> {
+    Some(match w {
+        "eq" => Cmp::Eq,
+        "ne" => Cmp::Ne,
+        "lt" => Cmp::Lt,
+        "le" => Cmp::Le,
+        "gt" => Cmp::Gt,
+        "ge" => Cmp::Ge,
+        "lo" => Cmp::Lo,
+        "ls" => Cmp::Ls,
+        "hi" => Cmp::Hi,
+        "hs" => Cmp::Hs,
+        "equ" => Cmp::Equ,
+        "neu" => Cmp::Neu,
+        "ltu" => Cmp::Ltu,
+        "leu" => Cmp::Leu,
+        "gtu" => Cmp::Gtu,
+        "geu" => Cmp::Geu,
+        "num" => Cmp::Num,
+        "nan" => Cmp::Nan,
+        _ => return None,
+    })
+}
+
+fn special_of(name: &str) -> Option<Special> {
+    let dim = |s: &str| match s {
+        "x" => Some(0u8),
+        "y" => Some(1),
+        "z" => Some(2),
+        _ => None,
+    };
+    if let Some((reg, d)) = name.split_once('.') {
+        let d = dim(d)?;
+        return Some(match reg {
+            "%tid" => Special::Tid(d),
+            "%ntid" => Special::Ntid(d),
+            "%ctaid" => Special::Ctaid(d),
+            "%nctaid" => Special::Nctaid(d),
+            "%cluster_ctaid" => Special::ClusterCtaid(d),
+            "%cluster_nctaid" => Special::ClusterNctaid(d),
+            "%clusterid" => Special::Clusterid(d),
+            "%nclusterid" => Special::Nclusterid(d),
+            _ => return None,
+        });
+    }
+    Some(match name {
+        "%laneid" => Special::Laneid,
+        "%warpid" => Special::Warpid,
+        "%nwarpid" => Special::Nwarpid,
+        "%smid" => Special::Smid,
+        "%nsmid" => Special::Nsmid,
+        "%gridid" => Special::Gridid,
+        "%lanemask_eq" => Special::Lanemask(0),
+        "%lanemask_le" => Special::Lanemask(1),
+        "%lanemask_lt" => Special::Lanemask(2),
+        "%lanemask_ge" => Special::Lanemask(3),
+        "%lanemask_gt" => Special::Lanemask(4),
+        "%cluster_ctarank" => Special::ClusterCtarank,
+        "%cluster_nctarank" => Special::ClusterNctarank,
+        "%is_explicit_cluster" => Special::IsExplicitCluster,
+        "%dynamic_smem_size" => Special::DynSmem,
+        "%total_smem_size" => Special::TotalSmem,
+        _ => return None,
+    })
+}
+
+/// Bits of an immediate written `text` (with a leading minus if `neg`) for an operand of
+/// `bits` bits: integers in two's complement, `0f`/`0d` hex floats as given, decimal floats
+/// converted to the operand's float width (32 or 64; 16-bit operands take f16).
+pub fn parse_imm_text(text: &str, neg: bool, bits: u8) -> Option<u64> {
+    let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let sign32 = if neg { 0x8000_0000u64 } else { 0 };
+    if let Some(h) = text.strip_prefix("0f").or_else(|| text.strip_prefix("0F")) {
+        let v = u32::from_str_radix(h, 16).ok()? as u64;
+        return Some(v ^ sign32);
+    }
+    if let Some(h) = text.strip_prefix("0d").or_else(|| text.strip_prefix("0D")) {
+        let v = u64::from_str_radix(h, 16).ok()?;
+        return Some(if neg { v ^ (1 << 63) } else { v });
+    }
+    if text.contains('.') || (text.contains(['e', 'E']) && !text.starts_with("0x")) {
+        let mut x: f64 = text.parse().ok()?;
+        if neg {
+            x = -x;
+        }
+        return Some(match bits {
+            64 => x.to_bits(),
+            16 => tileir_numeric::encode(FloatFormat::F16, x, tileir_numeric::Rounding::NearestEven, tileir_numeric::Saturation::None),
+            _ => (x as f32).to_bits() as u64,
+        });
+    }
+    let v = parse_uint(text)?;
+    Some(if neg { v.wrapping_neg() & mask } else { v & mask })
+}

@@ -1,0 +1,155 @@
+//! The executor: a launch runs its CTAs on a pool of OS threads (one CTA per thread at a
+//! time); inside a CTA, warps are scheduled round-robin and each warp executes its lanes in
+//! lockstep over per-lane register files.
+
+pub mod alu;
+mod collective;
+mod cta;
+pub mod cvt;
+pub mod fp;
+mod printf;
+mod warp;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use crate::error::{EmuError, ErrorKind, Result};
+use crate::mem::GlobalMem;
+use crate::program::Program;
+
+/// Launch options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Check shared memory for races (a read or write of bytes another warp wrote, or a
+    /// write of bytes another warp read, with no barrier between).
+    pub race_check: bool,
+    /// Most warp-instructions one CTA may execute before the launch fails (livelock guard).
+    pub max_warp_steps: u64,
+    /// OS threads running CTAs (0: all available cores).
+    pub threads: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { race_check: false, max_warp_steps: 1 << 28, threads: 0 }
+    }
+}
+
+/// Grid, block and dynamic shared memory of a launch.
+#[derive(Clone, Debug)]
+pub struct LaunchConfig {
+    /// CTAs per dimension.
+    pub grid: [u32; 3],
+    /// Threads per CTA per dimension.
+    pub block: [u32; 3],
+    /// Bytes of dynamic shared memory.
+    pub dyn_shared: u32,
+    /// Options.
+    pub options: Options,
+}
+
+/// What a launch produced besides memory.
+#[derive(Clone, Debug, Default)]
+pub struct LaunchStats {
+    /// `printf` output, CTA by CTA in launch order.
+    pub output: String,
+    /// Thread-instructions executed (instructions times active lanes, guards included).
+    pub thread_insts: u64,
+    /// Warp-instructions executed.
+    pub warp_insts: u64,
+}
+
+/// Everything CTAs share.
+pub(crate) struct LaunchCtx<'a> {
+    pub prog: &'a Program,
+    pub cfg: &'a LaunchConfig,
+    pub params: &'a [u8],
+    pub global: &'a GlobalMem,
+}
+
+/// Runs `prog` over the grid. `params` is the parameter buffer laid out as
+/// [`Program::params`] says.
+pub fn launch(prog: &Program, cfg: &LaunchConfig, params: &[u8], global: &GlobalMem) -> Result<LaunchStats> {
+    let nthreads_cta = cfg.block.iter().map(|&b| b as u64).product::<u64>();
+    if nthreads_cta == 0 || nthreads_cta > 1024 {
+        return Err(EmuError::new(ErrorKind::Launch, 0, format!("block {:?} has {nthreads_cta} threads; a CTA has 1 to 1024", cfg.block)));
+    }
+    if let Some(req) = prog.reqntid {
+        let n = req.iter().map(|&b| b as u64).product::<u64>();
+        if n != nthreads_cta {
+            return Err(EmuError::new(
+                ErrorKind::Launch,
+                0,
+                format!("kernel '{}' requires {:?} threads per CTA (.reqntid/.maxntid), the launch gives {:?}", prog.name, req, cfg.block),
+            ));
+        }
+    }
+    if params.len() < prog.param_bytes {
+        return Err(EmuError::new(ErrorKind::Launch, 0, format!("kernel '{}' takes {} parameter bytes, got {}", prog.name, prog.param_bytes, params.len())));
+    }
+    let ncta = cfg.grid.iter().map(|&g| g as u64).product::<u64>();
+    if ncta == 0 {
+        return Ok(LaunchStats::default());
+    }
+    let ctx = LaunchCtx { prog, cfg, params, global };
+    let workers = if cfg.options.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        cfg.options.threads
+    }
+    .min(ncta as usize)
+    .max(1);
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let failure: Mutex<Option<(u64, EmuError)>> = Mutex::new(None);
+    let outputs: Mutex<Vec<(u64, String)>> = Mutex::new(Vec::new());
+    let thread_insts = AtomicU64::new(0);
+    let warp_insts = AtomicU64::new(0);
+    let work = || {
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let i = next.fetch_add(1, Ordering::Relaxed) as u64;
+            if i >= ncta {
+                break;
+            }
+            let ctaid = [(i % cfg.grid[0] as u64) as u32, ((i / cfg.grid[0] as u64) % cfg.grid[1] as u64) as u32, (i / (cfg.grid[0] as u64 * cfg.grid[1] as u64)) as u32];
+            match cta::run_cta(&ctx, ctaid) {
+                Ok(r) => {
+                    thread_insts.fetch_add(r.thread_insts, Ordering::Relaxed);
+                    warp_insts.fetch_add(r.warp_insts, Ordering::Relaxed);
+                    if !r.output.is_empty() {
+                        outputs.lock().unwrap_or_else(|e| e.into_inner()).push((i, r.output));
+                    }
+                }
+                Err(e) => {
+                    let mut f = failure.lock().unwrap_or_else(|e| e.into_inner());
+                    if f.as_ref().is_none_or(|(j, _)| i < *j) {
+                        *f = Some((i, e));
+                    }
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    };
+    if workers == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(work);
+            }
+        });
+    }
+    if let Some((_, e)) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
+    let mut outs = outputs.into_inner().unwrap_or_else(|e| e.into_inner());
+    outs.sort_by_key(|(i, _)| *i);
+    Ok(LaunchStats {
+        output: outs.into_iter().map(|(_, s)| s).collect(),
+        thread_insts: thread_insts.into_inner(),
+        warp_insts: warp_insts.into_inner(),
+    })
+}

@@ -1,0 +1,796 @@
+//! A warp: 32 lanes in lockstep over per-lane register files.
+//!
+//! Divergence: every lane has its own PC; the warp always executes the group of runnable
+//! lanes with the smallest PC. Lanes that branched ahead wait (their PC is larger) until the
+//! lanes behind catch up, and groups that reach the same PC merge — reconvergence at the
+//! earliest common point, correct for arbitrary control flow because each lane's own
+//! execution is sequential whatever the interleaving. Warp collectives (`shfl.sync`,
+//! `vote.sync`, ...) additionally wait until every lane of their member mask has arrived.
+
+use super::cta::{BarState, Env};
+use super::{alu, collective, cvt, fp, printf};
+use crate::error::{EmuError, ErrorKind, Result};
+use crate::mem::{from_generic, load_bytes, store_bytes, to_generic};
+use crate::program::*;
+
+/// Lanes of `mask`, ascending.
+#[inline(always)]
+pub(crate) fn for_lanes(mask: u32, mut f: impl FnMut(usize)) {
+    if mask == u32::MAX {
+        for l in 0..32 {
+            f(l);
+        }
+    } else {
+        let mut m = mask;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            f(l);
+        }
+    }
+}
+
+/// Like [`for_lanes`] but stops at the first error.
+#[inline(always)]
+fn try_lanes<E>(mask: u32, mut f: impl FnMut(usize) -> std::result::Result<(), E>) -> std::result::Result<(), E> {
+    let mut m = mask;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        f(l)?;
+    }
+    Ok(())
+}
+
+/// "lanes 0-3,7" for a mask.
+pub(crate) fn lanes_text(mask: u32) -> String {
+    let mut parts = Vec::new();
+    let mut l = 0;
+    while l < 32 {
+        if mask >> l & 1 == 1 {
+            let start = l;
+            while l + 1 < 32 && mask >> (l + 1) & 1 == 1 {
+                l += 1;
+            }
+            parts.push(if start == l { format!("{start}") } else { format!("{start}-{l}") });
+        }
+        l += 1;
+    }
+    format!("lane{} {}", if mask.count_ones() == 1 { "" } else { "s" }, parts.join(","))
+}
+
+#[inline(always)]
+fn val(regs: &[u64], s: Src, l: usize) -> u64 {
+    match s {
+        Src::R(r) => regs[r as usize * 32 + l],
+        Src::I(v) => v,
+    }
+}
+
+/// One warp's state.
+pub(crate) struct Warp {
+    pub id: u32,
+    pub regs: Vec<u64>,
+    pub pcs: [u32; 32],
+    pub valid: u32,
+    pub exited: u32,
+    pub bar_wait: u32,
+    pub bar_id: [u8; 32],
+    pub sync_wait: u32,
+    pub local: Vec<u8>,
+    pub local_bytes: usize,
+    pub steps: u64,
+}
+
+/// The group being executed: its PC, its lanes, and the smallest PC of the other runnable
+/// lanes (when the group reaches it, the two merge).
+struct Group {
+    pc: u32,
+    mask: u32,
+    next_min: u32,
+}
+
+impl Warp {
+    pub fn new(id: u32, nregs: usize, valid: u32, local_bytes: usize) -> Warp {
+        Warp {
+            id,
+            regs: vec![0; nregs * 32],
+            pcs: [0; 32],
+            valid,
+            exited: 0,
+            bar_wait: 0,
+            bar_id: [0; 32],
+            sync_wait: 0,
+            local: vec![0; local_bytes * 32],
+            local_bytes,
+            steps: 0,
+        }
+    }
+
+    /// Lanes that have not exited.
+    pub fn live(&self) -> u32 {
+        self.valid & !self.exited
+    }
+
+    pub fn finished(&self) -> bool {
+        self.live() == 0
+    }
+
+    fn runnable(&self) -> u32 {
+        self.live() & !self.bar_wait & !self.sync_wait
+    }
+
+    fn schedule(&self) -> Option<Group> {
+        let r = self.runnable();
+        if r == 0 {
+            return None;
+        }
+        let mut pc = u32::MAX;
+        for_lanes(r, |l| pc = pc.min(self.pcs[l]));
+        let mut mask = 0;
+        let mut next_min = u32::MAX;
+        for_lanes(r, |l| {
+            if self.pcs[l] == pc {
+                mask |= 1 << l;
+            } else {
+                next_min = next_min.min(self.pcs[l]);
+            }
+        });
+        Some(Group { pc, mask, next_min })
+    }
+
+    fn set_pc(&mut self, mask: u32, pc: u32) {
+        for_lanes(mask, |l| self.pcs[l] = pc);
+    }
+
+    /// Releases lanes waiting on barrier `id` (writing a bar.red result).
+    pub fn release_barrier(&mut self, id: u8, b: &BarState) {
+        let mut m = 0u32;
+        for_lanes(self.bar_wait, |l| {
+            if self.bar_id[l] == id {
+                m |= 1 << l;
+            }
+        });
+        self.bar_wait &= !m;
+        if let Some((kind, d)) = b.red {
+            for_lanes(m, |l| {
+                self.regs[d as usize * 32 + l] = match kind {
+                    BarKind::RedPopc => b.popc as u64,
+                    BarKind::RedAnd => b.all as u64,
+                    _ => b.any as u64,
+                };
+            });
+        }
+    }
+
+    /// Where this warp's lanes are and what they wait on (deadlock and step-limit reports).
+    pub fn describe(&self, env: &Env<'_>) -> String {
+        let prog = env.ctx.prog;
+        let mut out = String::new();
+        let live = self.live();
+        if live == 0 {
+            return out;
+        }
+        let mut seen = 0u32;
+        for l in 0..32 {
+            if live >> l & 1 == 0 || seen >> l & 1 == 1 {
+                continue;
+            }
+            let pc = self.pcs[l];
+            let waiting_bar = self.bar_wait >> l & 1 == 1;
+            let waiting_sync = self.sync_wait >> l & 1 == 1;
+            let mut m = 0u32;
+            for k in l..32 {
+                if live >> k & 1 == 1
+                    && self.pcs[k] == pc
+                    && (self.bar_wait >> k & 1 == 1) == waiting_bar
+                    && (self.sync_wait >> k & 1 == 1) == waiting_sync
+                    && (!waiting_bar || self.bar_id[k] == self.bar_id[l])
+                {
+                    m |= 1 << k;
+                }
+            }
+            seen |= m;
+            // A lane blocked on a barrier has already stepped past it.
+            let at = if waiting_bar { pc.saturating_sub(1) } else { pc };
+            let line = prog.line_of(at);
+            let what = if waiting_bar {
+                format!("wait at barrier {}", self.bar_id[l])
+            } else if waiting_sync {
+                let missing = match &prog.insts.get(at as usize).map(|i| &i.op) {
+                    Some(Op::Shfl { mask, .. } | Op::Vote { mask: Some(mask), .. } | Op::Match { mask, .. } | Op::Redux { mask, .. } | Op::WarpSync { mask } | Op::Elect { mask, .. }) => {
+                        let mm = val(&self.regs, *mask, l) as u32;
+                        let here = self.sync_wait & mm;
+                        format!(" (member mask {mm:#010x}; {} not there)", lanes_text(mm & !here))
+                    }
+                    _ => String::new(),
+                };
+                format!("wait for the other lanes of a warp-synchronous instruction{missing}")
+            } else {
+                "are runnable".to_string()
+            };
+            out.push_str(&format!("\n  warp {} {} {what} at PTX line {line}", self.id, lanes_text(m)));
+        }
+        out
+    }
+
+    pub fn first_line(&self, env: &Env<'_>) -> Option<u32> {
+        let live = self.live();
+        (0..32).find(|l| live >> l & 1 == 1).map(|l| {
+            let pc = self.pcs[l];
+            env.ctx.prog.line_of(if self.bar_wait >> l & 1 == 1 { pc.saturating_sub(1) } else { pc })
+        })
+    }
+
+    /// Runs up to `budget` warp-instructions; returns how many ran (0: the warp is blocked).
+    pub fn run(&mut self, env: &mut Env<'_>, budget: u64) -> Result<u64> {
+        let prog = env.ctx.prog;
+        let insts = &prog.insts[..];
+        let Some(mut g) = self.schedule() else { return Ok(0) };
+        let mut done = 0u64;
+        while done < budget {
+            let Some(inst) = insts.get(g.pc as usize) else {
+                return Err(EmuError::new(ErrorKind::Undefined, 0, format!("warp {} ran past the last instruction", self.id)));
+            };
+            done += 1;
+            self.steps += 1;
+            let mut exec = g.mask;
+            if inst.guard != NO_GUARD {
+                let base = inst.guard as usize * 32;
+                let mut m = 0u32;
+                for_lanes(g.mask, |l| m |= ((self.regs[base + l] != 0) as u32) << l);
+                exec = if inst.guard_neg { g.mask & !m } else { m };
+            }
+            env.warp_insts += 1;
+            env.thread_insts += exec.count_ones() as u64;
+            match &inst.op {
+                Op::Bra { target } => {
+                    let target = *target;
+                    if exec == g.mask {
+                        g.pc = target;
+                    } else if exec == 0 {
+                        g.pc += 1;
+                    } else {
+                        self.set_pc(exec, target);
+                        self.set_pc(g.mask & !exec, g.pc + 1);
+                        match self.schedule() {
+                            Some(n) => g = n,
+                            None => return Ok(done),
+                        }
+                        continue;
+                    }
+                    if g.pc >= g.next_min {
+                        self.set_pc(g.mask, g.pc);
+                        match self.schedule() {
+                            Some(n) => g = n,
+                            None => return Ok(done),
+                        }
+                    }
+                    continue;
+                }
+                Op::Exit => {
+                    self.exited |= exec;
+                    self.set_pc(g.mask & !exec, g.pc + 1);
+                    self.set_pc(exec, g.pc);
+                    match self.schedule() {
+                        Some(n) => g = n,
+                        None => return Ok(done),
+                    }
+                    continue;
+                }
+                Op::Bar { kind, id, count, d, p } => {
+                    if exec != 0 {
+                        self.barrier(env, inst, exec, *kind, *id, *count, *d, *p)?;
+                    }
+                    self.set_pc(g.mask, g.pc + 1);
+                    if *kind != BarKind::Arrive {
+                        self.bar_wait |= exec;
+                    }
+                    match self.schedule() {
+                        Some(n) => g = n,
+                        None => return Ok(done),
+                    }
+                    continue;
+                }
+                Op::Shfl { mask, .. } | Op::Vote { mask: Some(mask), .. } | Op::Match { mask, .. } | Op::Redux { mask, .. } | Op::WarpSync { mask } | Op::Elect { mask, .. } => {
+                    if exec != 0 {
+                        let m = self.member_mask(env, inst, exec, *mask)?;
+                        let mut here = exec;
+                        for_lanes(self.sync_wait, |l| {
+                            if self.pcs[l] == g.pc {
+                                here |= 1 << l;
+                            }
+                        });
+                        if m & !here != 0 {
+                            let gone = m & !here & !self.live();
+                            if gone != 0 {
+                                return Err(EmuError::new(
+                                    ErrorKind::Undefined,
+                                    inst.line,
+                                    format!("warp {} {}: member mask {m:#010x} names {} which ha{} exited or do not exist", self.id, lanes_text(exec), lanes_text(gone), if gone.count_ones() == 1 { "s" } else { "ve" }),
+                                ));
+                            }
+                            self.sync_wait |= exec;
+                            self.set_pc(g.mask, g.pc);
+                            self.set_pc(g.mask & !exec, g.pc + 1);
+                            match self.schedule() {
+                                Some(n) => g = n,
+                                None => return Ok(done),
+                            }
+                            continue;
+                        }
+                        collective::execute(self, env, inst, here, m)?;
+                        self.sync_wait &= !here;
+                        self.set_pc(here | g.mask, g.pc + 1);
+                        match self.schedule() {
+                            Some(n) => g = n,
+                            None => return Ok(done),
+                        }
+                        continue;
+                    }
+                }
+                Op::Vote { mask: None, .. } | Op::Activemask { .. } => {
+                    if exec != 0 {
+                        collective::execute(self, env, inst, exec, exec)?;
+                    }
+                }
+                _ => {
+                    if exec != 0 {
+                        self.exec(env, inst, exec)?;
+                    }
+                }
+            }
+            g.pc += 1;
+            if g.pc >= g.next_min {
+                self.set_pc(g.mask, g.pc);
+                match self.schedule() {
+                    Some(n) => g = n,
+                    None => return Ok(done),
+                }
+            }
+        }
+        self.set_pc(g.mask, g.pc);
+        Ok(done)
+    }
+
+    /// The member mask of a warp-synchronous instruction: one value for all executing lanes,
+    /// which must include each of them.
+    fn member_mask(&self, env: &Env<'_>, inst: &Inst, exec: u32, mask: Src) -> Result<u32> {
+        let first = exec.trailing_zeros() as usize;
+        let m = val(&self.regs, mask, first) as u32;
+        let mut bad = None;
+        for_lanes(exec, |l| {
+            let v = val(&self.regs, mask, l) as u32;
+            if bad.is_none() && (v != m || v >> l & 1 == 0) {
+                bad = Some((l, v));
+            }
+        });
+        if let Some((l, v)) = bad {
+            return Err(EmuError::new(
+                ErrorKind::Undefined,
+                inst.line,
+                format!("{}: member mask {v:#010x} of lane {l} {}", env.who(self.id, l), if v >> l & 1 == 0 { "does not include the lane itself".to_string() } else { format!("differs from lane {first}'s {m:#010x}") }),
+            ));
+        }
+        Ok(m)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn barrier(&mut self, env: &mut Env<'_>, inst: &Inst, exec: u32, kind: BarKind, id: Src, count: Option<Src>, d: Option<Reg>, p: Option<(Src, bool)>) -> Result<()> {
+        let first = exec.trailing_zeros() as usize;
+        let idv = val(&self.regs, id, first);
+        if idv >= 16 {
+            return Err(EmuError::new(ErrorKind::Undefined, inst.line, format!("{}: barrier id {idv} is not in 0..15", env.who(self.id, first))));
+        }
+        let cnt = count.map(|c| val(&self.regs, c, first) as u32).unwrap_or(0);
+        let who = env.who(self.id, first);
+        let b = &mut env.bars[idv as usize];
+        if b.arrived > 0 && b.expected != cnt {
+            return Err(EmuError::new(
+                ErrorKind::Undefined,
+                inst.line,
+                format!("{}: barrier {idv} used with thread count {cnt} while {} thread(s) already arrived expecting {}", who, b.arrived, b.expected),
+            ));
+        }
+        if b.arrived == 0 {
+            b.all = true;
+            b.any = false;
+            b.popc = 0;
+        }
+        b.expected = cnt;
+        b.arrived += exec.count_ones();
+        if let (Some(d), Some((p, neg))) = (d, p) {
+            b.red = Some((kind, d));
+            for_lanes(exec, |l| {
+                let v = (val(&self.regs, p, l) != 0) != neg;
+                b.popc += v as u32;
+                b.all &= v;
+                b.any |= v;
+            });
+        }
+        for_lanes(exec, |l| self.bar_id[l] = idv as u8);
+        Ok(())
+    }
+
+    fn mem_err(&self, env: &Env<'_>, inst: &Inst, lane: usize, msg: String) -> EmuError {
+        EmuError::new(ErrorKind::Memory, inst.line, format!("{}: {msg}", env.who(self.id, lane)))
+    }
+
+    /// Loads `size` bytes from `space` (generic resolved by window) for `lane`.
+    fn load(&mut self, env: &mut Env<'_>, space: Space, lane: usize, addr: u64, size: u64) -> std::result::Result<u64, String> {
+        let (space, a) = if space == Space::Generic { from_generic(addr) } else { (space, addr) };
+        match space {
+            Space::Global | Space::Const | Space::Generic => env.ctx.global.load(a, size).map_err(|f| f.0),
+            Space::Shared => {
+                let v = load_bytes(&env.shared, a, size)
+                    .ok_or_else(|| format!("shared access of {size} byte(s) at {a:#x} is outside the CTA's {} byte(s) of shared memory", env.shared.len()))?;
+                if let Some(r) = env.race.as_mut() {
+                    let me = self.id * 32 + lane as u32 + 1;
+                    for i in a..a + size {
+                        let i = i as usize;
+                        let w = r.writer[i];
+                        if w != 0 && r.write_epoch[i] == r.epoch && (w - 1) / 32 != self.id {
+                            return Err(format!("shared-memory race: read of byte {i:#x} written by thread {} (another warp) with no barrier between", w - 1));
+                        }
+                        r.reader[i] = me;
+                        r.read_epoch[i] = r.epoch;
+                    }
+                }
+                Ok(v)
+            }
+            Space::Local => {
+                let lb = self.local_bytes as u64;
+                if a.checked_add(size).is_none_or(|e| e > lb) {
+                    return Err(format!("local access of {size} byte(s) at {a:#x} is outside the thread's {lb} byte(s) of local memory"));
+                }
+                Ok(load_bytes(&self.local[lane * self.local_bytes..(lane + 1) * self.local_bytes], a, size).unwrap_or(0))
+            }
+            Space::Param => load_bytes(env.ctx.params, a, size)
+                .ok_or_else(|| format!("parameter access of {size} byte(s) at offset {a} is past the {} parameter byte(s)", env.ctx.params.len())),
+        }
+    }
+
+    fn store(&mut self, env: &mut Env<'_>, space: Space, lane: usize, addr: u64, size: u64, v: u64) -> std::result::Result<(), String> {
+        let (space, a) = if space == Space::Generic { from_generic(addr) } else { (space, addr) };
+        match space {
+            Space::Global | Space::Const | Space::Generic => env.ctx.global.store(a, size, v).map_err(|f| f.0),
+            Space::Shared => {
+                let n = env.shared.len();
+                store_bytes(&mut env.shared, a, size, v).ok_or_else(|| format!("shared access of {size} byte(s) at {a:#x} is outside the CTA's {n} byte(s) of shared memory"))?;
+                if let Some(r) = env.race.as_mut() {
+                    let me = self.id * 32 + lane as u32 + 1;
+                    for i in a..a + size {
+                        let i = i as usize;
+                        for (who, ep, what) in [(r.writer[i], r.write_epoch[i], "written"), (r.reader[i], r.read_epoch[i], "read")] {
+                            if who != 0 && ep == r.epoch && (who - 1) / 32 != self.id {
+                                return Err(format!("shared-memory race: write of byte {i:#x} {what} by thread {} (another warp) with no barrier between", who - 1));
+                            }
+                        }
+                        r.writer[i] = me;
+                        r.write_epoch[i] = r.epoch;
+                    }
+                }
+                Ok(())
+            }
+            Space::Local => {
+                let lb = self.local_bytes;
+                if a.checked_add(size).is_none_or(|e| e > lb as u64) {
+                    return Err(format!("local access of {size} byte(s) at {a:#x} is outside the thread's {lb} byte(s) of local memory"));
+                }
+                store_bytes(&mut self.local[lane * lb..(lane + 1) * lb], a, size, v);
+                Ok(())
+            }
+            Space::Param => Err(format!("store of {size} byte(s) into kernel parameter space at offset {a}")),
+        }
+    }
+
+    /// Reads a NUL-terminated string at a generic address (printf, assert messages).
+    pub(crate) fn read_cstr(&mut self, env: &mut Env<'_>, lane: usize, addr: u64) -> std::result::Result<String, String> {
+        let mut bytes = Vec::new();
+        let mut a = addr;
+        while bytes.len() < 4096 {
+            let b = self.load(env, Space::Generic, lane, a, 1)? as u8;
+            if b == 0 {
+                break;
+            }
+            bytes.push(b);
+            a += 1;
+        }
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    /// Loads for printf's argument buffer.
+    pub(crate) fn load_generic(&mut self, env: &mut Env<'_>, lane: usize, addr: u64, size: u64) -> std::result::Result<u64, String> {
+        self.load(env, Space::Generic, lane, addr, size)
+    }
+
+    /// Executes one non-control, non-collective instruction for the lanes of `exec`.
+    fn exec(&mut self, env: &mut Env<'_>, inst: &Inst, exec: u32) -> Result<()> {
+        let regs = &mut self.regs;
+        macro_rules! set {
+            ($d:expr, $l:expr, $v:expr) => {
+                regs[$d as usize * 32 + $l] = $v
+            };
+        }
+        match &inst.op {
+            Op::Mov { d, a, bits } => {
+                let m = alu::mask(*bits);
+                let d = *d;
+                match *a {
+                    Src::R(r) => for_lanes(exec, |l| set!(d, l, regs[r as usize * 32 + l] & m)),
+                    Src::I(v) => for_lanes(exec, |l| set!(d, l, v & m)),
+                }
+            }
+            Op::Clock { d } => {
+                let s = self.steps;
+                for_lanes(exec, |l| set!(*d, l, s));
+            }
+            Op::Pack { d, parts, part_bits } => {
+                let m = alu::mask(*part_bits);
+                for_lanes(exec, |l| {
+                    let mut v = 0u64;
+                    for (i, p) in parts.iter().enumerate() {
+                        v |= (val(regs, *p, l) & m) << (i as u32 * *part_bits as u32);
+                    }
+                    set!(*d, l, v);
+                });
+            }
+            Op::Unpack { ds, a, part_bits } => {
+                let m = alu::mask(*part_bits);
+                for_lanes(exec, |l| {
+                    let v = val(regs, *a, l);
+                    for (i, d) in ds.iter().enumerate() {
+                        if let Some(d) = d {
+                            set!(*d, l, (v >> (i as u32 * *part_bits as u32)) & m);
+                        }
+                    }
+                });
+            }
+            Op::IBin { op, t, d, a, b } => {
+                let (op, t, d, a, b) = (*op, *t, *d, *a, *b);
+                let mut err = None;
+                for_lanes(exec, |l| match alu::ibin(op, t, val(regs, a, l), val(regs, b, l)) {
+                    Ok(v) => set!(d, l, v),
+                    Err(e) => {
+                        if err.is_none() {
+                            err = Some((l, e));
+                        }
+                    }
+                });
+                if let Some((l, e)) = err {
+                    return Err(EmuError::new(ErrorKind::Undefined, inst.line, format!("{}: {e}", env.who(self.id, l))));
+                }
+            }
+            Op::IUn { op, t, d, a } => for_lanes(exec, |l| set!(*d, l, alu::iun(*op, *t, val(regs, *a, l)))),
+            Op::IMad { mode, t, d, a, b, c } => for_lanes(exec, |l| set!(*d, l, alu::imad(*mode, *t, val(regs, *a, l), val(regs, *b, l), val(regs, *c, l)))),
+            Op::AddC { .. } => return Err(EmuError::new(ErrorKind::Decode, inst.line, "carry arithmetic is not supported")),
+            Op::Setp { cmp, t, d, d2, a, b, comb } => {
+                for_lanes(exec, |l| {
+                    let (x, y) = (val(regs, *a, l), val(regs, *b, l));
+                    let r = match t {
+                        CmpTy::Int(it) => alu::icmp(*cmp, *it, x, y),
+                        CmpTy::Float(k) => fp::fcmp(*cmp, *k, false, x, y),
+                    };
+                    let (mut p, mut q) = (r, !r);
+                    if let Some((op, c, neg)) = comb {
+                        let c = (val(regs, *c, l) != 0) != *neg;
+                        let f = |v: bool| match op {
+                            BoolOp::And => v & c,
+                            BoolOp::Or => v | c,
+                            BoolOp::Xor => v ^ c,
+                        };
+                        p = f(p);
+                        q = f(q);
+                    }
+                    if let Some(d) = d {
+                        set!(*d, l, p as u64);
+                    }
+                    if let Some(d2) = d2 {
+                        set!(*d2, l, q as u64);
+                    }
+                });
+            }
+            Op::Set { cmp, t, float_result, d, a, b } => for_lanes(exec, |l| {
+                let (x, y) = (val(regs, *a, l), val(regs, *b, l));
+                let r = match t {
+                    CmpTy::Int(it) => alu::icmp(*cmp, *it, x, y),
+                    CmpTy::Float(k) => fp::fcmp(*cmp, *k, false, x, y),
+                };
+                let v = match (r, float_result) {
+                    (true, true) => 0x3f80_0000,
+                    (true, false) => 0xffff_ffff,
+                    _ => 0,
+                };
+                set!(*d, l, v);
+            }),
+            Op::Selp { bits, d, a, b, p } => {
+                let m = alu::mask(*bits);
+                for_lanes(exec, |l| {
+                    let v = if val(regs, *p, l) != 0 { val(regs, *a, l) } else { val(regs, *b, l) };
+                    set!(*d, l, v & m);
+                });
+            }
+            Op::Lop3 { d, a, b, c, lut } => for_lanes(exec, |l| set!(*d, l, alu::lop3(val(regs, *a, l), val(regs, *b, l), val(regs, *c, l), *lut))),
+            Op::Prmt { mode, d, a, b, c } => for_lanes(exec, |l| set!(*d, l, alu::prmt(*mode, val(regs, *a, l), val(regs, *b, l), val(regs, *c, l)))),
+            Op::Bfe { t, d, a, b, c } => for_lanes(exec, |l| set!(*d, l, alu::bfe(*t, val(regs, *a, l), val(regs, *b, l), val(regs, *c, l)))),
+            Op::Bfi { bits, d, a, b, c, e } => {
+                for_lanes(exec, |l| set!(*d, l, alu::bfi(*bits, val(regs, *a, l), val(regs, *b, l), val(regs, *c, l), val(regs, *e, l))))
+            }
+            Op::Shf { left, wrap, d, a, b, c } => for_lanes(exec, |l| set!(*d, l, alu::shf(*left, *wrap, val(regs, *a, l), val(regs, *b, l), val(regs, *c, l)))),
+            Op::Szext { signed, wrap, d, a, b } => for_lanes(exec, |l| set!(*d, l, alu::szext(*signed, *wrap, val(regs, *a, l), val(regs, *b, l)))),
+            Op::FBin { op, k, m, d, a, b } => for_lanes(exec, |l| set!(*d, l, fp::fbin(*op, *k, *m, val(regs, *a, l), val(regs, *b, l)))),
+            Op::Fma { k, m, d, a, b, c } => for_lanes(exec, |l| set!(*d, l, fp::fma(*k, *m, val(regs, *a, l), val(regs, *b, l), val(regs, *c, l)))),
+            Op::FUn { op, k, m, d, a } => for_lanes(exec, |l| set!(*d, l, fp::fun(*op, *k, *m, val(regs, *a, l)))),
+            Op::Testp { which, k, d, a } => for_lanes(exec, |l| set!(*d, l, fp::testp(*which, *k, val(regs, *a, l)) as u64)),
+            Op::Cvt { dt, st, m, d, a, b } => for_lanes(exec, |l| {
+                let bv = b.map(|b| val(regs, b, l));
+                set!(*d, l, cvt::cvt(*dt, *st, *m, val(regs, *a, l), bv));
+            }),
+            Op::Cvta { to, space, d, a } => {
+                let (to, space, d, a) = (*to, *space, *d, *a);
+                let mut err = None;
+                for_lanes(exec, |l| {
+                    let x = val(regs, a, l);
+                    let v = if to {
+                        let (s, off) = from_generic(x);
+                        let want = if space == Space::Const { Space::Global } else { space };
+                        if s != want && err.is_none() {
+                            err = Some((l, format!("cvta.to.{} of generic address {x:#x}, which is in {} space", space.name(), s.name())));
+                        }
+                        off
+                    } else {
+                        to_generic(space, x)
+                    };
+                    set!(d, l, v);
+                });
+                if let Some((l, e)) = err {
+                    return Err(EmuError::new(ErrorKind::Undefined, inst.line, format!("{}: {e}", env.who(self.id, l))));
+                }
+            }
+            Op::Isspacep { space, d, a } => for_lanes(exec, |l| {
+                let (s, _) = from_generic(val(regs, *a, l));
+                set!(*d, l, (s == *space || (*space == Space::Const && s == Space::Global)) as u64);
+            }),
+            Op::Ld { space, bits, sext, ds, addr } => {
+                let size = (*bits as u64) / 8;
+                let total = size * ds.len() as u64;
+                let reg_bits = &env.ctx.prog.reg_bits;
+                try_lanes(exec, |l| {
+                    let a = val(&self.regs, addr.base, l).wrapping_add(addr.off as u64);
+                    if a % total != 0 {
+                        return Err(self.mem_err(env, inst, l, format!("misaligned {} load of {total} byte(s) at {a:#x} (needs {total}-byte alignment)", space.name())));
+                    }
+                    for (i, d) in ds.iter().enumerate() {
+                        let v = self.load(env, *space, l, a + i as u64 * size, size).map_err(|m| self.mem_err(env, inst, l, m))?;
+                        if let Some(d) = d {
+                            let rb = reg_bits[*d as usize];
+                            let v = if *sext { (alu::sext(v, *bits) as u64) & alu::mask(rb) } else { v };
+                            self.regs[*d as usize * 32 + l] = v;
+                        }
+                    }
+                    Ok(())
+                })?;
+            }
+            Op::St { space, bits, vals, addr } => {
+                let size = (*bits as u64) / 8;
+                let total = size * vals.len() as u64;
+                try_lanes(exec, |l| {
+                    let a = val(&self.regs, addr.base, l).wrapping_add(addr.off as u64);
+                    if a % total != 0 {
+                        return Err(self.mem_err(env, inst, l, format!("misaligned {} store of {total} byte(s) at {a:#x} (needs {total}-byte alignment)", space.name())));
+                    }
+                    for (i, s) in vals.iter().enumerate() {
+                        let v = val(&self.regs, *s, l) & alu::mask(*bits);
+                        self.store(env, *space, l, a + i as u64 * size, size, v).map_err(|m| self.mem_err(env, inst, l, m))?;
+                    }
+                    Ok(())
+                })?;
+            }
+            Op::Atom { space, op, t, d, addr, b, c } => {
+                try_lanes(exec, |l| {
+                    let a = val(&self.regs, addr.base, l).wrapping_add(addr.off as u64);
+                    let bv = val(&self.regs, *b, l);
+                    let cv = c.map(|c| val(&self.regs, c, l));
+                    let old = self.atomic(env, *space, l, a, *op, *t, bv, cv).map_err(|m| self.mem_err(env, inst, l, m))?;
+                    if let Some(d) = d {
+                        self.regs[*d as usize * 32 + l] = old;
+                    }
+                    Ok(())
+                })?;
+            }
+            Op::Call { func, args, ret } => {
+                try_lanes(exec, |l| printf::call(self, env, inst, l, *func, args, *ret))?;
+            }
+            Op::Trap => {
+                let l = exec.trailing_zeros() as usize;
+                return Err(EmuError::new(ErrorKind::Trap, inst.line, format!("{}: trap", env.who(self.id, l))));
+            }
+            Op::Nop => {}
+            other => return Err(EmuError::new(ErrorKind::Decode, inst.line, format!("internal: {other:?} reached the plain executor"))),
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn atomic(&mut self, env: &mut Env<'_>, space: Space, lane: usize, addr: u64, op: AtomOp, t: AtomTy, b: u64, c: Option<u64>) -> std::result::Result<u64, String> {
+        let size: u64 = match t {
+            AtomTy::Int(it) => (it.bits as u64 / 8).max(1),
+            AtomTy::Float(k) => crate::decode::fkind_bits(k) as u64 / 8,
+        };
+        if addr % size != 0 {
+            return Err(format!("misaligned atomic of {size} byte(s) at {addr:#x}"));
+        }
+        let f = move |old: u64| atomic_result(op, t, old, b, c);
+        let (sp, a) = if space == Space::Generic { from_generic(addr) } else { (space, addr) };
+        match sp {
+            Space::Global | Space::Generic => {
+                if size < 4 {
+                    return Err(format!("{size}-byte atomics on global memory are not supported"));
+                }
+                env.ctx.global.atomic(a, size, f).map_err(|e| e.0)
+            }
+            _ => {
+                // Shared/local: one CTA runs on one OS thread, so read-modify-write is atomic.
+                let old = self.load(env, sp, lane, a, size)?;
+                self.store(env, sp, lane, a, size, f(old))?;
+                Ok(old)
+            }
+        }
+    }
+}
+
+/// The value an atomic stores given the old value.
+fn atomic_result(op: AtomOp, t: AtomTy, old: u64, b: u64, c: Option<u64>) -> u64 {
+    match t {
+        AtomTy::Int(it) => {
+            let m = alu::mask(it.bits);
+            match op {
+                AtomOp::Add => old.wrapping_add(b) & m,
+                AtomOp::Min => alu::ibin(IntBin::Min, it, old, b).unwrap_or(old),
+                AtomOp::Max => alu::ibin(IntBin::Max, it, old, b).unwrap_or(old),
+                AtomOp::And => old & b,
+                AtomOp::Or => old | b,
+                AtomOp::Xor => old ^ b,
+                AtomOp::Exch => b & m,
+                AtomOp::Cas => {
+                    if old == b & m {
+                        c.unwrap_or(0) & m
+                    } else {
+                        old
+                    }
+                }
+                AtomOp::Inc => {
+                    if old >= b & m {
+                        0
+                    } else {
+                        old + 1
+                    }
+                }
+                AtomOp::Dec => {
+                    if old == 0 || old > b & m {
+                        b & m
+                    } else {
+                        old - 1
+                    }
+                }
+            }
+        }
+        AtomTy::Float(k) => {
+            let mods = FMods { rnd: Rnd::Rn, ftz: false, sat: false, approx: false, nan: false, relu: false };
+            match op {
+                AtomOp::Add => fp::fbin(FBin::Add, k, mods, old, b),
+                AtomOp::Min => fp::fbin(FBin::Min, k, mods, old, b),
+                AtomOp::Max => fp::fbin(FBin::Max, k, mods, old, b),
+                AtomOp::Exch => b,
+                AtomOp::Cas => {
+                    if old == b {
+                        c.unwrap_or(0)
+                    } else {
+                        old
+                    }
+                }
+                _ => old,
+            }
+        }
+    }
+}

@@ -1,0 +1,594 @@
+//! The pre-decoded program: a closed instruction enum with resolved register indices,
+//! label targets and symbol addresses, so the executor never looks at text.
+
+/// Runtime functions a kernel may call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallFn {
+    /// `vprintf(const char *fmt, void *args)`.
+    Vprintf,
+    /// `__assertfail(msg, file, line, func, charsize)`.
+    AssertFail,
+}
+
+/// A register index (into a warp's register file).
+pub type Reg = u32;
+
+/// A source operand: a register or an immediate (already converted to the operand's bits).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Src {
+    /// A register.
+    R(Reg),
+    /// Immediate bits.
+    I(u64),
+}
+
+/// A state space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    /// Generic addressing: the window an address falls in picks the space.
+    Generic,
+    /// Global memory (the launch's buffers).
+    Global,
+    /// The CTA's shared memory.
+    Shared,
+    /// Per-thread local memory.
+    Local,
+    /// Kernel parameters.
+    Param,
+    /// Constant memory (module `.const` variables).
+    Const,
+}
+
+impl Space {
+    /// PTX spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Generic => "generic",
+            Space::Global => "global",
+            Space::Shared => "shared",
+            Space::Local => "local",
+            Space::Param => "param",
+            Space::Const => "const",
+        }
+    }
+}
+
+/// An address operand `[base+offset]`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Addr {
+    /// Base register or absolute address.
+    pub base: Src,
+    /// Byte offset.
+    pub off: i64,
+}
+
+/// Integer operand type: width and signedness (`.b` types are unsigned here).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IntTy {
+    /// 8, 16, 32 or 64.
+    pub bits: u8,
+    /// `.s` types.
+    pub signed: bool,
+}
+
+/// Floating-point kinds, including the packed pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FKind {
+    /// `.f16`.
+    F16,
+    /// `.bf16`.
+    BF16,
+    /// `.f32`.
+    F32,
+    /// `.f64`.
+    F64,
+    /// `.f16x2` (two halves in 32 bits, element 0 in the low half).
+    F16x2,
+    /// `.bf16x2`.
+    BF16x2,
+}
+
+/// Rounding modifier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rnd {
+    /// To nearest, ties to even.
+    Rn,
+    /// Toward zero.
+    Rz,
+    /// Toward -inf.
+    Rm,
+    /// Toward +inf.
+    Rp,
+    /// To nearest, ties away from zero (`.rna`, cvt only).
+    Rna,
+}
+
+/// Integer binary operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntBin {
+    /// `add`.
+    Add,
+    /// `add.sat.s32`.
+    AddSat,
+    /// `sub`.
+    Sub,
+    /// `sub.sat.s32`.
+    SubSat,
+    /// `mul.lo`.
+    MulLo,
+    /// `mul.hi`.
+    MulHi,
+    /// `mul.wide` (result twice as wide).
+    MulWide,
+    /// `mul24.lo`.
+    Mul24Lo,
+    /// `mul24.hi`.
+    Mul24Hi,
+    /// `min`.
+    Min,
+    /// `max`.
+    Max,
+    /// `and`.
+    And,
+    /// `or`.
+    Or,
+    /// `xor`.
+    Xor,
+    /// `shl`.
+    Shl,
+    /// `shr`.
+    Shr,
+    /// `div`.
+    Div,
+    /// `rem`.
+    Rem,
+    /// `sad` without the addend is not a thing; `bmsk.clamp`/`bmsk.wrap` (bit mask).
+    BmskClamp,
+    /// `bmsk.wrap`.
+    BmskWrap,
+}
+
+/// Integer unary operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntUn {
+    /// `not`.
+    Not,
+    /// `cnot`.
+    Cnot,
+    /// `neg`.
+    Neg,
+    /// `abs`.
+    Abs,
+    /// `popc` (result u32).
+    Popc,
+    /// `clz` (result u32).
+    Clz,
+    /// `brev`.
+    Brev,
+    /// `bfind` (result u32).
+    Bfind,
+    /// `bfind.shiftamt`.
+    BfindShift,
+}
+
+/// Comparison operators of setp/set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    /// eq
+    Eq,
+    /// ne
+    Ne,
+    /// lt
+    Lt,
+    /// le
+    Le,
+    /// gt
+    Gt,
+    /// ge
+    Ge,
+    /// lo (unsigned <)
+    Lo,
+    /// ls
+    Ls,
+    /// hi
+    Hi,
+    /// hs
+    Hs,
+    /// equ (unordered or equal)
+    Equ,
+    /// neu
+    Neu,
+    /// ltu
+    Ltu,
+    /// leu
+    Leu,
+    /// gtu
+    Gtu,
+    /// geu
+    Geu,
+    /// num (both ordered)
+    Num,
+    /// nan (either NaN)
+    Nan,
+}
+
+/// What the compared values are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpTy {
+    /// Integers.
+    Int(IntTy),
+    /// Floats (scalar only; packed compares are split by the decoder).
+    Float(FKind),
+}
+
+/// Boolean combination of setp with a third predicate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoolOp {
+    /// and
+    And,
+    /// or
+    Or,
+    /// xor
+    Xor,
+}
+
+/// Binary floating-point operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FBin {
+    /// add
+    Add,
+    /// sub
+    Sub,
+    /// mul
+    Mul,
+    /// div (IEEE unless `approx`)
+    Div,
+    /// min
+    Min,
+    /// max
+    Max,
+    /// `copysign` (a gives the sign, b the magnitude).
+    CopySign,
+}
+
+/// Unary floating-point operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FUn {
+    /// neg
+    Neg,
+    /// abs
+    Abs,
+    /// sqrt
+    Sqrt,
+    /// rsqrt (approx)
+    Rsqrt,
+    /// rcp
+    Rcp,
+    /// sin.approx
+    Sin,
+    /// cos.approx
+    Cos,
+    /// lg2.approx
+    Lg2,
+    /// ex2.approx
+    Ex2,
+    /// tanh.approx
+    Tanh,
+}
+
+/// Float flags shared by the FP families.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FMods {
+    /// Rounding.
+    pub rnd: Rnd,
+    /// `.ftz`.
+    pub ftz: bool,
+    /// `.sat` (clamp to [0, 1]).
+    pub sat: bool,
+    /// `.approx` / `.full`.
+    pub approx: bool,
+    /// `.NaN` on min/max (propagate NaN).
+    pub nan: bool,
+    /// `.relu` (clamp negatives to 0).
+    pub relu: bool,
+}
+
+/// Type of a cvt side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CvtTy {
+    /// Integer.
+    Int(IntTy),
+    /// A float in a scalar format: f16, bf16, tf32, f32, f64, or one fp8 element.
+    Float(tileir_numeric::FloatFormat),
+    /// Two fp8/f16/bf16 values packed (`.e4m3x2`, `.f16x2`, `.bf16x2`): element 1 in the high half.
+    Pair(tileir_numeric::FloatFormat),
+}
+
+/// Shuffle modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShflMode {
+    /// up
+    Up,
+    /// down
+    Down,
+    /// bfly
+    Bfly,
+    /// idx
+    Idx,
+}
+
+/// Vote modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VoteMode {
+    /// all
+    All,
+    /// any
+    Any,
+    /// uni
+    Uni,
+    /// ballot
+    Ballot,
+}
+
+/// Atomic operations (also `red` and `redux.sync`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomOp {
+    /// add
+    Add,
+    /// min
+    Min,
+    /// max
+    Max,
+    /// and
+    And,
+    /// or
+    Or,
+    /// xor
+    Xor,
+    /// exch
+    Exch,
+    /// cas
+    Cas,
+    /// inc (wrapping at b)
+    Inc,
+    /// dec
+    Dec,
+}
+
+/// Type of an atomic's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomTy {
+    /// Integer.
+    Int(IntTy),
+    /// Float (f32/f64; f16/bf16 scalar and x2).
+    Float(FKind),
+}
+
+/// Barrier flavours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarKind {
+    /// bar.sync / barrier.sync: arrive and wait.
+    Sync,
+    /// bar.arrive: arrive only.
+    Arrive,
+    /// bar.red.popc.u32
+    RedPopc,
+    /// bar.red.and.pred
+    RedAnd,
+    /// bar.red.or.pred
+    RedOr,
+}
+
+/// Special registers read once per thread at launch (the decoder maps each to a register).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Special {
+    /// %tid.{x,y,z}
+    Tid(u8),
+    /// %ntid
+    Ntid(u8),
+    /// %ctaid
+    Ctaid(u8),
+    /// %nctaid
+    Nctaid(u8),
+    /// %laneid
+    Laneid,
+    /// %warpid
+    Warpid,
+    /// %nwarpid
+    Nwarpid,
+    /// %smid (0)
+    Smid,
+    /// %nsmid
+    Nsmid,
+    /// %gridid
+    Gridid,
+    /// %lanemask_eq/le/lt/ge/gt (0..4)
+    Lanemask(u8),
+    /// %cluster_ctaid
+    ClusterCtaid(u8),
+    /// %cluster_nctaid
+    ClusterNctaid(u8),
+    /// %clusterid
+    Clusterid(u8),
+    /// %nclusterid
+    Nclusterid(u8),
+    /// %cluster_ctarank
+    ClusterCtarank,
+    /// %cluster_nctarank
+    ClusterNctarank,
+    /// %is_explicit_cluster
+    IsExplicitCluster,
+    /// %dynamic_smem_size
+    DynSmem,
+    /// %total_smem_size
+    TotalSmem,
+}
+
+/// One decoded operation.
+// Operand fields follow the PTX ISA: d/d2/pd destinations, a/b/c/e sources.
+#[allow(missing_docs)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// Copy `bits` bits.
+    Mov { d: Reg, a: Src, bits: u8 },
+    /// Read a clock (%clock, %clock64, %globaltimer): the warp's instruction count.
+    Clock { d: Reg },
+    /// `mov.bN d, {a, b, ..}`: pack parts (element 0 lowest).
+    Pack { d: Reg, parts: Vec<Src>, part_bits: u8 },
+    /// `mov.bN {a, b, ..}, s`: unpack (None: sink `_`).
+    Unpack { ds: Vec<Option<Reg>>, a: Src, part_bits: u8 },
+    /// Integer binary op.
+    IBin { op: IntBin, t: IntTy, d: Reg, a: Src, b: Src },
+    /// Integer unary op.
+    IUn { op: IntUn, t: IntTy, d: Reg, a: Src },
+    /// `mad.lo/hi/wide` (`mode` is MulLo, MulHi or MulWide).
+    IMad { mode: IntBin, t: IntTy, d: Reg, a: Src, b: Src, c: Src },
+    /// `add.cc/addc(.cc)/sub.cc/subc(.cc)` on 32/64 bits with the warp's carry flags.
+    AddC { sub: bool, use_carry: bool, set_carry: bool, bits: u8, d: Reg, a: Src, b: Src },
+    /// setp (d2 gets the complement when given); `comb` combines with a predicate.
+    Setp { cmp: Cmp, t: CmpTy, d: Option<Reg>, d2: Option<Reg>, a: Src, b: Src, comb: Option<(BoolOp, Src, bool)> },
+    /// `set.cmp.dtype`: writes all-ones/1.0 or 0.
+    Set { cmp: Cmp, t: CmpTy, float_result: bool, d: Reg, a: Src, b: Src },
+    /// selp: d = p ? a : b.
+    Selp { bits: u8, d: Reg, a: Src, b: Src, p: Src },
+    /// Predicate logic (and/or/xor/not on .pred) is IBin/IUn with 1-bit width; lop3.
+    Lop3 { d: Reg, a: Src, b: Src, c: Src, lut: u8 },
+    /// prmt.b32 with mode (0: default; 1..6: f4e, b4e, rc8, ecl, ecr, rc16).
+    Prmt { mode: u8, d: Reg, a: Src, b: Src, c: Src },
+    /// bfe
+    Bfe { t: IntTy, d: Reg, a: Src, b: Src, c: Src },
+    /// bfi
+    Bfi { bits: u8, d: Reg, a: Src, b: Src, c: Src, e: Src },
+    /// shf.l/.r .wrap/.clamp
+    Shf { left: bool, wrap: bool, d: Reg, a: Src, b: Src, c: Src },
+    /// Integer `sad`/`dp4a` not supported; `szext`.
+    Szext { signed: bool, wrap: bool, d: Reg, a: Src, b: Src },
+    /// Float binary op.
+    FBin { op: FBin, k: FKind, m: FMods, d: Reg, a: Src, b: Src },
+    /// fma/mad on floats.
+    Fma { k: FKind, m: FMods, d: Reg, a: Src, b: Src, c: Src },
+    /// Float unary op.
+    FUn { op: FUn, k: FKind, m: FMods, d: Reg, a: Src },
+    /// `testp.{finite,infinite,number,notanumber,normal,subnormal}` (0..5).
+    Testp { which: u8, k: FKind, d: Reg, a: Src },
+    /// cvt.
+    Cvt { dt: CvtTy, st: CvtTy, m: FMods, d: Reg, a: Src, b: Option<Src> },
+    /// cvta (to: generic→space; otherwise space→generic).
+    Cvta { to: bool, space: Space, d: Reg, a: Src },
+    /// isspacep
+    Isspacep { space: Space, d: Reg, a: Src },
+    /// ld: `n` elements of `bits` each; `sext` sign-extends into wider registers.
+    Ld { space: Space, bits: u8, sext: bool, ds: Vec<Option<Reg>>, addr: Addr },
+    /// st
+    St { space: Space, bits: u8, vals: Vec<Src>, addr: Addr },
+    /// atom (d: None for red).
+    Atom { space: Space, op: AtomOp, t: AtomTy, d: Option<Reg>, addr: Addr, b: Src, c: Option<Src> },
+    /// Branch to instruction index.
+    Bra { target: u32 },
+    /// ret/exit: the thread finishes.
+    Exit,
+    /// trap/brkpt.
+    Trap,
+    /// `call` of a runtime function; arguments and result are `.param` variables declared in
+    /// the body, which live in local memory (their local addresses are given).
+    Call { func: CallFn, args: Vec<u64>, ret: Option<u64> },
+    /// bar / barrier.
+    Bar { kind: BarKind, id: Src, count: Option<Src>, d: Option<Reg>, p: Option<(Src, bool)> },
+    /// bar.warp.sync
+    WarpSync { mask: Src },
+    /// shfl.sync
+    Shfl { mode: ShflMode, d: Reg, pd: Option<Reg>, a: Src, b: Src, c: Src, mask: Src },
+    /// vote.sync (or vote without sync: mask = all active)
+    Vote { mode: VoteMode, d: Reg, a: Src, neg: bool, mask: Option<Src> },
+    /// match.any/all.sync
+    Match { all: bool, bits: u8, d: Reg, pd: Option<Reg>, a: Src, mask: Src },
+    /// redux.sync
+    Redux { op: AtomOp, t: IntTy, d: Reg, a: Src, mask: Src },
+    /// activemask
+    Activemask { d: Reg },
+    /// elect.sync d|p, mask
+    Elect { d: Option<Reg>, p: Option<Reg>, mask: Src },
+    /// fences, membar, prefetch, griddepcontrol, setmaxnreg, nanosleep, pragmas: no effect
+    /// on a sequentially consistent emulator.
+    Nop,
+}
+
+/// One instruction with its guard and source line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inst {
+    /// The operation.
+    pub op: Op,
+    /// Guard predicate register (`NO_GUARD`: none).
+    pub guard: Reg,
+    /// `@!p`.
+    pub guard_neg: bool,
+    /// PTX line.
+    pub line: u32,
+}
+
+/// No guard predicate.
+pub const NO_GUARD: Reg = u32::MAX;
+
+/// A kernel parameter's place in the parameter buffer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamSlot {
+    /// Name.
+    pub name: String,
+    /// PTX type word (`u64`, `b8`).
+    pub ty: String,
+    /// Offset in the parameter buffer.
+    pub offset: usize,
+    /// Size in bytes.
+    pub size: usize,
+}
+
+/// A module-scope `.global`/`.const` variable with its fixed address and initial bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModuleVar {
+    /// Name.
+    pub name: String,
+    /// Address (in the global window; `.const` variables are read-only).
+    pub addr: u64,
+    /// Initial contents.
+    pub init: Vec<u8>,
+    /// `.const`.
+    pub constant: bool,
+}
+
+/// A decoded kernel.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// Kernel name.
+    pub name: String,
+    /// Instructions.
+    pub insts: Vec<Inst>,
+    /// Registers per thread.
+    pub nregs: u32,
+    /// Register names (for reports).
+    pub reg_names: Vec<String>,
+    /// Declared width of each register (1 for predicates).
+    pub reg_bits: Vec<u8>,
+    /// Special registers to fill per thread before it starts.
+    pub specials: Vec<(Reg, Special)>,
+    /// Parameters.
+    pub params: Vec<ParamSlot>,
+    /// Bytes of the parameter buffer.
+    pub param_bytes: usize,
+    /// Bytes of static shared memory; dynamic shared memory starts here (aligned).
+    pub shared_bytes: usize,
+    /// Bytes of local memory per thread.
+    pub local_bytes: usize,
+    /// `.reqntid` / `.maxntid` if present.
+    pub reqntid: Option<[u32; 3]>,
+    /// `.reqnctapercluster`.
+    pub cluster: Option<[u32; 3]>,
+    /// Module variables.
+    pub module_vars: Vec<ModuleVar>,
+}
+
+impl Program {
+    /// The PTX line of instruction `pc` (0 past the end).
+    pub fn line_of(&self, pc: u32) -> u32 {
+        self.insts.get(pc as usize).map_or(0, |i| i.line)
+    }
+}
