@@ -1,0 +1,196 @@
+//! Whole kernels through parse → decode → run: real NVPTX output (vector add), divergence
+//! and reconvergence, barriers, collectives, atomics, and each kind of reported error.
+
+use tileir_ptx_emu::{run, Arg, Buffer, ErrorKind, LaunchConfig, Module, Options};
+
+fn cfg(grid: u32, block: u32) -> LaunchConfig {
+    LaunchConfig { grid: [grid, 1, 1], block: [block, 1, 1], dyn_shared: 0, options: Options::default() }
+}
+
+fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn u32s_of(b: &[u8]) -> Vec<u32> {
+    b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+fn f32s_of(b: &[u8]) -> Vec<f32> {
+    b.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// A kernel with one u64 pointer parameter `out` and body `body`.
+fn kernel(body: &str) -> String {
+    format!(
+        ".version 8.6\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 out, .param .u32 n)\n{{\n\
+         .reg .pred %p<8>;\n.reg .b32 %r<32>;\n.reg .b64 %rd<16>;\n\
+         ld.param.b64 %rd1, [out];\nld.param.b32 %r30, [n];\nmov.u32 %r1, %tid.x;\nmul.wide.u32 %rd2, %r1, 4;\nadd.s64 %rd3, %rd1, %rd2;\n{body}\n}}\n"
+    )
+}
+
+fn run_simple(body: &str, grid: u32, block: u32, words: usize) -> Result<Vec<u32>, tileir_ptx_emu::EmuError> {
+    let m = Module::parse(&kernel(body))?;
+    let p = m.kernel(None)?;
+    let mut bufs = vec![Buffer::new("out", vec![0u8; words * 4])];
+    run(&p, &cfg(grid, block), &[Arg::Buffer(0, 0), Arg::U32(words as u32)], &mut bufs)?;
+    Ok(u32s_of(&bufs[0].data))
+}
+
+#[test]
+fn nvptx_vector_add_fast_and_masked_paths() {
+    let text = include_str!("data/vector_add.ptx");
+    let m = Module::parse(text).unwrap();
+    assert_eq!(m.kernel_names(), vec!["vector_add"]);
+    let p = m.kernel(Some("vector_add")).unwrap();
+    for n in [2048usize, 1000, 3000] {
+        let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+        let b: Vec<f32> = (0..n).map(|i| 1.0 / (i as f32 + 1.0)).collect();
+        let mut bufs = vec![Buffer::new("a", f32s(&a)), Buffer::new("b", f32s(&b)), Buffer::new("c", vec![0u8; n * 4])];
+        let nn = n as u32;
+        let args = [Arg::Buffer(0, 0), Arg::U32(nn), Arg::U32(1), Arg::Buffer(1, 0), Arg::U32(nn), Arg::U32(1), Arg::Buffer(2, 0), Arg::U32(nn), Arg::U32(1)];
+        let grid = n.div_ceil(1024) as u32;
+        let stats = run(&p, &cfg(grid, 128), &args, &mut bufs).unwrap();
+        let c = f32s_of(&bufs[2].data);
+        for i in 0..n {
+            assert_eq!(c[i], a[i] + b[i], "element {i} of {n}");
+        }
+        assert!(stats.thread_insts > 0);
+    }
+}
+
+#[test]
+fn divergent_loop_reconverges_before_shuffle() {
+    // Each lane loops tid%5 times (divergent trip counts), then a full-warp butterfly sum
+    // needs every lane back together.
+    let body = "mov.u32 %r2, 0;\nrem.u32 %r3, %r1, 5;\n$L_loop:\nsetp.eq.u32 %p1, %r3, 0;\n@%p1 bra $L_done;\nadd.s32 %r2, %r2, 1;\nsub.s32 %r3, %r3, 1;\nbra.uni $L_loop;\n$L_done:\n\
+                shfl.sync.bfly.b32 %r4, %r2, 16, 31, -1;\nadd.s32 %r2, %r2, %r4;\nshfl.sync.bfly.b32 %r4, %r2, 8, 31, -1;\nadd.s32 %r2, %r2, %r4;\n\
+                shfl.sync.bfly.b32 %r4, %r2, 4, 31, -1;\nadd.s32 %r2, %r2, %r4;\nshfl.sync.bfly.b32 %r4, %r2, 2, 31, -1;\nadd.s32 %r2, %r2, %r4;\n\
+                shfl.sync.bfly.b32 %r4, %r2, 1, 31, -1;\nadd.s32 %r2, %r2, %r4;\nst.global.b32 [%rd3], %r2;\nret;";
+    let out = run_simple(body, 1, 64, 64).unwrap();
+    let warp_sum: u32 = (0..32).map(|t| t % 5).sum();
+    let warp2: u32 = (32..64).map(|t| t % 5).sum();
+    assert!(out[..32].iter().all(|&v| v == warp_sum), "{out:?}");
+    assert!(out[32..].iter().all(|&v| v == warp2), "{out:?}");
+}
+
+#[test]
+fn if_else_divergence_and_shfl_modes() {
+    let body = "and.b32 %r2, %r1, 1;\nsetp.eq.u32 %p1, %r2, 0;\n@%p1 bra $L_even;\nmul.lo.s32 %r5, %r1, 100;\nbra.uni $L_join;\n$L_even:\nneg.s32 %r5, %r1;\n$L_join:\n\
+                shfl.sync.up.b32 %r6|%p2, %r5, 1, 0, -1;\n@!%p2 mov.b32 %r6, 7;\nshfl.sync.idx.b32 %r7, %r5, 3, 31, -1;\nadd.s32 %r8, %r6, %r7;\nst.global.b32 [%rd3], %r8;\nret;";
+    let out = run_simple(body, 1, 32, 32).unwrap();
+    let v = |t: i32| if t % 2 == 0 { -t } else { t * 100 };
+    for t in 0..32i32 {
+        let up = if t == 0 { 7 } else { v(t - 1) };
+        assert_eq!(out[t as usize] as i32, up + v(3), "lane {t}");
+    }
+}
+
+#[test]
+fn barrier_and_shared_memory_reverse() {
+    let text = ".version 8.6\n.target sm_90a\n.address_size 64\n.shared .align 4 .b8 buf[512];\n\
+        .visible .entry rev(.param .u64 out)\n.reqntid 128, 1, 1\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<8>;\n\
+        ld.param.b64 %rd1, [out];\nmov.u32 %r1, %tid.x;\nshl.b32 %r2, %r1, 2;\nmov.u32 %r3, buf;\nadd.s32 %r4, %r3, %r2;\nmul.lo.s32 %r5, %r1, 3;\nst.shared.b32 [%r4], %r5;\nbar.sync 0;\n\
+        sub.s32 %r6, 508, %r2;\nadd.s32 %r6, %r3, %r6;\nld.shared.b32 %r7, [%r6];\ncvta.to.global.u64 %rd2, %rd1;\nmul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.b32 [%rd4], %r7;\nret;\n}\n";
+    let p = Module::parse(text).unwrap().kernel(None).unwrap();
+    let mut c = cfg(2, 128);
+    c.options.race_check = true;
+    let mut bufs = vec![Buffer::new("out", vec![0u8; 512])];
+    run(&p, &c, &[Arg::Buffer(0, 0)], &mut bufs).unwrap();
+    let out = u32s_of(&bufs[0].data);
+    for t in 0..128u32 {
+        assert_eq!(out[t as usize], (127 - t) * 3);
+    }
+    // Without the barrier the read races with another warp's write.
+    let racy = text.replace("bar.sync 0;\n", "");
+    let p = Module::parse(&racy).unwrap().kernel(None).unwrap();
+    let e = run(&p, &c, &[Arg::Buffer(0, 0)], &mut bufs).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Memory, "{e}");
+    assert!(e.message.contains("race"), "{e}");
+    // Warp 1 read byte 0x100 before warp 2 (thread 64) stores it at line 16: write after read.
+    assert_eq!(e.line, 16, "{e}");
+}
+
+#[test]
+fn deadlock_reports_each_warp() {
+    let body = "setp.lt.u32 %p1, %r1, 32;\n@%p1 bra $L_a;\nbar.sync 2;\nret;\n$L_a:\nbar.sync 1;\nret;";
+    let e = run_simple(body, 1, 64, 64).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Deadlock);
+    assert!(e.message.contains("warp 0 lanes 0-31 wait at barrier 1 at PTX line 19"), "{e}");
+    assert!(e.message.contains("warp 1 lanes 0-31 wait at barrier 2 at PTX line 16"), "{e}");
+}
+
+#[test]
+fn out_of_bounds_and_misaligned_accesses() {
+    let e = run_simple("st.global.b32 [%rd3+4], %r1;\nret;", 1, 32, 32).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Memory);
+    assert_eq!(e.line, 14);
+    assert!(e.message.contains("thread (31,0,0)") && e.message.contains("past the end of 'out'"), "{e}");
+    let e = run_simple("ld.global.b32 %r2, [%rd3+2];\nret;", 1, 32, 32).unwrap_err();
+    assert!(e.message.contains("misaligned global load of 4 byte(s)"), "{e}");
+    let e = run_simple("ld.global.v4.b32 {%r2, %r3, %r4, %r5}, [%rd3];\nret;", 1, 32, 128).unwrap_err();
+    assert!(e.message.contains("needs 16-byte alignment"), "{e}");
+}
+
+#[test]
+fn collective_with_exited_member_is_an_error() {
+    let body = "setp.ge.u32 %p1, %r1, 16;\n@%p1 ret;\nshfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;\nret;";
+    let e = run_simple(body, 1, 32, 32).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Undefined);
+    assert!(e.message.contains("lanes 16-31"), "{e}");
+    // With the right mask it is fine.
+    let ok = "setp.ge.u32 %p1, %r1, 16;\n@%p1 ret;\nshfl.sync.bfly.b32 %r2, %r1, 1, 31, 0xffff;\nst.global.b32 [%rd3], %r2;\nret;";
+    let out = run_simple(ok, 1, 32, 32).unwrap();
+    assert_eq!(out[..4], [1, 0, 3, 2]);
+}
+
+#[test]
+fn atomics_votes_and_reductions() {
+    // Every thread of 4 CTAs adds 1 to out[0]; out[1] gets the ballot of odd lanes; out[2]
+    // the redux sum of tids; out[3] match.any of tid/8.
+    let body = "atom.global.add.u32 %r2, [%rd1], 1;\nand.b32 %r3, %r1, 1;\nsetp.ne.u32 %p1, %r3, 0;\nvote.sync.ballot.b32 %r4, %p1, -1;\n\
+                redux.sync.add.u32 %r5, %r1, -1;\nshr.u32 %r6, %r1, 3;\nmatch.any.sync.b32 %r7, %r6, -1;\nsetp.ne.u32 %p2, %r1, 9;\n@%p2 bra $L_end;\n\
+                st.global.b32 [%rd1+4], %r4;\nst.global.b32 [%rd1+8], %r5;\nst.global.b32 [%rd1+12], %r7;\n$L_end:\nret;";
+    let out = run_simple(body, 4, 32, 4).unwrap();
+    assert_eq!(out[0], 128);
+    assert_eq!(out[1], 0xaaaa_aaaa);
+    assert_eq!(out[2], (0..32).sum::<u32>());
+    assert_eq!(out[3], 0xff00);
+}
+
+#[test]
+fn printf_and_trap() {
+    let text = ".version 8.6\n.target sm_90a\n.address_size 64\n.global .align 1 .b8 $str[12] = {116, 105, 100, 32, 37, 100, 32, 37, 46, 49, 102, 0};\n\
+        .extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);\n\
+        .visible .entry k()\n{\n.local .align 8 .b8 __local_depot0[16];\n.reg .b32 %r<4>;\n.reg .b64 %rd<8>;\n.reg .f64 %fd<2>;\n\
+        mov.u64 %rd1, __local_depot0;\ncvta.local.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\nst.local.b32 [%rd1], %r1;\nmov.f64 %fd1, 0d3FF8000000000000;\nst.local.f64 [%rd1+8], %fd1;\n\
+        mov.u64 %rd3, $str;\ncvta.global.u64 %rd4, %rd3;\n{\n.param .b64 param0;\nst.param.b64 [param0], %rd4;\n.param .b64 param1;\nst.param.b64 [param1], %rd2;\n\
+        .param .b32 retval0;\ncall.uni (retval0), vprintf, (param0, param1);\nld.param.b32 %r2, [retval0];\n}\nret;\n}\n";
+    let p = Module::parse(text).unwrap().kernel(None).unwrap();
+    let mut bufs = vec![];
+    let s = run(&p, &cfg(1, 2), &[], &mut bufs).unwrap();
+    assert_eq!(s.output, "tid 0 1.5tid 1 1.5");
+    let t = kernel("setp.eq.u32 %p1, %r1, 5;\n@%p1 trap;\nret;");
+    let p = Module::parse(&t).unwrap().kernel(None).unwrap();
+    let mut bufs = vec![Buffer::new("out", vec![0; 4])];
+    let e = run(&p, &cfg(1, 32), &[Arg::Buffer(0, 0), Arg::U32(1)], &mut bufs).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Trap);
+    assert!(e.message.contains("thread (5,0,0)"), "{e}");
+}
+
+#[test]
+fn decode_errors_name_the_line() {
+    let e = Module::parse(&kernel("add.s32 %r2, %r99, 1;\nret;")).unwrap().kernel(None).unwrap_err();
+    assert_eq!(e.line, 14);
+    assert!(e.message.contains("'%r99' is not declared"), "{e}");
+    let e = Module::parse(&kernel("frobnicate.b32 %r2, %r1;\nret;")).unwrap().kernel(None).unwrap_err();
+    assert!(e.message.contains("unsupported instruction 'frobnicate.b32'"), "{e}");
+    let e = Module::parse(&kernel("bra $L_nowhere;")).unwrap().kernel(None).unwrap_err();
+    assert!(e.message.contains("label '$L_nowhere' is not defined"), "{e}");
+}
+
+#[test]
+fn integer_division_by_zero_is_reported() {
+    let e = run_simple("div.u32 %r2, 7, %r1;\nret;", 1, 32, 1).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Undefined);
+    assert!(e.message.contains("thread (0,0,0): integer division by zero"), "{e}");
+}
