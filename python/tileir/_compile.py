@@ -33,6 +33,9 @@ class Kernel:
         self.fn = fn
         self.hints = dict(hints)
         self._cache: Dict[Tuple, "CompiledKernel"] = {}
+        #: launch plans: (context, argument signature) -> _LaunchPlan (see launch())
+        self._plans: Dict[Tuple, "_LaunchPlan"] = {}
+        self._constant_mask: Optional[Tuple[bool, ...]] = None
         self._lock = threading.Lock()
         functools.update_wrapper(self, fn)
 
@@ -353,6 +356,13 @@ def launch(stream: Any, grid: Sequence[int], kernel: Any, args: Sequence[Any]) -
     """Runs ``kernel`` over ``grid`` tile blocks on ``stream`` (cuTile's signature). Arrays
     are device arrays (torch/CuPy via DLPack or ``__cuda_array_interface__``, or
     ``tileir.cuda`` arrays). Compiles for the current GPU on first use (then cached)."""
+    if type(kernel) is Kernel and _fast_launch(stream, grid, kernel, args):
+        return
+    _launch(stream, grid, kernel, args)
+
+
+def _launch(stream: Any, grid: Sequence[int], kernel: Any, args: Sequence[Any]) -> None:
+    """The general launch: specialize, compile (or find), check and pack every argument."""
     from ._toolchain import cuda
 
     if isinstance(grid, int):
@@ -382,6 +392,197 @@ def launch(stream: Any, grid: Sequence[int], kernel: Any, args: Sequence[Any]) -
         # The kernel reads the list records while it runs: keep them until the next launch of
         # this kernel on this stream (freeing device memory waits for the device's work).
         compiled._list_records[cuda.stream_handle(stream)] = records
+    elif isinstance(kernel, Kernel):
+        _make_plan(kernel, args, compiled, function, params, ctx.handle)
+
+
+# ------------------------------------------------------------------------------------------
+# The launch fast path
+# ------------------------------------------------------------------------------------------
+#
+# A launch of a kernel already compiled for these kinds of arguments needs only the
+# arguments' values. The first launch of each (context, argument signature) goes the general
+# way and leaves a _LaunchPlan: the compiled kernel's CUfunction and one preallocated ctypes
+# holder per kernel parameter, with the array of their addresses that cuLaunchKernel reads.
+# Later launches compute the signature and the flat parameter values in one pass over the
+# arguments (DeviceArray and torch tensors are read through their attributes, nothing else
+# is built), store the values in the holders and call the driver. Anything unusual (other
+# array types, lists, a new context, values out of range) takes the general path.
+
+_I32_MIN, _I32_LIMIT = -2**31, 2**31
+
+
+class _LaunchPlan:
+    __slots__ = ("compiled", "function", "holders", "setters", "params", "block", "lock", "lib")
+
+    def __init__(self, compiled: CompiledKernel, function: Any, kinds: Sequence[str]):
+        import ctypes
+
+        from ._toolchain import cuda
+
+        self.compiled = compiled
+        self.function = function.handle
+        self.holders = [cuda._SCALAR_KINDS[k][0]() for k in kinds]
+        self.params = (ctypes.c_void_p * max(len(kinds), 1))(*[ctypes.addressof(h) for h in self.holders])
+        self.block = compiled.num_threads
+        self.lock = threading.Lock()
+        self.lib = cuda.libcuda()
+
+
+def _torch_tensor_type():
+    import sys
+
+    torch = sys.modules.get("torch")
+    return getattr(torch, "Tensor", None) if torch is not None else None
+
+
+_CUDA: Any = None
+
+
+def _cuda():
+    global _CUDA
+    if _CUDA is None:
+        from ._toolchain import cuda
+
+        _CUDA = cuda
+    return _CUDA
+
+
+def _scan_args(kernel: Kernel, args: Sequence[Any]):
+    """(signature, flat parameter values) of ``args``, or None when the general path must
+    look at them. The signature determines the specialization (tileir's facts)."""
+    DeviceArray = (_CUDA or _cuda()).DeviceArray
+    mask = kernel._constant_mask
+    if mask is None or len(args) != len(mask):
+        return None
+    sig = []
+    vals = []
+    tensor_type = None
+    for is_const, a in zip(mask, args):
+        if is_const:
+            sig.append((type(a), a))
+            continue
+        t = type(a)
+        if t is int:
+            sig.append(0 if _I32_MIN <= a < _I32_LIMIT else 1)
+            vals.append(a)
+            continue
+        if t is float:
+            sig.append(2)
+            vals.append(a)
+            continue
+        if t is bool:
+            sig.append(3)
+            vals.append(int(a))
+            continue
+        if t is DeviceArray:
+            facts = a._launch_facts
+            if facts is None:
+                facts = a._launch_facts = _array_launch_facts(a.ptr, a.shape, a._strides_elems, a.dtype)
+                if facts is None:
+                    return None
+            sig.append(facts[0])
+            vals.extend(facts[1])
+            continue
+        else:
+            if tensor_type is None:
+                tensor_type = _torch_tensor_type() or ()
+            if not (tensor_type and isinstance(a, tensor_type) and a.is_cuda):
+                return None
+            facts = _array_launch_facts(a.data_ptr(), tuple(a.shape), a.stride(), a.dtype)
+            if facts is None:
+                return None
+            sig.append(facts[0])
+            vals.extend(facts[1])
+    return tuple(sig), vals
+
+
+def _array_launch_facts(ptr: int, shape: Tuple[int, ...], strides: Sequence[int], dtype: Any):
+    """(signature entry, parameter values) of one array argument; None for what the general
+    path must judge (0-d, sizes beyond int32)."""
+    if not shape:
+        return None
+    for v in shape:
+        if v >= _I32_LIMIT:
+            return None
+    for v in strides:
+        if not _I32_MIN <= v < _I32_LIMIT:
+            return None
+    entry = (dtype, ptr & 15 == 0, strides[-1] == 1 or shape[-1] == 1, tuple([v & 15 == 0 for v in shape]),
+             tuple([v & 15 == 0 for v in strides]))
+    return entry, (ptr,) + tuple(shape) + tuple(strides)
+
+
+def _fast_launch(stream: Any, grid: Any, kernel: Kernel, args: Sequence[Any]) -> bool:
+    if not kernel._plans:
+        return False
+    scanned = _scan_args(kernel, args)
+    if scanned is None:
+        return False
+    sig, vals = scanned
+    try:
+        ctx = (_CUDA or _cuda())._current_context()
+        plan = kernel._plans.get((ctx, sig))
+    except Exception:
+        return False
+    if plan is None:
+        return False
+    if type(grid) is int:
+        gx, gy, gz = grid, 1, 1
+    elif type(grid) is tuple and 1 <= len(grid) <= 3:
+        g = grid + (1, 1)
+        gx, gy, gz = g[0], g[1], g[2]
+    else:
+        return False
+    if type(gx) is not int or type(gy) is not int or type(gz) is not int or gx < 1 or gy < 1 or gz < 1:
+        return False
+    if stream is None:
+        hstream = None
+    elif type(stream) is int:
+        hstream = stream or None
+    else:
+        try:
+            hstream = _CUDA.stream_handle(stream) or None
+        except Exception:
+            return False
+    with plan.lock:
+        for holder, v in zip(plan.holders, vals):
+            holder.value = v
+        rc = plan.lib.cuLaunchKernel(plan.function, gx, gy, gz, plan.block, 1, 1, 0, hstream, plan.params, None)
+    if rc != 0:
+        _CUDA.check(rc, "cuLaunchKernel(%s, grid=%r, block=%r)" % (plan.compiled.name, (gx, gy, gz),
+                                                                   (plan.block, 1, 1)))
+    return True
+
+
+def _make_plan(kernel: Kernel, args: Sequence[Any], compiled: CompiledKernel, function: Any,
+               params: Sequence[Tuple[str, Any]], ctx: int) -> None:
+    """Leaves a launch plan after a general launch, when the fast path would pack exactly
+    the parameters the general path packed."""
+    if kernel._constant_mask is None:
+        kernel._constant_mask = tuple(isinstance(p, ConstantSpec) for p in compiled.spec.params)
+    try:
+        scanned = _scan_args(kernel, args)
+    except Exception:
+        return
+    if scanned is None:
+        return
+    sig, vals = scanned
+    if len(vals) != len(params) or any(kind not in ("ptr", "i32", "i64", "f32", "f64") for kind, _ in params):
+        return
+    for (kind, value), v in zip(params, vals):
+        if kind in ("f32", "f64"):
+            if float(value) != float(v):
+                return
+        elif value != v:
+            return
+    try:
+        hash(sig)
+    except TypeError:
+        return
+    if len(kernel._plans) > 256:
+        kernel._plans.clear()
+    kernel._plans[(ctx, sig)] = _LaunchPlan(compiled, function, [kind for kind, _ in params])
 
 
 def _matches_spec(compiled: CompiledKernel, args: Sequence[Any]) -> bool:

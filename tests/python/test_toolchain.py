@@ -649,7 +649,7 @@ CUresult cuModuleLoadData(void **m, const void *image) {
 }
 CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
   if (m != &module_token) return 1;
-  if (strcmp(name, "k") != 0) return 500;
+  if (strcmp(name, "k") != 0 && strcmp(name, "vector_add") != 0) return 500;
   *f = &function_token; return 0;
 }
 CUresult cuFuncGetAttribute(int *v, int a, void *f) { *v = a == 4 ? 8 : 0; return 0; }
@@ -984,3 +984,62 @@ def test_ptx_library_cubins_match_ptxas(monkeypatch, tmp_path):
         assert set(a) == set(b)
         assert {n for n in a if a[n] != b[n]} <= {".note.nv.tkinfo"}, extra
         assert lib.info["vector_add"].registers == proc.info["vector_add"].registers
+
+
+# --------------------------------------------------------------------------------------
+# tileir.launch's fast path (against the fake driver)
+# --------------------------------------------------------------------------------------
+
+def _launch_params(fake_driver, n):
+    pbuf = (ctypes.c_ubyte * 128 * 16).in_dll(fake_driver, "pbuf")
+    return [bytes(pbuf[i]) for i in range(n)]
+
+
+def test_launch_fast_path_packs_like_the_general_path(fake_driver, tmp_path, monkeypatch):
+    import tileir as ct
+    from tileir import _compile
+    from kernels import vector_add
+
+    monkeypatch.setenv("TILEIR_CACHE_DIR", str(tmp_path / "cache"))
+    kern = vector_add.replace_hints()
+    sizes = (ctypes.c_size_t * 9)(8, 4, 4, 8, 4, 4, 8, 4, 4)
+    fake_driver.fake_set_param_sizes(9, sizes)
+    a, b, c = (cuda.empty((1000,), np.float32) for _ in range(3))
+    launches0 = _counter(fake_driver, "launches")
+    ct.launch(None, (4,), kern, (a, b, c, 256))  # general path: compiles, leaves a plan
+    assert len(kern._plans) == 1
+    general = _launch_params(fake_driver, 9)
+    general_dims = list((ctypes.c_uint * 7).in_dll(fake_driver, "dims"))
+
+    calls = []
+    real = _compile._launch
+    monkeypatch.setattr(_compile, "_launch", lambda *args: calls.append(args) or real(*args))
+    ct.launch(None, (4,), kern, (a, b, c, 256))
+    assert not calls, "the second launch should take the fast path"
+    assert _launch_params(fake_driver, 9) == general
+    dims = list((ctypes.c_uint * 7).in_dll(fake_driver, "dims"))
+    assert dims == general_dims and dims[:3] == [4, 1, 1] and dims[3] == ct.compile(kern, (a, b, c, 256), target="sm_90a").num_threads
+
+    # other arrays of the same kind: fast path, their own addresses and sizes
+    x, y, z = (cuda.empty((1000,), np.float32) for _ in range(3))
+    ct.launch(0, 7, kern, (z, y, x, 256))
+    assert not calls
+    raw = _launch_params(fake_driver, 9)
+    assert [int.from_bytes(raw[i][:8], "little") for i in (0, 3, 6)] == [z.ptr, y.ptr, x.ptr]
+    assert int.from_bytes(raw[1][:4], "little") == 1000
+    assert list((ctypes.c_uint * 7).in_dll(fake_driver, "dims"))[0] == 7
+
+    # a new Constant or new facts (size divisible by 16) go the general way once
+    ct.launch(None, (4,), kern, (a, b, c, 128))
+    d, e, f = (cuda.empty((1024,), np.float32) for _ in range(3))
+    ct.launch(None, (4,), kern, (d, e, f, 256))
+    assert len(calls) == 2 and len(kern._plans) == 3
+    ct.launch(None, (4,), kern, (d, e, f, 256))
+    assert len(calls) == 2
+    assert _counter(fake_driver, "launches") - launches0 == 6
+
+    # errors still come from the general path
+    with pytest.raises(LaunchError, match="grid"):
+        ct.launch(None, (0,), kern, (a, b, c, 256))
+    with pytest.raises(LaunchError, match="host"):
+        ct.launch(None, (4,), kern, (np.zeros(1000, np.float32), b, c, 256))

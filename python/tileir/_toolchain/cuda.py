@@ -932,6 +932,9 @@ class DeviceArray:
         if any(d < 0 for d in self.shape):
             raise ValueError("negative dimension in shape %r" % (self.shape,))
         self.dtype = np.dtype(dtype)
+        self._strides_elems = _c_strides(self.shape)
+        #: (signature entry, flat parameter values) for tileir.launch's fast path
+        self._launch_facts: Any = None
         self.size = math.prod(self.shape)
         self.nbytes = self.size * self.dtype.itemsize
         self.ptr = 0
@@ -963,7 +966,7 @@ class DeviceArray:
                 "strides": None, "version": 3, "stream": None}
 
     def _info(self) -> ArrayInfo:
-        return ArrayInfo(ptr=self.ptr, shape=self.shape, strides_elems=_c_strides(self.shape),
+        return ArrayInfo(ptr=self.ptr, shape=self.shape, strides_elems=self._strides_elems,
                          dtype=self.dtype, device_type=DL_CUDA, device_id=self.device,
                          dtype_name=self.dtype.name, bits=self.dtype.itemsize * 8,
                          source="device_array", owner=self)
@@ -998,6 +1001,7 @@ class DeviceArray:
     def free(self) -> None:
         """Release the memory now (also done when the array is collected)."""
         ptr, self.ptr = self.ptr, 0
+        self._launch_facts = None
         free_fn, self._free_fn = self._free_fn, None
         if not ptr or free_fn is None:
             return
