@@ -5,7 +5,11 @@ use std::fmt;
 
 fn check_perm(order: &[usize], rank: usize) -> Result<(), LayoutError> {
     let mut seen = vec![false; rank];
-    if order.len() != rank || order.iter().any(|&p| p >= rank || std::mem::replace(&mut seen[p], true)) {
+    if order.len() != rank
+        || order
+            .iter()
+            .any(|&p| p >= rank || std::mem::replace(&mut seen[p], true))
+    {
         bail!("order {order:?} is not a permutation of 0..{rank}");
     }
     Ok(())
@@ -37,7 +41,11 @@ pub(crate) fn fit_to_shape(
         let i = l.out_index(tile(d)).expect("tile dim");
         let cur = l.out_dims()[i].1;
         if cur < shape[d] {
-            l = l.product(&LinearLayout::identity_1d(shape[d] / cur, Dim::Register, tile(d))?)?;
+            l = l.product(&LinearLayout::identity_1d(
+                shape[d] / cur,
+                Dim::Register,
+                tile(d),
+            )?)?;
         }
     }
     for (d, &s) in shape.iter().enumerate() {
@@ -66,7 +74,13 @@ pub struct Blocked {
 impl Blocked {
     /// The linear layout of this blocked layout over a tile of `shape`.
     pub fn to_linear(&self, shape: &[u32]) -> Result<LinearLayout, LayoutError> {
-        blocked(shape, &self.size_per_thread, &self.threads_per_warp, &self.warps_per_cta, &self.order)
+        blocked(
+            shape,
+            &self.size_per_thread,
+            &self.threads_per_warp,
+            &self.warps_per_cta,
+            &self.order,
+        )
     }
 
     /// A default blocked layout for `shape`: `vec` elements per thread along the fastest
@@ -94,7 +108,12 @@ impl Blocked {
             warps /= w;
         }
         wpc[order[0]] *= warps;
-        Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, order: order.to_vec() }
+        Blocked {
+            size_per_thread: spt,
+            threads_per_warp: tpw,
+            warps_per_cta: wpc,
+            order: order.to_vec(),
+        }
     }
 }
 
@@ -145,7 +164,11 @@ pub fn blocked(
     }
     check_perm(order, n)?;
     let mut l = unit(order);
-    for (in_dim, sizes) in [(Dim::Register, size_per_thread), (Dim::Lane, threads_per_warp), (Dim::Warp, warps_per_cta)] {
+    for (in_dim, sizes) in [
+        (Dim::Register, size_per_thread),
+        (Dim::Lane, threads_per_warp),
+        (Dim::Warp, warps_per_cta),
+    ] {
         for &d in order {
             log2_exact(sizes[d], &format!("blocked {in_dim} size along dim{d}"))?;
             l = l.product(&LinearLayout::identity_1d(sizes[d], in_dim, tile(d))?)?;
@@ -172,7 +195,11 @@ fn instr(
     )
 }
 
-fn warps_2d(l: LinearLayout, warps: [u32; 2], along: [bool; 2]) -> Result<LinearLayout, LayoutError> {
+fn warps_2d(
+    l: LinearLayout,
+    warps: [u32; 2],
+    along: [bool; 2],
+) -> Result<LinearLayout, LayoutError> {
     let mut l = l;
     for d in 0..2 {
         let w = if along[d] {
@@ -192,7 +219,11 @@ fn warps_2d(l: LinearLayout, warps: [u32; 2], along: [bool; 2]) -> Result<Linear
 /// `2·(l%4) + r%2`. Warp bits tile 16×8 blocks along M first, then N; further registers
 /// repeat the CTA tile along N first, then M (4 registers per 16×8 block).
 pub fn mma_sync_accumulator(shape: [u32; 2], warps: [u32; 2]) -> Result<LinearLayout, LayoutError> {
-    let l = instr(&[[0, 1], [8, 0]], &[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], [16, 8])?;
+    let l = instr(
+        &[[0, 1], [8, 0]],
+        &[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]],
+        [16, 8],
+    )?;
     fit_to_shape(warps_2d(l, warps, [true, true])?, &shape, &[1, 0])
 }
 
@@ -210,12 +241,20 @@ fn k_width(elem_bits: u32) -> Result<u32, LayoutError> {
 /// With `w = 32 / elem_bits` elements per 32-bit register, per instruction (16 × 8w):
 /// register bits step K by `1..w`, then M by 8, then K by `4w`; lane bits 0–1 step K by `w`,
 /// `2w`, lane bits 2–4 step M by 1, 2, 4. Registers repeat along K first, then M.
-pub fn mma_sync_operand_a(shape: [u32; 2], elem_bits: u32, warps: [u32; 2]) -> Result<LinearLayout, LayoutError> {
+pub fn mma_sync_operand_a(
+    shape: [u32; 2],
+    elem_bits: u32,
+    warps: [u32; 2],
+) -> Result<LinearLayout, LayoutError> {
     let w = k_width(elem_bits)?;
     let mut reg: Vec<[u32; 2]> = (0..w.trailing_zeros()).map(|i| [0, 1 << i]).collect();
     reg.push([8, 0]);
     reg.push([0, 4 * w]);
-    let l = instr(&reg, &[[0, w], [0, 2 * w], [1, 0], [2, 0], [4, 0]], [16, 8 * w])?;
+    let l = instr(
+        &reg,
+        &[[0, w], [0, 2 * w], [1, 0], [2, 0], [4, 0]],
+        [16, 8 * w],
+    )?;
     fit_to_shape(warps_2d(l, warps, [true, false])?, &shape, &[1, 0])
 }
 
@@ -225,11 +264,19 @@ pub fn mma_sync_operand_a(shape: [u32; 2], elem_bits: u32, warps: [u32; 2]) -> R
 ///
 /// Per instruction (8w × 8): register bits step K by `1..w`, then K by `4w`; lane bits 0–1
 /// step K by `w`, `2w`, lane bits 2–4 step N by 1, 2, 4. Registers repeat along K first, then N.
-pub fn mma_sync_operand_b(shape: [u32; 2], elem_bits: u32, warps: [u32; 2]) -> Result<LinearLayout, LayoutError> {
+pub fn mma_sync_operand_b(
+    shape: [u32; 2],
+    elem_bits: u32,
+    warps: [u32; 2],
+) -> Result<LinearLayout, LayoutError> {
     let w = k_width(elem_bits)?;
     let mut reg: Vec<[u32; 2]> = (0..w.trailing_zeros()).map(|i| [1 << i, 0]).collect();
     reg.push([4 * w, 0]);
-    let l = instr(&reg, &[[w, 0], [2 * w, 0], [0, 1], [0, 2], [0, 4]], [8 * w, 8])?;
+    let l = instr(
+        &reg,
+        &[[w, 0], [2 * w, 0], [0, 1], [0, 2], [0, 4]],
+        [8 * w, 8],
+    )?;
     fit_to_shape(warps_2d(l, warps, [false, true])?, &shape, &[0, 1])
 }
 
@@ -243,7 +290,11 @@ pub fn wgmma_accumulator(shape: [u32; 2], num_warps: u32) -> Result<LinearLayout
     if num_warps < 4 || num_warps % 4 != 0 {
         bail!("wgmma needs a multiple of 4 warps, got {num_warps}");
     }
-    let l = instr(&[[0, 1], [8, 0]], &[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], [16, 8])?;
+    let l = instr(
+        &[[0, 1], [8, 0]],
+        &[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]],
+        [16, 8],
+    )?;
     let l = l.product(&LinearLayout::identity_1d(num_warps, Dim::Warp, tile(0))?)?;
     fit_to_shape(l, &shape, &[1, 0])
 }
@@ -277,7 +328,10 @@ pub fn swizzled_shared(
     let lpp = log2_exact(per_phase, "per_phase")?;
     let lmp = log2_exact(max_phase, "max_phase")?;
     if lv + lmp > c_bits {
-        bail!("swizzle vec {vec} × max_phase {max_phase} exceeds the row length {}", shape[f]);
+        bail!(
+            "swizzle vec {vec} × max_phase {max_phase} exceeds the row length {}",
+            shape[f]
+        );
     }
     let fi = base.out_index(tile(f)).unwrap();
     let sh = base.out_shift(fi);
@@ -333,7 +387,11 @@ pub fn nvmma_shared(
     }
     let u = unit(&[cd, od])
         .product(&LinearLayout::identity_1d(w, Dim::Offset, tile(cd))?)?
-        .product(&LinearLayout::identity_1d(shape[od], Dim::Offset, tile(od))?)?
+        .product(&LinearLayout::identity_1d(
+            shape[od],
+            Dim::Offset,
+            tile(od),
+        )?)?
         .product(&LinearLayout::identity_1d(c / w, Dim::Offset, tile(cd))?)?
         .reorder_outs(&[tile(0), tile(1)])?;
     let ub = u.bases_flat(Dim::Offset).to_vec();

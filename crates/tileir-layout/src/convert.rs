@@ -13,7 +13,11 @@ use crate::layout::{bail, Dim, LayoutError, LinearLayout, Span};
 /// same word share it).
 pub fn wavefronts(addrs: &[Option<u64>], vec_bytes: u32) -> u32 {
     let words = (vec_bytes / 4).max(1) as u64;
-    let per_phase = if vec_bytes <= 4 { addrs.len().max(1) } else { (128 / vec_bytes) as usize };
+    let per_phase = if vec_bytes <= 4 {
+        addrs.len().max(1)
+    } else {
+        (128 / vec_bytes) as usize
+    };
     let mut total = 0;
     for phase in addrs.chunks(per_phase) {
         let mut banks: Vec<Vec<u64>> = vec![Vec::new(); 32];
@@ -105,7 +109,11 @@ impl ShuffleRound {
     /// `Some(c)` when every lane reads lane `l ^ c` (a `shfl.bfly`-style pattern).
     pub fn xor_mask(&self) -> Option<u32> {
         let c = self.src_lane[0];
-        self.src_lane.iter().enumerate().all(|(l, &s)| s == l as u32 ^ c).then_some(c)
+        self.src_lane
+            .iter()
+            .enumerate()
+            .all(|(l, &s)| s == l as u32 ^ c)
+            .then_some(c)
     }
 
     /// `Some(r)` when every lane writes the same register `r`.
@@ -140,12 +148,15 @@ pub enum ConversionPlan {
         rounds: Vec<ShuffleRound>,
     },
     /// A round trip through swizzled shared memory.
-    SharedMemory(SharedPlan),
+    SharedMemory(Box<SharedPlan>),
 }
 
 /// `layout` restricted to the given input dimensions.
 fn restrict(layout: &LinearLayout, dims: &[Dim]) -> LinearLayout {
-    let ins = dims.iter().map(|&d| (d, layout.bases_flat(d).to_vec())).collect();
+    let ins = dims
+        .iter()
+        .map(|&d| (d, layout.bases_flat(d).to_vec()))
+        .collect();
     LinearLayout::from_flat(ins, layout.outs_bits().to_vec()).expect("restriction")
 }
 
@@ -170,12 +181,23 @@ fn span_of(layout: &LinearLayout, dims: &[Dim]) -> Span {
 /// bases, `dst`'s registers and lanes within the span of `src`'s, and every shuffle round
 /// conflict-free on the sending side); otherwise a round trip through shared memory with the
 /// swizzle that minimizes bank conflicts on both sides (see [`plan_shared`]).
-pub fn plan_conversion(src: &LinearLayout, dst: &LinearLayout, elem_bits: u32) -> Result<ConversionPlan, LayoutError> {
+pub fn plan_conversion(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    elem_bits: u32,
+) -> Result<ConversionPlan, LayoutError> {
     if src.out_dims() != dst.out_dims() {
-        bail!("cannot convert between layouts of different shapes ({:?} vs {:?})", src.out_dims(), dst.out_dims());
+        bail!(
+            "cannot convert between layouts of different shapes ({:?} vs {:?})",
+            src.out_dims(),
+            dst.out_dims()
+        );
     }
     for l in [src, dst] {
-        if l.in_dims().iter().any(|d| !matches!(d, Dim::Register | Dim::Lane | Dim::Warp | Dim::Block)) {
+        if l.in_dims()
+            .iter()
+            .any(|d| !matches!(d, Dim::Register | Dim::Lane | Dim::Warp | Dim::Block))
+        {
             bail!("conversion needs distributed layouts (register/lane/warp/block inputs)");
         }
     }
@@ -205,13 +227,17 @@ pub fn plan_conversion(src: &LinearLayout, dst: &LinearLayout, elem_bits: u32) -
     }
     if same(Dim::Block) && same(Dim::Warp) {
         let span = span_of(src, &[Dim::Register, Dim::Lane]);
-        if in_span(&span, dst.bases_flat(Dim::Register)) && in_span(&span, dst.bases_flat(Dim::Lane)) {
+        if in_span(&span, dst.bases_flat(Dim::Register))
+            && in_span(&span, dst.bases_flat(Dim::Lane))
+        {
             if let Some(rounds) = plan_shuffles(src, dst) {
                 return Ok(ConversionPlan::WarpShuffle { rounds });
             }
         }
     }
-    Ok(ConversionPlan::SharedMemory(plan_shared(src, dst, elem_bits)?))
+    Ok(ConversionPlan::SharedMemory(Box::new(plan_shared(
+        src, dst, elem_bits,
+    )?)))
 }
 
 /// Shuffle rounds where round `k` fills register `k ^ c(l)` of lane `l`, with `c` linear in
@@ -229,7 +255,11 @@ fn shuffle_rounds(
         let mut dst_reg = vec![0u32; lanes as usize];
         let mut send: Vec<Option<u32>> = vec![None; lanes as usize];
         for l in 0..lanes {
-            let c = lane_to_reg.iter().enumerate().filter(|(j, _)| (l >> j) & 1 == 1).fold(0, |a, (_, &v)| a ^ v);
+            let c = lane_to_reg
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| (l >> j) & 1 == 1)
+                .fold(0, |a, (_, &v)| a ^ v);
             let rd = k ^ c;
             let flat = dst.apply_flat(&[(Dim::Register, rd), (Dim::Lane, l)]);
             let pre = sub.preimage_flat(flat)?;
@@ -245,7 +275,11 @@ fn shuffle_rounds(
                 _ => send[sl as usize] = Some(sr),
             }
         }
-        rounds.push(ShuffleRound { dst_reg, src_lane, send_reg: send.into_iter().map(|x| x.unwrap_or(0)).collect() });
+        rounds.push(ShuffleRound {
+            dst_reg,
+            src_lane,
+            send_reg: send.into_iter().map(|x| x.unwrap_or(0)).collect(),
+        });
     }
     Some(rounds)
 }
@@ -329,9 +363,15 @@ fn analyze(dist: &LinearLayout, inv: &LinearLayout, elem_bits: u32, skip_dup: bo
     let offsets = dist.compose(inv).expect("shapes agree");
     let max_vec = (128 / elem_bits).max(1);
     let vec = offsets.contiguous_elements_per_thread(0).min(max_vec);
-    let free = if skip_dup { dist.free_mask(Dim::Register) } else { 0 };
+    let free = if skip_dup {
+        dist.free_mask(Dim::Register)
+    } else {
+        0
+    };
     let lanes = dist.num_lanes();
-    let lane_off: Vec<u64> = (0..lanes).map(|l| offsets.apply_dim_flat(Dim::Lane, l)).collect();
+    let lane_off: Vec<u64> = (0..lanes)
+        .map(|l| offsets.apply_dim_flat(Dim::Lane, l))
+        .collect();
     let eb = u64::from(elem_bits);
     let vec_bytes = (vec * elem_bits / 8).max(1);
     let mut groups = Vec::new();
@@ -342,11 +382,20 @@ fn analyze(dist: &LinearLayout, inv: &LinearLayout, elem_bits: u32, skip_dup: bo
         }
         groups.push(g);
         let base = offsets.apply_dim_flat(Dim::Register, g);
-        let addrs: Vec<Option<u64>> = lane_off.iter().map(|&o| Some((base ^ o) * eb / 8)).collect();
+        let addrs: Vec<Option<u64>> = lane_off
+            .iter()
+            .map(|&o| Some((base ^ o) * eb / 8))
+            .collect();
         wf += wavefronts(&addrs, vec_bytes);
         ideal += ideal_wavefronts(vec_bytes);
     }
-    SmemAccess { offsets, vec, groups, wavefronts: wf, ideal_wavefronts: ideal }
+    SmemAccess {
+        offsets,
+        vec,
+        groups,
+        wavefronts: wf,
+        ideal_wavefronts: ideal,
+    }
 }
 
 /// The tile dimension that register bit 0 of `l` moves along, if any.
@@ -355,14 +404,26 @@ fn fastest_dim(l: &LinearLayout) -> Option<usize> {
     (0..l.rank()).find(|&i| (v >> l.out_shift(i)) & ((1u64 << l.outs_bits()[i].1) - 1) != 0)
 }
 
-/// Candidate scratch layouts for a round trip: for the fastest dimension of either side,
-/// a greedy linear swizzle, the plain layout and every Triton-style swizzle (`vec`,
-/// `per_phase`, `max_phase`).
-fn candidates(src: &LinearLayout, dst: &LinearLayout, elem_bits: u32) -> Vec<LinearLayout> {
+/// Candidate scratch layouts for a round trip, in two tiers. For the fastest dimension of
+/// either side (and the last dimension): tier 0 holds a greedy linear swizzle and the plain
+/// layout, tier 1 every Triton-style swizzle (`vec`, `per_phase`, `max_phase`).
+fn candidates(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    elem_bits: u32,
+    tier: u32,
+) -> Vec<LinearLayout> {
     let shape = src.shape();
     let rank = shape.len();
     let mut fasts = Vec::new();
-    for f in [fastest_dim(dst), fastest_dim(src), Some(rank.saturating_sub(1))].into_iter().flatten() {
+    for f in [
+        fastest_dim(dst),
+        fastest_dim(src),
+        Some(rank.saturating_sub(1)),
+    ]
+    .into_iter()
+    .flatten()
+    {
         if !fasts.contains(&f) {
             fasts.push(f);
         }
@@ -371,11 +432,14 @@ fn candidates(src: &LinearLayout, dst: &LinearLayout, elem_bits: u32) -> Vec<Lin
     for f in fasts {
         let mut order = vec![f];
         order.extend((0..rank).rev().filter(|&d| d != f));
-        if let Ok(l) = shared_row_major(&shape, &order) {
-            if let Some(g) = greedy_swizzle(src, dst, &l, elem_bits) {
-                out.push(g);
+        if tier == 0 {
+            if let Ok(l) = shared_row_major(&shape, &order) {
+                if let Some(g) = greedy_swizzle(src, dst, &l, elem_bits) {
+                    out.push(g);
+                }
+                out.push(l);
             }
-            out.push(l);
+            continue;
         }
         let c = shape[f];
         let rows: u32 = shape.iter().product::<u32>() / c;
@@ -413,17 +477,29 @@ struct Side {
 
 impl Side {
     fn new(offsets: &LinearLayout, elem_bytes_log: u32) -> Side {
-        let vec = offsets.contiguous_elements_per_thread(0).min(16 >> elem_bytes_log).max(1);
+        let vec = offsets
+            .contiguous_elements_per_thread(0)
+            .min(16 >> elem_bytes_log)
+            .max(1);
         let vb_log = vec.trailing_zeros() + elem_bytes_log;
         let granule = vb_log.max(2);
         let phase_bits = if vb_log <= 2 { 5 } else { 7 - vb_log };
-        let lanes = offsets.bases_flat(Dim::Lane).iter().take(phase_bits as usize).copied().collect();
+        let lanes = offsets
+            .bases_flat(Dim::Lane)
+            .iter()
+            .take(phase_bits as usize)
+            .copied()
+            .collect();
         Side { lanes, granule }
     }
 
     /// log2 of the wavefronts per phase with swizzle `swz` applied to byte addresses.
     fn deficiency(&self, swz: &dyn Fn(u64) -> u64, eb: u32) -> u32 {
-        let words: Vec<u64> = self.lanes.iter().map(|&o| swz(o) << eb >> self.granule).collect();
+        let words: Vec<u64> = self
+            .lanes
+            .iter()
+            .map(|&o| swz(o) << eb >> self.granule)
+            .collect();
         let banks = words.iter().map(|w| w & ((1u64 << (7 - self.granule)) - 1));
         rank(words.iter().copied()) - rank(banks)
     }
@@ -433,7 +509,12 @@ impl Side {
 /// bits above both sides' vector bits, chosen greedily bit by bit to minimize bank conflicts
 /// of both sides (linear algebra on the lanes' offsets: the wavefronts of a phase are
 /// `2^(rank of the lanes' word offsets − rank of their bank bits)`).
-fn greedy_swizzle(src: &LinearLayout, dst: &LinearLayout, base: &LinearLayout, elem_bits: u32) -> Option<LinearLayout> {
+fn greedy_swizzle(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    base: &LinearLayout,
+    elem_bits: u32,
+) -> Option<LinearLayout> {
     let inv = base.invert().ok()?;
     let eb = (elem_bits / 8).trailing_zeros();
     let a_s = src.compose(&inv).ok()?;
@@ -443,7 +524,11 @@ fn greedy_swizzle(src: &LinearLayout, dst: &LinearLayout, base: &LinearLayout, e
     let hi = 7u32.saturating_sub(eb).min(nbits);
     let vec_bits = [&a_s, &a_d]
         .iter()
-        .map(|a| a.contiguous_elements_per_thread(0).min(16 >> eb).trailing_zeros())
+        .map(|a| {
+            a.contiguous_elements_per_thread(0)
+                .min(16 >> eb)
+                .trailing_zeros()
+        })
         .max()
         .unwrap_or(0);
     let t0 = vec_bits.max(2u32.saturating_sub(eb));
@@ -452,7 +537,11 @@ fn greedy_swizzle(src: &LinearLayout, dst: &LinearLayout, base: &LinearLayout, e
     }
     let t_count = hi - t0;
     let relevant: Vec<u32> = (hi..nbits)
-        .filter(|&h| sides.iter().any(|sd| sd.lanes.iter().any(|&o| (o >> h) & 1 == 1)))
+        .filter(|&h| {
+            sides
+                .iter()
+                .any(|sd| sd.lanes.iter().any(|&o| (o >> h) & 1 == 1))
+        })
         .collect();
     if relevant.is_empty() {
         return None;
@@ -482,15 +571,26 @@ fn greedy_swizzle(src: &LinearLayout, dst: &LinearLayout, base: &LinearLayout, e
     }
     // Physical offset p holds the element of unswizzled offset p ^ S(high bits of p).
     let bb = base.bases_flat(Dim::Offset);
-    let img = |v: u64| -> u64 { (0..bb.len()).filter(|&i| (v >> i) & 1 == 1).fold(0, |a, i| a ^ bb[i]) };
-    let bases = (0..bb.len()).map(|i| bb[i] ^ if i as u32 >= hi { img(table[i]) } else { 0 }).collect();
+    let img = |v: u64| -> u64 {
+        (0..bb.len())
+            .filter(|&i| (v >> i) & 1 == 1)
+            .fold(0, |a, i| a ^ bb[i])
+    };
+    let bases = (0..bb.len())
+        .map(|i| bb[i] ^ if i as u32 >= hi { img(table[i]) } else { 0 })
+        .collect();
     LinearLayout::from_flat(vec![(Dim::Offset, bases)], base.outs_bits().to_vec()).ok()
 }
 
-/// Plans a round trip through shared memory: among the candidate scratch layouts (plain, and
-/// swizzles of the fastest dimension of either side), picks the one with the fewest
-/// wavefronts over both sides, then the fewest access instructions.
-pub fn plan_shared(src: &LinearLayout, dst: &LinearLayout, elem_bits: u32) -> Result<SharedPlan, LayoutError> {
+/// Plans a round trip through shared memory: among the candidate scratch layouts (a greedy
+/// linear swizzle and the plain layout; if neither is conflict-free on both sides, also the
+/// Triton-style swizzles), picks the one with the fewest wavefronts over both sides, then the
+/// fewest access instructions (widest vectors).
+pub fn plan_shared(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    elem_bits: u32,
+) -> Result<SharedPlan, LayoutError> {
     if src.out_dims() != dst.out_dims() {
         bail!("cannot convert between layouts of different shapes");
     }
@@ -501,20 +601,39 @@ pub fn plan_shared(src: &LinearLayout, dst: &LinearLayout, elem_bits: u32) -> Re
         bail!("the source layout does not hold every element of the tile");
     }
     if elem_bits == 0 || elem_bits % 8 != 0 || !elem_bits.is_power_of_two() {
-        bail!("shared-memory conversion needs byte-sized power-of-two elements, got {elem_bits} bits");
+        bail!(
+            "shared-memory conversion needs byte-sized power-of-two elements, got {elem_bits} bits"
+        );
     }
     let mut best: Option<((u32, u32), SharedPlan)> = None;
-    for smem in candidates(src, dst, elem_bits) {
-        let inv = smem.invert()?;
-        let store = analyze(src, &inv, elem_bits, true);
-        let load = analyze(dst, &inv, elem_bits, false);
-        let score = (
-            store.wavefronts + load.wavefronts,
-            store.groups.len() as u32 + load.groups.len() as u32,
-        );
-        if best.as_ref().is_none_or(|(s, _)| score < *s) {
-            best = Some((score, SharedPlan { smem, elem_bits, store, load }));
+    for tier in 0..2 {
+        for smem in candidates(src, dst, elem_bits, tier) {
+            let inv = smem.invert()?;
+            let store = analyze(src, &inv, elem_bits, true);
+            let load = analyze(dst, &inv, elem_bits, false);
+            let score = (
+                store.wavefronts + load.wavefronts,
+                store.groups.len() as u32 + load.groups.len() as u32,
+            );
+            if best.as_ref().is_none_or(|(s, _)| score < *s) {
+                best = Some((
+                    score,
+                    SharedPlan {
+                        smem,
+                        elem_bits,
+                        store,
+                        load,
+                    },
+                ));
+            }
+        }
+        if best
+            .as_ref()
+            .is_some_and(|(_, p)| p.store.conflict_free() && p.load.conflict_free())
+        {
+            break;
         }
     }
-    best.map(|b| b.1).ok_or_else(|| LayoutError("no scratch layout fits this tile".into()))
+    best.map(|b| b.1)
+        .ok_or_else(|| LayoutError("no scratch layout fits this tile".into()))
 }

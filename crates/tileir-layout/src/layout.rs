@@ -118,7 +118,9 @@ pub(crate) struct Span {
 
 impl Span {
     pub(crate) fn new() -> Span {
-        Span { rows: vec![None; 64] }
+        Span {
+            rows: vec![None; 64],
+        }
     }
 
     /// Reduces `v` (with combination `c`) against the rows, from the highest pivot down;
@@ -164,7 +166,10 @@ impl LinearLayout {
             if outs[..i].iter().any(|&(e, _)| e == d) {
                 bail!("output dimension {d} appears twice");
             }
-            out_bits.push((d, log2_exact(size, &format!("size of output dimension {d}"))?));
+            out_bits.push((
+                d,
+                log2_exact(size, &format!("size of output dimension {d}"))?,
+            ));
         }
         if out_bits.iter().map(|o| o.1).sum::<u32>() > 63 {
             bail!("output space too large (more than 2^63 elements)");
@@ -230,7 +235,10 @@ impl LinearLayout {
     /// `in_dim` of size `size` mapped identically onto `out_dim` of the same size.
     pub fn identity_1d(size: u32, in_dim: Dim, out_dim: Dim) -> Result<Self, LayoutError> {
         let b = log2_exact(size, "identity size")?;
-        Self::from_flat(vec![(in_dim, (0..b).map(|i| 1u64 << i).collect())], vec![(out_dim, b)])
+        Self::from_flat(
+            vec![(in_dim, (0..b).map(|i| 1u64 << i).collect())],
+            vec![(out_dim, b)],
+        )
     }
 
     /// `in_dim` of size `size` mapped to zero (all inputs hold the same element); the output
@@ -309,7 +317,11 @@ impl LinearLayout {
 
     /// Flat basis vectors of input dimension `d` (empty when absent).
     pub(crate) fn bases_flat(&self, d: Dim) -> &[u64] {
-        self.ins.iter().find(|(e, _)| *e == d).map(|(_, b)| b.as_slice()).unwrap_or(&[])
+        self.ins
+            .iter()
+            .find(|(e, _)| *e == d)
+            .map(|(_, b)| b.as_slice())
+            .unwrap_or(&[])
     }
 
     pub(crate) fn outs_bits(&self) -> &[(Dim, u32)] {
@@ -318,7 +330,10 @@ impl LinearLayout {
 
     /// Basis vectors of input dimension `d`, as coordinate lists.
     pub fn basis(&self, d: Dim) -> Vec<Vec<u32>> {
-        self.bases_flat(d).iter().map(|&f| self.unflatten(f)).collect()
+        self.bases_flat(d)
+            .iter()
+            .map(|&f| self.unflatten(f))
+            .collect()
     }
 
     // ----- applying ------------------------------------------------------------------------
@@ -359,7 +374,9 @@ impl LinearLayout {
 
     /// Flat image of an input given as `(dimension, value)` pairs (absent dimensions are 0).
     pub fn apply_flat(&self, input: &[(Dim, u32)]) -> u64 {
-        input.iter().fold(0, |acc, &(d, v)| acc ^ self.apply_dim_flat(d, v))
+        input
+            .iter()
+            .fold(0, |acc, &(d, v)| acc ^ self.apply_dim_flat(d, v))
     }
 
     /// Output coordinates of an input given as `(dimension, value)` pairs.
@@ -369,21 +386,29 @@ impl LinearLayout {
 
     /// Coordinates of the element held in `register` of `lane` in `warp` (block 0).
     pub fn coords(&self, register: u32, lane: u32, warp: u32) -> Vec<u32> {
-        self.apply(&[(Dim::Register, register), (Dim::Lane, lane), (Dim::Warp, warp)])
+        self.apply(&[
+            (Dim::Register, register),
+            (Dim::Lane, lane),
+            (Dim::Warp, warp),
+        ])
     }
 
     /// Coordinates held by each register of lane 0, warp 0: the per-register constants that
     /// code generation XORs (or adds, see [`LinearLayout::is_disjoint`]) onto the thread's base
     /// coordinate.
     pub fn register_coords(&self) -> Vec<Vec<u32>> {
-        (0..self.num_registers()).map(|r| self.apply(&[(Dim::Register, r)])).collect()
+        (0..self.num_registers())
+            .map(|r| self.apply(&[(Dim::Register, r)]))
+            .collect()
     }
 
     // ----- linear algebra ------------------------------------------------------------------
 
     /// Input bits in priority order, as `(dim, bit, flat vector)`.
     fn input_bits(&self) -> impl Iterator<Item = (Dim, usize, u64)> + '_ {
-        self.ins.iter().flat_map(|(d, b)| b.iter().enumerate().map(move |(i, &v)| (*d, i, v)))
+        self.ins
+            .iter()
+            .flat_map(|(d, b)| b.iter().enumerate().map(move |(i, &v)| (*d, i, v)))
     }
 
     /// Global index of the first bit of each input dimension in [`Self::input_bits`] order.
@@ -448,7 +473,11 @@ impl LinearLayout {
 
     /// Mask of the free bits of input dimension `d` (see [`LinearLayout::free_masks`]).
     pub fn free_mask(&self, d: Dim) -> u32 {
-        self.free_masks().into_iter().find(|(e, _)| *e == d).map(|(_, m)| m).unwrap_or(0)
+        self.free_masks()
+            .into_iter()
+            .find(|(e, _)| *e == d)
+            .map(|(_, m)| m)
+            .unwrap_or(0)
     }
 
     /// Solves for the canonical preimage of a flat output value: the input that uses only
@@ -500,7 +529,8 @@ impl LinearLayout {
         }
         let (s, _) = self.span();
         // Output of the inverse: this layout's input dims, packed in canonical order.
-        let inv_outs: Vec<(Dim, u32)> = self.ins.iter().map(|(d, b)| (*d, b.len() as u32)).collect();
+        let inv_outs: Vec<(Dim, u32)> =
+            self.ins.iter().map(|(d, b)| (*d, b.len() as u32)).collect();
         // The combination mask uses global bit k = offset(dim) + bit, with the first input dim
         // in the lowest bits; the inverse's flat packing puts the last dim lowest. Repack.
         let offs = self.in_offsets();
@@ -522,7 +552,10 @@ impl LinearLayout {
                 .collect();
             inv_ins.push((d, v));
         }
-        let mut inv = LinearLayout { ins: vec![], outs: inv_outs };
+        let mut inv = LinearLayout {
+            ins: vec![],
+            outs: inv_outs,
+        };
         inv_ins.retain(|(_, b): &(Dim, Vec<u64>)| !b.is_empty());
         inv_ins.sort_by_key(|(d, _)| *d);
         inv.ins = inv_ins;
@@ -551,7 +584,11 @@ impl LinearLayout {
             }
             acc
         };
-        let ins = self.ins.iter().map(|(d, b)| (*d, b.iter().map(|&v| map(v)).collect())).collect();
+        let ins = self
+            .ins
+            .iter()
+            .map(|(d, b)| (*d, b.iter().map(|&v| map(v)).collect()))
+            .collect();
         Self::from_flat(ins, next.outs.clone())
     }
 
@@ -570,7 +607,10 @@ impl LinearLayout {
         if outs.iter().map(|o| o.1).sum::<u32>() > 63 {
             bail!("product: output space too large");
         }
-        let tmp = LinearLayout { ins: vec![], outs: outs.clone() };
+        let tmp = LinearLayout {
+            ins: vec![],
+            outs: outs.clone(),
+        };
         // Map a flat value of `src` into the combined packing; `high` shifts coordinates of dims
         // shared with `self` above `self`'s bits.
         let remap = |src: &LinearLayout, flat: u64, high: bool| -> u64 {
@@ -578,13 +618,20 @@ impl LinearLayout {
             for (i, &(d, b)) in src.outs.iter().enumerate() {
                 let v = (flat >> src.out_shift(i)) & ((1u64 << b) - 1);
                 let j = tmp.out_index(d).expect("dim present");
-                let lift = if high { self.outs.iter().find(|o| o.0 == d).map_or(0, |o| o.1) } else { 0 };
+                let lift = if high {
+                    self.outs.iter().find(|o| o.0 == d).map_or(0, |o| o.1)
+                } else {
+                    0
+                };
                 acc |= (v << lift) << tmp.out_shift(j);
             }
             acc
         };
-        let mut ins: Vec<(Dim, Vec<u64>)> =
-            self.ins.iter().map(|(d, b)| (*d, b.iter().map(|&v| remap(self, v, false)).collect())).collect();
+        let mut ins: Vec<(Dim, Vec<u64>)> = self
+            .ins
+            .iter()
+            .map(|(d, b)| (*d, b.iter().map(|&v| remap(self, v, false)).collect()))
+            .collect();
         for (d, b) in &other.ins {
             let mapped: Vec<u64> = b.iter().map(|&v| remap(other, v, true)).collect();
             match ins.iter_mut().find(|(e, _)| e == d) {
@@ -600,8 +647,14 @@ impl LinearLayout {
         if order.len() != self.outs.len() || order.iter().any(|d| self.out_index(*d).is_none()) {
             bail!("reorder_outs: {order:?} is not a permutation of the output dimensions");
         }
-        let outs: Vec<(Dim, u32)> = order.iter().map(|d| self.outs[self.out_index(*d).unwrap()]).collect();
-        let tmp = LinearLayout { ins: vec![], outs: outs.clone() };
+        let outs: Vec<(Dim, u32)> = order
+            .iter()
+            .map(|d| self.outs[self.out_index(*d).unwrap()])
+            .collect();
+        let tmp = LinearLayout {
+            ins: vec![],
+            outs: outs.clone(),
+        };
         let remap = |flat: u64| -> u64 {
             let mut acc = 0;
             for (i, &(d, b)) in self.outs.iter().enumerate() {
@@ -610,7 +663,11 @@ impl LinearLayout {
             }
             acc
         };
-        let ins = self.ins.iter().map(|(d, b)| (*d, b.iter().map(|&v| remap(v)).collect())).collect();
+        let ins = self
+            .ins
+            .iter()
+            .map(|(d, b)| (*d, b.iter().map(|&v| remap(v)).collect()))
+            .collect();
         Self::from_flat(ins, outs)
     }
 
@@ -618,7 +675,11 @@ impl LinearLayout {
     pub fn transpose(&self, perm: &[usize]) -> Result<LinearLayout, LayoutError> {
         let n = self.outs.len();
         let mut seen = vec![false; n];
-        if perm.len() != n || perm.iter().any(|&p| p >= n || std::mem::replace(&mut seen[p], true)) {
+        if perm.len() != n
+            || perm
+                .iter()
+                .any(|&p| p >= n || std::mem::replace(&mut seen[p], true))
+        {
             bail!("transpose: {perm:?} is not a permutation of 0..{n}");
         }
         let order: Vec<Dim> = perm.iter().map(|&p| self.outs[p].0).collect();
@@ -658,7 +719,10 @@ impl LinearLayout {
     pub(crate) fn resize_out(&self, i: usize, bits: u32) -> LinearLayout {
         let mut outs = self.outs.clone();
         outs[i].1 = bits;
-        let tmp = LinearLayout { ins: vec![], outs: outs.clone() };
+        let tmp = LinearLayout {
+            ins: vec![],
+            outs: outs.clone(),
+        };
         let remap = |flat: u64| -> u64 {
             let mut acc = 0;
             for (k, &(_, b)) in self.outs.iter().enumerate() {
@@ -670,7 +734,11 @@ impl LinearLayout {
             }
             acc
         };
-        let ins = self.ins.iter().map(|(d, b)| (*d, b.iter().map(|&v| remap(v)).collect())).collect();
+        let ins = self
+            .ins
+            .iter()
+            .map(|(d, b)| (*d, b.iter().map(|&v| remap(v)).collect()))
+            .collect();
         LinearLayout { ins, outs }
     }
 
@@ -688,7 +756,10 @@ impl LinearLayout {
     /// only moved along `dim` become broadcasts. Later tile dimensions are renumbered.
     pub fn slice(&self, dim: usize) -> Result<LinearLayout, LayoutError> {
         if dim >= self.outs.len() {
-            bail!("slice: dimension {dim} out of range for rank {}", self.outs.len());
+            bail!(
+                "slice: dimension {dim} out of range for rank {}",
+                self.outs.len()
+            );
         }
         let mut r = self.drop_out(dim);
         for (k, o) in r.outs.iter_mut().enumerate() {
@@ -697,7 +768,12 @@ impl LinearLayout {
             }
         }
         let mut span = Span::new();
-        let regs: Vec<u64> = r.bases_flat(Dim::Register).iter().copied().filter(|&v| span.insert(v, 0)).collect();
+        let regs: Vec<u64> = r
+            .bases_flat(Dim::Register)
+            .iter()
+            .copied()
+            .filter(|&v| span.insert(v, 0))
+            .collect();
         r.ins.retain(|(d, _)| *d != Dim::Register);
         r.ins.push((Dim::Register, regs));
         Self::from_flat(r.ins, r.outs)
@@ -706,7 +782,10 @@ impl LinearLayout {
     /// Inserts a tile dimension of size 1 at position `axis` (later dimensions renumbered).
     pub fn expand_dims(&self, axis: usize) -> Result<LinearLayout, LayoutError> {
         if axis > self.outs.len() {
-            bail!("expand_dims: axis {axis} out of range for rank {}", self.outs.len());
+            bail!(
+                "expand_dims: axis {axis} out of range for rank {}",
+                self.outs.len()
+            );
         }
         let mut outs = self.outs.clone();
         outs.insert(axis, (Dim::Tile(axis as u32), 0));
@@ -741,7 +820,8 @@ impl LinearLayout {
         let sh = self.out_shift(dim);
         let regs = self.bases_flat(Dim::Register);
         let mut k = 0;
-        while k < regs.len() && k < self.outs[dim].1 as usize && regs[k] == 1u64 << (sh + k as u32) {
+        while k < regs.len() && k < self.outs[dim].1 as usize && regs[k] == 1u64 << (sh + k as u32)
+        {
             k += 1;
         }
         // No other input bit may touch the low k coordinate bits of `dim`.

@@ -30,7 +30,9 @@ impl fmt::Display for LinearLayout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("#tileas.linear<")?;
         let ins = self.in_dims();
-        let distributed = ins.iter().all(|d| matches!(d, Dim::Register | Dim::Lane | Dim::Warp | Dim::Block));
+        let distributed = ins
+            .iter()
+            .all(|d| matches!(d, Dim::Register | Dim::Lane | Dim::Warp | Dim::Block));
         let mut dims: Vec<Dim> = ins.clone();
         if distributed {
             for d in [Dim::Register, Dim::Lane, Dim::Warp] {
@@ -59,7 +61,11 @@ impl fmt::Display for LinearLayout {
             f.write_str(", ")?;
         }
         let outs = self.out_dims();
-        if outs.iter().enumerate().all(|(i, o)| o.0 == Dim::Tile(i as u32)) {
+        if outs
+            .iter()
+            .enumerate()
+            .all(|(i, o)| o.0 == Dim::Tile(i as u32))
+        {
             f.write_str("shape=")?;
             write_vec(f, &self.shape())?;
         } else {
@@ -91,7 +97,10 @@ struct P<'a> {
 
 impl<'a> P<'a> {
     fn err<T>(&self, msg: impl fmt::Display) -> Result<T, LayoutError> {
-        Err(LayoutError(format!("layout syntax error at offset {}: {msg}", self.pos)))
+        Err(LayoutError(format!(
+            "layout syntax error at offset {}: {msg}",
+            self.pos
+        )))
     }
 
     fn ws(&mut self) {
@@ -114,7 +123,10 @@ impl<'a> P<'a> {
         if self.eat(c) {
             Ok(())
         } else {
-            let found = self.s.get(self.pos).map_or("end of input".to_string(), |b| format!("'{}'", *b as char));
+            let found = self
+                .s
+                .get(self.pos)
+                .map_or("end of input".to_string(), |b| format!("'{}'", *b as char));
             self.err(format!("expected '{}', found {found}", c as char))
         }
     }
@@ -122,7 +134,9 @@ impl<'a> P<'a> {
     fn ident(&mut self) -> Result<String, LayoutError> {
         self.ws();
         let start = self.pos;
-        while self.pos < self.s.len() && (self.s[self.pos].is_ascii_alphanumeric() || self.s[self.pos] == b'_') {
+        while self.pos < self.s.len()
+            && (self.s[self.pos].is_ascii_alphanumeric() || self.s[self.pos] == b'_')
+        {
             self.pos += 1;
         }
         if start == self.pos {
@@ -191,7 +205,10 @@ impl<'a> P<'a> {
                 self.ws();
                 let at = self.pos;
                 let name = self.ident()?;
-                if entries.iter().any(|(n, _, _): &(String, Val, usize)| *n == name) {
+                if entries
+                    .iter()
+                    .any(|(n, _, _): &(String, Val, usize)| *n == name)
+                {
                     self.pos = at;
                     return self.err(format!("'{name}' given twice"));
                 }
@@ -230,7 +247,10 @@ impl FromStr for LinearLayout {
 
     /// Parses the form written by [`Display`](fmt::Display).
     fn from_str(s: &str) -> Result<Self, LayoutError> {
-        let mut p = P { s: s.as_bytes(), pos: 0 };
+        let mut p = P {
+            s: s.as_bytes(),
+            pos: 0,
+        };
         let entries = p.attr("linear")?;
         let mut ins = Vec::new();
         let mut outs: Option<Vec<(Dim, u32)>> = None;
@@ -242,7 +262,12 @@ impl FromStr for LinearLayout {
                         return Err(ctx("both 'shape' and 'out' given".into()));
                     }
                     let sh = int_list(v, "shape").map_err(|e| ctx(e.0))?;
-                    outs = Some(sh.iter().enumerate().map(|(i, &n)| (Dim::Tile(i as u32), n)).collect());
+                    outs = Some(
+                        sh.iter()
+                            .enumerate()
+                            .map(|(i, &n)| (Dim::Tile(i as u32), n))
+                            .collect(),
+                    );
                 }
                 "out" => {
                     if outs.is_some() {
@@ -256,7 +281,8 @@ impl FromStr for LinearLayout {
                         let Val::Named(n, size) = it else {
                             return Err(ctx("out: expected [name=size, …]".into()));
                         };
-                        let d = Dim::from_name(n).ok_or_else(|| ctx(format!("unknown dimension '{n}'")))?;
+                        let d = Dim::from_name(n)
+                            .ok_or_else(|| ctx(format!("unknown dimension '{n}'")))?;
                         o.push((d, *size));
                     }
                     outs = Some(o);
@@ -278,7 +304,8 @@ impl FromStr for LinearLayout {
                 }
             }
         }
-        let outs = outs.ok_or_else(|| LayoutError("layout error: missing 'shape' (or 'out')".into()))?;
+        let outs =
+            outs.ok_or_else(|| LayoutError("layout error: missing 'shape' (or 'out')".into()))?;
         LinearLayout::new(ins, outs)
     }
 }
@@ -288,7 +315,10 @@ impl FromStr for Blocked {
 
     /// Parses `#tileas.blocked<size_per_thread=[…], threads_per_warp=[…], warps_per_cta=[…], order=[…]>`.
     fn from_str(s: &str) -> Result<Self, LayoutError> {
-        let mut p = P { s: s.as_bytes(), pos: 0 };
+        let mut p = P {
+            s: s.as_bytes(),
+            pos: 0,
+        };
         let entries = p.attr("blocked")?;
         let get = |key: &str| -> Result<Vec<u32>, LayoutError> {
             let (_, v, _) = entries
@@ -298,8 +328,17 @@ impl FromStr for Blocked {
             int_list(v, key)
         };
         for (n, _, at) in &entries {
-            if !["size_per_thread", "threads_per_warp", "warps_per_cta", "order"].contains(&n.as_str()) {
-                return Err(LayoutError(format!("layout error at offset {at}: unknown blocked parameter '{n}'")));
+            if ![
+                "size_per_thread",
+                "threads_per_warp",
+                "warps_per_cta",
+                "order",
+            ]
+            .contains(&n.as_str())
+            {
+                return Err(LayoutError(format!(
+                    "layout error at offset {at}: unknown blocked parameter '{n}'"
+                )));
             }
         }
         let b = Blocked {
@@ -309,8 +348,13 @@ impl FromStr for Blocked {
             order: get("order")?.into_iter().map(|x| x as usize).collect(),
         };
         let n = b.order.len();
-        if b.size_per_thread.len() != n || b.threads_per_warp.len() != n || b.warps_per_cta.len() != n {
-            return Err(LayoutError("blocked layout: parameter lists have different lengths".into()));
+        if b.size_per_thread.len() != n
+            || b.threads_per_warp.len() != n
+            || b.warps_per_cta.len() != n
+        {
+            return Err(LayoutError(
+                "blocked layout: parameter lists have different lengths".into(),
+            ));
         }
         Ok(b)
     }

@@ -7,13 +7,19 @@ use std::collections::BTreeSet;
 use tileir_layout::*;
 
 fn shape_strategy() -> impl Strategy<Value = ([u32; 2], u32)> {
-    (0u32..=6, 0u32..=6, 0u32..=2).prop_filter_map("small tiles", |(a, b, w)| (a + b <= 10).then_some(([1 << a, 1 << b], w)))
+    (0u32..=6, 0u32..=6, 0u32..=2).prop_filter_map("small tiles", |(a, b, w)| {
+        (a + b <= 10).then_some(([1 << a, 1 << b], w))
+    })
 }
 
 /// Inputs of a layout as `(dim, value)` pairs from a flat value of its pseudo-inverse.
 fn as_input(inv: &LinearLayout, flat: u64) -> Vec<(Dim, u32)> {
     let vals = inv.unflatten(flat);
-    inv.out_dims().iter().zip(vals).map(|((d, _), v)| (*d, v)).collect()
+    inv.out_dims()
+        .iter()
+        .zip(vals)
+        .map(|((d, _), v)| (*d, v))
+        .collect()
 }
 
 /// A random linear map from tile dims of `from` sizes to tile dims of `to` sizes.
@@ -21,7 +27,14 @@ fn random_map(from: [u32; 2], to: [u32; 2], seed: u64) -> LinearLayout {
     let mut rng = Rng(seed | 1);
     let mut ins = Vec::new();
     for (d, &n) in from.iter().enumerate() {
-        let basis = (0..n.trailing_zeros()).map(|_| vec![rng.below(u64::from(to[0])) as u32, rng.below(u64::from(to[1])) as u32]).collect();
+        let basis = (0..n.trailing_zeros())
+            .map(|_| {
+                vec![
+                    rng.below(u64::from(to[0])) as u32,
+                    rng.below(u64::from(to[1])) as u32,
+                ]
+            })
+            .collect();
         ins.push((Dim::Tile(d as u32), basis));
     }
     LinearLayout::new(ins, vec![(Dim::Tile(0), to[0]), (Dim::Tile(1), to[1])]).unwrap()
@@ -183,7 +196,9 @@ fn product_concatenates() {
     assert_eq!(p.shape(), vec![4, 8]);
     assert_eq!(p.coords(3, 5, 0), vec![3, 5]);
     // Same dims: other's bits above.
-    let q = a.product(&LinearLayout::identity_1d(2, Dim::Register, Dim::Tile(0)).unwrap()).unwrap();
+    let q = a
+        .product(&LinearLayout::identity_1d(2, Dim::Register, Dim::Tile(0)).unwrap())
+        .unwrap();
     assert_eq!(q.shape(), vec![8]);
     assert_eq!(q.basis(Dim::Register), vec![vec![1], vec![2], vec![4]]);
     let z = LinearLayout::zeros_1d(4, Dim::Warp, Dim::Tile(0)).unwrap();

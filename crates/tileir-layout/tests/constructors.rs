@@ -13,7 +13,10 @@ fn blocked_64x64_ownership() {
     for w in 0..4 {
         for lane in 0..32 {
             for r in 0..32 {
-                let want = vec![lane / 4 + 8 * w + 32 * (r >> 4), 4 * (lane % 4) + (r & 3) + 16 * ((r >> 2) & 3)];
+                let want = vec![
+                    lane / 4 + 8 * w + 32 * (r >> 4),
+                    4 * (lane % 4) + (r & 3) + 16 * ((r >> 2) & 3),
+                ];
                 assert_eq!(l.coords(r, lane, w), want, "r={r} lane={lane} warp={w}");
             }
         }
@@ -23,7 +26,10 @@ fn blocked_64x64_ownership() {
     assert!(l.is_disjoint());
     let tc = l.thread_coords();
     assert_eq!(tc.register[5], vec![0, 17]);
-    assert_eq!(tc.lane, vec![vec![0, 4], vec![0, 8], vec![1, 0], vec![2, 0], vec![4, 0]]);
+    assert_eq!(
+        tc.lane,
+        vec![vec![0, 4], vec![0, 8], vec![1, 0], vec![2, 0], vec![4, 0]]
+    );
     assert_eq!(tc.warp, vec![vec![8, 0], vec![16, 0]]);
 }
 
@@ -49,7 +55,10 @@ fn blocked_order_dim0_fastest() {
     for w in 0..2 {
         for lane in 0..32 {
             for r in 0..2 {
-                assert_eq!(l.coords(r, lane, w), vec![2 * (lane % 16) + r, lane / 16 + 2 * w]);
+                assert_eq!(
+                    l.coords(r, lane, w),
+                    vec![2 * (lane % 16) + r, lane / 16 + 2 * w]
+                );
             }
         }
     }
@@ -69,7 +78,10 @@ fn slice_of_blocked() {
     assert_eq!(s.shape(), vec![64]);
     assert_eq!(s.num_registers(), 2);
     assert_eq!(s.basis(Dim::Register), vec![vec![32]]);
-    assert_eq!(s.basis(Dim::Lane), vec![vec![0], vec![0], vec![1], vec![2], vec![4]]);
+    assert_eq!(
+        s.basis(Dim::Lane),
+        vec![vec![0], vec![0], vec![1], vec![2], vec![4]]
+    );
     assert_eq!(s.free_mask(Dim::Lane), 0b11);
     // Reduce over dim0: columns, warps and high lanes broadcast.
     let s = slice_of(&p, 0).unwrap();
@@ -78,7 +90,10 @@ fn slice_of_blocked() {
     assert_eq!(s.basis(Dim::Warp), vec![vec![0], vec![0]]);
     for lane in 0..32 {
         for r in 0..16 {
-            assert_eq!(s.coords(r, lane, 3), vec![4 * (lane % 4) + (r & 3) + 16 * (r >> 2)]);
+            assert_eq!(
+                s.coords(r, lane, 3),
+                vec![4 * (lane % 4) + (r & 3) + 16 * (r >> 2)]
+            );
         }
     }
 }
@@ -88,7 +103,10 @@ fn mma_sync_accumulator_fragment() {
     let l = mma_sync_accumulator([16, 8], [1, 1]).unwrap();
     for lane in 0..32 {
         for r in 0..4 {
-            assert_eq!(l.coords(r, lane, 0), vec![lane / 4 + 8 * (r / 2), 2 * (lane % 4) + r % 2]);
+            assert_eq!(
+                l.coords(r, lane, 0),
+                vec![lane / 4 + 8 * (r / 2), 2 * (lane % 4) + r % 2]
+            );
         }
     }
     // 64x32 tile, 2x2 warps: warp bits along M then N, registers repeat N first then M.
@@ -101,7 +119,11 @@ fn mma_sync_accumulator_fragment() {
                 let (rn, rm) = ((r >> 2) & 1, r >> 3);
                 let row = lane / 4 + 8 * ((r >> 1) & 1) + 16 * (w & 1) + 32 * rm;
                 let col = 2 * (lane % 4) + (r & 1) + 8 * (w >> 1) + 16 * rn;
-                assert_eq!(l.coords(r, lane, w), vec![row, col], "r={r} lane={lane} w={w}");
+                assert_eq!(
+                    l.coords(r, lane, w),
+                    vec![row, col],
+                    "r={r} lane={lane} w={w}"
+                );
             }
         }
     }
@@ -117,7 +139,10 @@ fn mma_sync_operands_f16() {
     for lane in 0..32 {
         let (g, t) = (lane / 4, lane % 4);
         for i in 0..8 {
-            assert_eq!(a.coords(i, lane, 0), vec![g + 8 * ((i / 2) % 2), 2 * t + i % 2 + 8 * (i / 4)]);
+            assert_eq!(
+                a.coords(i, lane, 0),
+                vec![g + 8 * ((i / 2) % 2), 2 * t + i % 2 + 8 * (i / 4)]
+            );
         }
     }
     // B (16x8): b_i row(k) = 2t + i%2 + 8*(i/2), col = g.
@@ -138,7 +163,10 @@ fn mma_sync_operands_8bit_and_tf32() {
     for lane in 0..32 {
         let (g, t) = (lane / 4, lane % 4);
         for i in 0..16 {
-            assert_eq!(a.coords(i, lane, 0), vec![g + 8 * ((i / 4) % 2), 4 * t + i % 4 + 16 * (i / 8)]);
+            assert_eq!(
+                a.coords(i, lane, 0),
+                vec![g + 8 * ((i / 4) % 2), 4 * t + i % 4 + 16 * (i / 8)]
+            );
         }
     }
     // m16n8k32 8-bit B: b_i row = 4t + i%4 + 16*(i/4), col = g.
@@ -207,21 +235,30 @@ fn nvmma_shared_swizzles() {
     assert!(l.is_bijective());
     for r in 0..64 {
         for c in 0..64 {
-            assert_eq!(phys_offset(&l, &[r, c]), r * 64 + (((c / 8) ^ (r % 8)) * 8) + c % 8);
+            assert_eq!(
+                phys_offset(&l, &[r, c]),
+                r * 64 + (((c / 8) ^ (r % 8)) * 8) + c % 8
+            );
         }
     }
     // 64B swizzle, fp16, [16, 32]: rows of 64 bytes; chunk XOR (r/2)%4.
     let l = nvmma_shared([16, 32], 16, 64, false).unwrap();
     for r in 0..16 {
         for c in 0..32 {
-            assert_eq!(phys_offset(&l, &[r, c]), r * 32 + (((c / 8) ^ ((r / 2) % 4)) * 8) + c % 8);
+            assert_eq!(
+                phys_offset(&l, &[r, c]),
+                r * 32 + (((c / 8) ^ ((r / 2) % 4)) * 8) + c % 8
+            );
         }
     }
     // 32B swizzle, fp32, [16, 8]: chunk (4 elements) XOR (r/4)%2.
     let l = nvmma_shared([16, 8], 32, 32, false).unwrap();
     for r in 0..16 {
         for c in 0..8 {
-            assert_eq!(phys_offset(&l, &[r, c]), r * 8 + (((c / 4) ^ ((r / 4) % 2)) * 4) + c % 4);
+            assert_eq!(
+                phys_offset(&l, &[r, c]),
+                r * 8 + (((c / 4) ^ ((r / 4) % 2)) * 4) + c % 4
+            );
         }
     }
     // 128B, fp16, [64, 128]: two column blocks of 64 elements, each 64 rows.
@@ -230,14 +267,20 @@ fn nvmma_shared_swizzles() {
         for c in 0..128 {
             let cb = c / 64;
             let cc = c % 64;
-            assert_eq!(phys_offset(&l, &[r, c]), cb * 4096 + r * 64 + (((cc / 8) ^ (r % 8)) * 8) + cc % 8);
+            assert_eq!(
+                phys_offset(&l, &[r, c]),
+                cb * 4096 + r * 64 + (((cc / 8) ^ (r % 8)) * 8) + cc % 8
+            );
         }
     }
     // Transposed: dim0 contiguous.
     let l = nvmma_shared([64, 64], 16, 128, true).unwrap();
     for r in 0..64 {
         for c in 0..64 {
-            assert_eq!(phys_offset(&l, &[r, c]), c * 64 + (((r / 8) ^ (c % 8)) * 8) + r % 8);
+            assert_eq!(
+                phys_offset(&l, &[r, c]),
+                c * 64 + (((r / 8) ^ (c % 8)) * 8) + r % 8
+            );
         }
     }
     // No swizzle = row-major.
@@ -249,7 +292,10 @@ fn nvmma_shared_swizzles() {
 #[test]
 fn shared_layouts() {
     let l = shared_row_major(&[4, 8, 16], &[2, 1, 0]).unwrap();
-    assert_eq!(l.apply(&[(Dim::Offset, 3 * 128 + 5 * 16 + 7)]), vec![3, 5, 7]);
+    assert_eq!(
+        l.apply(&[(Dim::Offset, 3 * 128 + 5 * 16 + 7)]),
+        vec![3, 5, 7]
+    );
     let l = shared_row_major(&[4, 8], &[0, 1]).unwrap();
     assert_eq!(l.apply(&[(Dim::Offset, 6)]), vec![2, 1]);
     let s = swizzled_shared(&[32, 32], &[1, 0], 4, 2, 8).unwrap();

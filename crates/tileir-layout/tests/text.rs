@@ -23,8 +23,15 @@ fn round_trips() {
         mma_sync_accumulator([64, 32], [2, 2]).unwrap(),
         mma_sync_operand_a([32, 32], 16, [2, 2]).unwrap(),
         nvmma_shared([64, 64], 16, 128, false).unwrap(),
-        nvmma_shared([64, 64], 16, 128, false).unwrap().invert().unwrap(),
-        slice_of(&blocked(&[64, 64], &[1, 4], &[8, 4], &[4, 1], &[1, 0]).unwrap(), 1).unwrap(),
+        nvmma_shared([64, 64], 16, 128, false)
+            .unwrap()
+            .invert()
+            .unwrap(),
+        slice_of(
+            &blocked(&[64, 64], &[1, 4], &[8, 4], &[4, 1], &[1, 0]).unwrap(),
+            1,
+        )
+        .unwrap(),
     ];
     for l in layouts {
         let s = l.to_string();
@@ -32,40 +39,73 @@ fn round_trips() {
         assert_eq!(back, l, "{s}");
         assert_eq!(back.to_string(), s);
     }
-    let inv = nvmma_shared([8, 64], 16, 128, false).unwrap().invert().unwrap();
+    let inv = nvmma_shared([8, 64], 16, 128, false)
+        .unwrap()
+        .invert()
+        .unwrap();
     assert!(inv.to_string().contains("out=[offset=512]"), "{inv}");
 }
 
 #[test]
 fn blocked_short_form() {
-    let b = Blocked { size_per_thread: vec![1, 4], threads_per_warp: vec![8, 4], warps_per_cta: vec![4, 1], order: vec![1, 0] };
+    let b = Blocked {
+        size_per_thread: vec![1, 4],
+        threads_per_warp: vec![8, 4],
+        warps_per_cta: vec![4, 1],
+        order: vec![1, 0],
+    };
     let s = b.to_string();
     assert_eq!(s, "#tileas.blocked<size_per_thread=[1,4], threads_per_warp=[8,4], warps_per_cta=[4,1], order=[1,0]>");
     assert_eq!(s.parse::<Blocked>().unwrap(), b);
-    assert_eq!(b.to_linear(&[64, 64]).unwrap(), blocked(&[64, 64], &[1, 4], &[8, 4], &[4, 1], &[1, 0]).unwrap());
-    let e = "#tileas.blocked<size_per_thread=[1,4], order=[1,0]>".parse::<Blocked>().unwrap_err();
+    assert_eq!(
+        b.to_linear(&[64, 64]).unwrap(),
+        blocked(&[64, 64], &[1, 4], &[8, 4], &[4, 1], &[1, 0]).unwrap()
+    );
+    let e = "#tileas.blocked<size_per_thread=[1,4], order=[1,0]>"
+        .parse::<Blocked>()
+        .unwrap_err();
     assert!(e.0.contains("missing 'threads_per_warp'"), "{e}");
 }
 
 #[test]
 fn parse_errors() {
     let cases = [
-        ("#tileas.linear<register=[[0,1]], shape=[4,4]", "expected ','"),
+        (
+            "#tileas.linear<register=[[0,1]], shape=[4,4]",
+            "expected ','",
+        ),
         ("#tileas.lin<shape=[4]>", "expected '#tileas.linear<'"),
         ("#tileas.linear<register=[[0,1]]>", "missing 'shape'"),
-        ("#tileas.linear<thread=[[1]], shape=[4]>", "unknown dimension 'thread'"),
-        ("#tileas.linear<register=[[0,5]], shape=[4,4]>", "out of range"),
+        (
+            "#tileas.linear<thread=[[1]], shape=[4]>",
+            "unknown dimension 'thread'",
+        ),
+        (
+            "#tileas.linear<register=[[0,5]], shape=[4,4]>",
+            "out of range",
+        ),
         ("#tileas.linear<register=[[1]], shape=[6]>", "power of two"),
-        ("#tileas.linear<register=[[1,0]], shape=[4]>", "has 2 coordinates, expected 1"),
-        ("#tileas.linear<register=[[1]], register=[[2]], shape=[4]>", "given twice"),
+        (
+            "#tileas.linear<register=[[1,0]], shape=[4]>",
+            "has 2 coordinates, expected 1",
+        ),
+        (
+            "#tileas.linear<register=[[1]], register=[[2]], shape=[4]>",
+            "given twice",
+        ),
         ("#tileas.linear<register=[[x]], shape=[4]>", "expected '='"),
         ("#tileas.linear<shape=[4]> trailing", "unexpected text"),
-        ("#tileas.linear<register=[[99999999999]], shape=[4]>", "out of range"),
+        (
+            "#tileas.linear<register=[[99999999999]], shape=[4]>",
+            "out of range",
+        ),
     ];
     for (text, want) in cases {
         let e = text.parse::<LinearLayout>().unwrap_err();
         assert!(e.0.contains(want), "{text}: got '{e}', want '{want}'");
     }
-    let e = "#tileas.linear<register=[[0,1]], shape=[4,4]".parse::<LinearLayout>().unwrap_err();
+    let e = "#tileas.linear<register=[[0,1]], shape=[4,4]"
+        .parse::<LinearLayout>()
+        .unwrap_err();
     assert!(e.0.contains("offset 44"), "{e}");
 }

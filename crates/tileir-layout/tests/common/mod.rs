@@ -5,7 +5,10 @@ use tileir_layout::*;
 
 /// Property-test case count: `TILEIR_LAYOUT_CASES` or 64.
 pub fn cases() -> u32 {
-    std::env::var("TILEIR_LAYOUT_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(64)
+    std::env::var("TILEIR_LAYOUT_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(64)
 }
 
 /// A small deterministic generator.
@@ -34,7 +37,10 @@ impl Rng {
 pub fn random_layout(shape: [u32; 2], warp_bits: u32, seed: u64) -> LinearLayout {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let (a, b) = (shape[0].trailing_zeros(), shape[1].trailing_zeros());
-    let mut units: Vec<Vec<u32>> = (0..a).map(|i| vec![1 << i, 0]).chain((0..b).map(|i| vec![0, 1 << i])).collect();
+    let mut units: Vec<Vec<u32>> = (0..a)
+        .map(|i| vec![1 << i, 0])
+        .chain((0..b).map(|i| vec![0, 1 << i]))
+        .collect();
     for i in (1..units.len()).rev() {
         let j = rng.below(i as u64 + 1) as usize;
         units.swap(i, j);
@@ -90,7 +96,9 @@ pub fn register_files(l: &LinearLayout, warps: u32) -> Vec<Vec<Vec<u64>>> {
             (0..32)
                 .map(|ln| {
                     (0..l.num_registers())
-                        .map(|r| l.apply_flat(&[(Dim::Register, r), (Dim::Lane, ln), (Dim::Warp, w)]))
+                        .map(|r| {
+                            l.apply_flat(&[(Dim::Register, r), (Dim::Lane, ln), (Dim::Warp, w)])
+                        })
                         .collect()
                 })
                 .collect()
@@ -100,14 +108,25 @@ pub fn register_files(l: &LinearLayout, warps: u32) -> Vec<Vec<Vec<u64>>> {
 
 /// Executes `plan` on register files holding `src`, step by step, and returns the resulting
 /// register files in the shape of `dst`. Panics if a step reads something that is not there.
-pub fn simulate(plan: &ConversionPlan, src: &LinearLayout, dst: &LinearLayout, warps: u32) -> Vec<Vec<Vec<u64>>> {
+pub fn simulate(
+    plan: &ConversionPlan,
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    warps: u32,
+) -> Vec<Vec<Vec<u64>>> {
     let regs = register_files(src, warps);
     let nd = dst.num_registers() as usize;
     match plan {
         ConversionPlan::Identical => regs,
         ConversionPlan::InThread { reg_map } => {
             assert_eq!(reg_map.len(), nd);
-            regs.iter().map(|w| w.iter().map(|t| reg_map.iter().map(|&r| t[r as usize]).collect()).collect()).collect()
+            regs.iter()
+                .map(|w| {
+                    w.iter()
+                        .map(|t| reg_map.iter().map(|&r| t[r as usize]).collect())
+                        .collect()
+                })
+                .collect()
         }
         ConversionPlan::WarpShuffle { rounds } => {
             let mut out = vec![vec![vec![u64::MAX; nd]; 32]; warps as usize];
@@ -126,7 +145,9 @@ pub fn simulate(plan: &ConversionPlan, src: &LinearLayout, dst: &LinearLayout, w
             let size = 1usize << p.smem.total_out_bits();
             let mut mem: Vec<Option<u64>> = vec![None; size];
             let off = |acc: &SmemAccess, r: u32, l: u32, w: u32| -> usize {
-                acc.offsets.apply_flat(&[(Dim::Register, r), (Dim::Lane, l), (Dim::Warp, w)]) as usize
+                acc.offsets
+                    .apply_flat(&[(Dim::Register, r), (Dim::Lane, l), (Dim::Warp, w)])
+                    as usize
             };
             // The scratch layout must say where each element lives.
             let inv = p.smem.invert().unwrap();
@@ -159,8 +180,8 @@ pub fn simulate(plan: &ConversionPlan, src: &LinearLayout, dst: &LinearLayout, w
                         for i in 0..p.load.vec {
                             let o = off(&p.load, g + i, l, w);
                             assert_eq!(o, base + i as usize, "load vector not contiguous");
-                            out[w as usize][l as usize][(g + i) as usize] =
-                                mem[o].unwrap_or_else(|| panic!("load of offset {o} that nobody stored"));
+                            out[w as usize][l as usize][(g + i) as usize] = mem[o]
+                                .unwrap_or_else(|| panic!("load of offset {o} that nobody stored"));
                         }
                     }
                 }
