@@ -76,7 +76,11 @@ proptest! {
         }
         if l.is_bijective() {
             prop_assert_eq!(l.invert().unwrap(), inv.clone());
-            prop_assert_eq!(inv.invert().unwrap(), l.clone());
+            // Size-1 dimensions are not inputs, so they only survive a double inversion
+            // when there are none.
+            if l.shape().iter().all(|&n| n > 1) {
+                prop_assert_eq!(inv.invert().unwrap(), l.clone());
+            }
         } else {
             prop_assert!(l.invert().is_err());
         }
