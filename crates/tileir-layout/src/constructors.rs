@@ -83,6 +83,81 @@ impl Blocked {
         )
     }
 
+    /// Recognizes a blocked layout: the parameters `p` with `p.to_linear(l.shape()) == l`, if
+    /// any (when several parameter sets give the same layout, one of them). Use it to print
+    /// the short `#tileas.blocked<…>` form.
+    pub fn from_linear(l: &LinearLayout) -> Option<Blocked> {
+        let shape = l.shape();
+        let n = shape.len();
+        if n == 0
+            || l.in_dims()
+                .iter()
+                .any(|d| !matches!(d, Dim::Register | Dim::Lane | Dim::Warp))
+        {
+            return None;
+        }
+        let unit_dim = |v: &[u32]| -> Option<(usize, u32)> {
+            let nz: Vec<usize> = (0..n).filter(|&i| v[i] != 0).collect();
+            (nz.len() == 1 && v[nz[0]].is_power_of_two()).then(|| (nz[0], v[nz[0]]))
+        };
+        let (regs, lanes, warps) = (
+            l.basis(Dim::Register),
+            l.basis(Dim::Lane),
+            l.basis(Dim::Warp),
+        );
+        // Order: dimensions by first appearance, then the rest from the last.
+        let mut order = Vec::new();
+        for v in regs.iter().chain(&lanes).chain(&warps) {
+            if let Some((d, _)) = unit_dim(v) {
+                if !order.contains(&d) {
+                    order.push(d);
+                }
+            }
+        }
+        for d in (0..n).rev() {
+            if !order.contains(&d) {
+                order.push(d);
+            }
+        }
+        let mut orders = vec![order];
+        if n <= 4 {
+            permutations(n, &mut Vec::new(), &mut orders);
+        }
+        orders.into_iter().find_map(|order| {
+            let mut cover = vec![1u32; n];
+            let mut take = |bases: &[Vec<u32>]| -> Vec<u32> {
+                let mut sizes = vec![1u32; n];
+                let mut it = bases.iter().peekable();
+                for &d in &order {
+                    while let Some(v) = it.peek() {
+                        let full = cover[d] * sizes[d] >= shape[d];
+                        let fits = unit_dim(v) == Some((d, cover[d] * sizes[d])) && !full;
+                        let zero = full && v.iter().all(|&x| x == 0);
+                        if !(fits || zero) {
+                            break;
+                        }
+                        sizes[d] *= 2;
+                        it.next();
+                    }
+                }
+                for d in 0..n {
+                    cover[d] *= sizes[d];
+                }
+                sizes
+            };
+            let spt = take(&regs);
+            let tpw = take(&lanes);
+            let wpc = take(&warps);
+            let b = Blocked {
+                size_per_thread: spt,
+                threads_per_warp: tpw,
+                warps_per_cta: wpc,
+                order,
+            };
+            (b.to_linear(&shape).ok()? == *l).then_some(b)
+        })
+    }
+
     /// A default blocked layout for `shape`: `vec` elements per thread along the fastest
     /// dimension (`order[0]`), lanes then warps filling dimensions fastest first.
     pub fn default_for(shape: &[u32], vec: u32, num_warps: u32, order: &[usize]) -> Blocked {
@@ -113,6 +188,21 @@ impl Blocked {
             threads_per_warp: tpw,
             warps_per_cta: wpc,
             order: order.to_vec(),
+        }
+    }
+}
+
+/// Appends every permutation of `0..n` extending `prefix` to `out`.
+fn permutations(n: usize, prefix: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+    if prefix.len() == n {
+        out.push(prefix.clone());
+        return;
+    }
+    for d in 0..n {
+        if !prefix.contains(&d) {
+            prefix.push(d);
+            permutations(n, prefix, out);
+            prefix.pop();
         }
     }
 }

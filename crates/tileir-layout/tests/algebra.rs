@@ -158,6 +158,14 @@ proptest! {
     }
 
     #[test]
+    fn blocked_layouts_are_recognized((shape, w) in shape_strategy(), a in 0u32..3, b in 0u32..3, t in 0u32..6, o in any::<bool>()) {
+        let order = if o { vec![1, 0] } else { vec![0, 1] };
+        let l = blocked(&shape, &[1 << a, 1 << b], &[1 << t, 32 >> t], &[1 << w, 1], &order).unwrap();
+        let p = Blocked::from_linear(&l).expect("recognized");
+        prop_assert_eq!(p.to_linear(&shape).unwrap(), l);
+    }
+
+    #[test]
     fn text_round_trips((shape, w) in shape_strategy(), seed in any::<u64>()) {
         let l = random_layout(shape, w, seed);
         let s = l.to_string();

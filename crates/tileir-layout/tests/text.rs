@@ -61,6 +61,32 @@ fn blocked_short_form() {
         b.to_linear(&[64, 64]).unwrap(),
         blocked(&[64, 64], &[1, 4], &[8, 4], &[4, 1], &[1, 0]).unwrap()
     );
+    // Recognizing blocked layouts.
+    for (shape, spt, tpw, wpc, order) in [
+        (vec![64, 64], vec![1, 4], vec![8, 4], vec![4, 1], vec![1, 0]),
+        (vec![8, 4], vec![1, 1], vec![8, 4], vec![4, 1], vec![1, 0]),
+        (vec![32, 8], vec![2, 1], vec![16, 2], vec![1, 2], vec![0, 1]),
+        (
+            vec![4, 8, 16],
+            vec![1, 1, 4],
+            vec![2, 4, 4],
+            vec![2, 1, 1],
+            vec![2, 1, 0],
+        ),
+        (vec![128], vec![4], vec![32], vec![4], vec![0]),
+    ] {
+        let l = blocked(&shape, &spt, &tpw, &wpc, &order).unwrap();
+        let b = Blocked::from_linear(&l).unwrap_or_else(|| panic!("not recognized: {l}"));
+        assert_eq!(b.to_linear(&shape).unwrap(), l);
+    }
+    // One 16x8 mma.sync accumulator happens to be blocked (2 columns per thread, rows repeat);
+    // the A fragment is not (its registers step M before K).
+    let acc = Blocked::from_linear(&mma_sync_accumulator([16, 8], [1, 1]).unwrap()).unwrap();
+    assert_eq!(acc.size_per_thread, vec![1, 2]);
+    assert_eq!(
+        Blocked::from_linear(&mma_sync_operand_a([16, 16], 16, [1, 1]).unwrap()),
+        None
+    );
     let e = "#tileas.blocked<size_per_thread=[1,4], order=[1,0]>"
         .parse::<Blocked>()
         .unwrap_err();
