@@ -25,6 +25,7 @@ from ._api import *  # noqa: F401,F403 - the kernel-side API, cuTile's names
 from ._api import OP_NAMES
 from ._compile import BACKEND_OPS, CompiledKernel, Kernel, compile, compile_to_ir, kernel, launch
 from ._interpret import interpret
+from .emulator import emulate  # noqa: F401 - ct.emulate: compiled PTX run by the emulator
 from ._frontend.values import Array, Scalar, Tile, TiledView
 
 __version__ = "0.1.0"

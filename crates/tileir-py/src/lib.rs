@@ -7,6 +7,7 @@
 //! GIL released.
 
 mod builder;
+mod emu;
 mod errors;
 mod interp;
 
@@ -218,6 +219,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_bytecode, m)?)?;
     m.add_function(wrap_pyfunction!(interp::interpret, m)?)?;
     m.add_function(wrap_pyfunction!(interp::interpreter_buffer_bases, m)?)?;
+    emu::register(m)?;
     m.add("TARGETS", tileir_driver::TARGETS.to_vec())?;
     Ok(())
 }
