@@ -398,6 +398,24 @@ fn analyze(dist: &LinearLayout, inv: &LinearLayout, elem_bits: u32, skip_dup: bo
     }
 }
 
+/// How a distributed layout accesses a given shared layout (`offset → coordinates`, a
+/// bijection onto the same tile): offsets per register/lane/warp, the widest vector (at most
+/// 16 bytes), and bank conflicts per warp. For example a `wgmma` accumulator stored into an
+/// NVMMA-swizzled tile for a TMA store, or `mma.sync` operands loaded from one.
+pub fn smem_access(
+    dist: &LinearLayout,
+    smem: &LinearLayout,
+    elem_bits: u32,
+) -> Result<SmemAccess, LayoutError> {
+    if dist.out_dims() != smem.out_dims() {
+        bail!("the distributed and shared layouts cover different tiles");
+    }
+    if elem_bits == 0 || elem_bits % 8 != 0 || !elem_bits.is_power_of_two() {
+        bail!("shared-memory access needs byte-sized power-of-two elements, got {elem_bits} bits");
+    }
+    Ok(analyze(dist, &smem.invert()?, elem_bits, true))
+}
+
 /// The tile dimension that register bit 0 of `l` moves along, if any.
 fn fastest_dim(l: &LinearLayout) -> Option<usize> {
     let v = *l.bases_flat(Dim::Register).first()?;

@@ -110,7 +110,7 @@ pub use constructors::{
     shared_row_major, slice_of, swizzled_shared, wgmma_accumulator, Blocked,
 };
 pub use convert::{
-    ideal_wavefronts, plan_conversion, plan_shared, wavefronts, ConversionPlan, SharedPlan,
-    ShuffleRound, SmemAccess,
+    ideal_wavefronts, plan_conversion, plan_shared, smem_access, wavefronts, ConversionPlan,
+    SharedPlan, ShuffleRound, SmemAccess,
 };
 pub use layout::{Dim, LayoutError, LinearLayout, ThreadCoords};

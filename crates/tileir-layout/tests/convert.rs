@@ -255,3 +255,31 @@ proptest! {
         check_plan(&src, &dst, 16);
     }
 }
+
+#[test]
+fn fragments_against_nvmma_shared_tiles() {
+    // wgmma accumulator (f16 results, 2 per 4-byte store) into a 128B-swizzled tile for a TMA
+    // store: conflict-free.
+    let acc = wgmma_accumulator([64, 64], 4).unwrap();
+    let smem = nvmma_shared([64, 64], 16, 128, false).unwrap();
+    let a = smem_access(&acc, &smem, 16).unwrap();
+    assert_eq!(a.vec, 2);
+    assert!(a.conflict_free(), "{a:?}");
+    // The same into an unswizzled tile: 8 rows of 128 bytes share banks.
+    let plain = nvmma_shared([64, 64], 16, 0, false).unwrap();
+    let p = smem_access(&acc, &plain, 16).unwrap();
+    assert!(!p.conflict_free());
+    assert_eq!(p.wavefronts, 8 * p.ideal_wavefronts);
+    // mma.sync A fragments read from a K-major 128B-swizzled tile: conflict-free.
+    let a_frag = mma_sync_operand_a([64, 64], 16, [4, 1]).unwrap();
+    let r = smem_access(&a_frag, &smem, 16).unwrap();
+    assert!(r.conflict_free(), "{r:?}");
+    // f32 accumulators (8-byte stores) into a 128B-swizzled f32 tile: the 4 lanes of a row
+    // cover two 16-byte chunks, and the next row's swizzle (chunk ^ 1) swaps those same two
+    // chunks, so a half-warp phase is a 2-way conflict. The model must say so.
+    let acc32 = mma_sync_accumulator([64, 32], [4, 1]).unwrap();
+    let s32 = nvmma_shared([64, 32], 32, 128, false).unwrap();
+    let x = smem_access(&acc32, &s32, 32).unwrap();
+    assert_eq!(x.vec, 2);
+    assert_eq!(x.wavefronts, 2 * x.ideal_wavefronts, "{x:?}");
+}
