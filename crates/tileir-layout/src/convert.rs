@@ -452,8 +452,13 @@ fn candidates(
         order.extend((0..rank).rev().filter(|&d| d != f));
         if tier == 0 {
             if let Ok(l) = shared_row_major(&shape, &order) {
-                if let Some(g) = greedy_swizzle(src, dst, &l, elem_bits) {
-                    out.push(g);
+                // Narrower vectors leave more bank bits to swizzle; try every width.
+                for cap in (0..=4u32.saturating_sub((elem_bits / 8).trailing_zeros())).rev() {
+                    if let Some(g) = greedy_swizzle(src, dst, &l, elem_bits, cap) {
+                        if !out.contains(&g) {
+                            out.push(g);
+                        }
+                    }
                 }
                 out.push(l);
             }
@@ -494,10 +499,11 @@ struct Side {
 }
 
 impl Side {
-    fn new(offsets: &LinearLayout, elem_bytes_log: u32) -> Side {
+    fn new(offsets: &LinearLayout, elem_bytes_log: u32, cap: u32) -> Side {
         let vec = offsets
             .contiguous_elements_per_thread(0)
             .min(16 >> elem_bytes_log)
+            .min(1 << cap)
             .max(1);
         let vb_log = vec.trailing_zeros() + elem_bytes_log;
         let granule = vb_log.max(2);
@@ -526,18 +532,20 @@ impl Side {
 /// A scratch layout that XORs high offset bits (at or above the 128-byte bank line) into bank
 /// bits above both sides' vector bits, chosen greedily bit by bit to minimize bank conflicts
 /// of both sides (linear algebra on the lanes' offsets: the wavefronts of a phase are
-/// `2^(rank of the lanes' word offsets − rank of their bank bits)`).
+/// `2^(rank of the lanes' word offsets − rank of their bank bits)`). Vectors are limited to
+/// `2^cap` elements, which frees the bits above for the swizzle.
 fn greedy_swizzle(
     src: &LinearLayout,
     dst: &LinearLayout,
     base: &LinearLayout,
     elem_bits: u32,
+    cap: u32,
 ) -> Option<LinearLayout> {
     let inv = base.invert().ok()?;
     let eb = (elem_bits / 8).trailing_zeros();
     let a_s = src.compose(&inv).ok()?;
     let a_d = dst.compose(&inv).ok()?;
-    let sides = [Side::new(&a_s, eb), Side::new(&a_d, eb)];
+    let sides = [Side::new(&a_s, eb, cap), Side::new(&a_d, eb, cap)];
     let nbits = base.total_out_bits();
     let hi = 7u32.saturating_sub(eb).min(nbits);
     let vec_bits = [&a_s, &a_d]
@@ -545,6 +553,7 @@ fn greedy_swizzle(
         .map(|a| {
             a.contiguous_elements_per_thread(0)
                 .min(16 >> eb)
+                .min(1 << cap)
                 .trailing_zeros()
         })
         .max()
