@@ -807,6 +807,28 @@ impl LinearLayout {
         self.product(&LinearLayout::identity_1d(n, Dim::Register, d)?)
     }
 
+    /// Spreads the tile over a cluster: `ctas[d]` CTAs along tile dimension `d` (taken in
+    /// `order`, fastest first), each holding this layout's tile at its block offset. The
+    /// result has `block` input bits and a tile `ctas[d]` times larger along each dimension.
+    /// (A CTA count along a dimension can be replicated instead with
+    /// `product(&LinearLayout::zeros_1d(n, Dim::Block, dim))`.)
+    pub fn with_ctas(&self, ctas: &[u32], order: &[usize]) -> Result<LinearLayout, LayoutError> {
+        if ctas.len() != self.rank() || order.len() != self.rank() {
+            bail!(
+                "with_ctas: expected {} CTA counts and an order of that length",
+                self.rank()
+            );
+        }
+        let mut l = self.clone();
+        for &d in order {
+            let Some(&(dim, _)) = self.outs.get(d) else {
+                bail!("with_ctas: dimension {d} out of range");
+            };
+            l = l.product(&LinearLayout::identity_1d(ctas[d], Dim::Block, dim)?)?;
+        }
+        Ok(l)
+    }
+
     // ----- code generation helpers -----------------------------------------------------------
 
     /// Largest number of consecutive elements along tile dimension `dim` that every thread

@@ -308,3 +308,23 @@ fn shared_layouts() {
         }
     }
 }
+
+#[test]
+fn clusters_split_the_tile() {
+    let l = blocked(&[64, 64], &[1, 4], &[8, 4], &[4, 1], &[1, 0]).unwrap();
+    let c = l.with_ctas(&[2, 2], &[1, 0]).unwrap();
+    assert_eq!(c.shape(), vec![128, 128]);
+    assert_eq!(c.basis(Dim::Block), vec![vec![0, 64], vec![64, 0]]);
+    assert_eq!(
+        c.apply(&[
+            (Dim::Register, 5),
+            (Dim::Lane, 6),
+            (Dim::Warp, 1),
+            (Dim::Block, 3)
+        ]),
+        vec![64 + 9, 64 + 25]
+    );
+    assert!(c.is_bijective());
+    assert!(c.to_string().contains("block=[[0,64],[64,0]]"));
+    assert!(l.with_ctas(&[2], &[0]).is_err());
+}
