@@ -1,18 +1,29 @@
-"""Compile-time benchmark: a Python vector-add kernel to a cubin, split by stage, next to
-Triton's cold compile and NVIDIA's tileiras measured in the same run.
+"""Compile-time benchmark: Python kernel -> cubin for vector add, softmax and matmul, tileir
+next to Triton's cold compile and cuTile + tileiras, all measured in one run.
 
-    python3 benches/compile_time.py [--repeats 11] [--peer-python PATH]
+    python3 benches/compile_time.py [--repeats 5] [--peer-python PATH] [--kernels vector_add,softmax,matmul]
 
-tileir's figure is a *cold* compile in a warmed-up process, the same method as Triton's
-"cold" number: each repeat uses a fresh kernel object (empty cache) after one throwaway
-compile has started the LLVM worker. Stages: front end (Python AST → cuda_tile in the
-Rust arena), Rust passes (verify, cuda_tile → nv_tileaa → nv_tileas → LLVM IR text), LLVM
-(LLVM IR → PTX in the worker process), ptxas (PTX → cubin).
+tileir, for each kernel (the same cuTile source text cuTile compiles, with
+``import tileir as ct``):
 
-The peers run in this interpreter when `triton` / `cuda.tile` import here; otherwise pass
-`--peer-python` naming an interpreter that has them (for example a venv made with
-`python3 -m pip install triton "cuda-tile[tileiras]"`), and they run there, in the same
-invocation. Ratios are tileir / peer for the same kernel, target sm_90 (sm_90a).
+* cold, fresh process: a new interpreter with an empty TILEIR_CACHE_DIR runs
+  ``ct.compile``; the figure is that call (it includes starting the LLVM worker process);
+  the interpreter's ``import tileir`` is reported beside it.
+* warm, fresh process: the same, with the cache the cold run filled: the ``ct.compile``
+  call is a cache hit (target: at most 1 ms beyond importing tileir).
+* in-process recompile: in a process that has compiled once (LLVM worker running), a fresh
+  kernel object with the persistent cache off: the same method as Triton's "cold"
+  (docs/triton.md: one-time per-process costs excluded, empty cache per compile).
+
+Peers (in ``--peer-python``, default ``.bench/venv/bin/python`` when it exists, else this
+interpreter): Triton's cold compile of its own kernel for the same job (``triton.compile``,
+fresh TRITON_CACHE_DIR each time) and cuTile's front end (AST memo cleared) + ``tileiras
+-O3`` for the same source. Target: tileir cold <= 1/3 of the faster peer, per kernel.
+
+The PTX compiler tileir used is printed (NVIDIA's PTX compiler library in the LLVM worker
+when ``nvidia-nvptxcompiler`` is installed, else the ptxas executable). Fresh processes run
+with bytecode caching on (PYTHONPYCACHEPREFIX in a temporary folder, warmed first), as a
+user's interpreter would. A kernel the backend cannot compile yet is reported as such.
 """
 
 from __future__ import annotations
@@ -20,51 +31,131 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
-
-import numpy as np
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+import peers  # noqa: E402  (imports no peer at module level)
+
+KERNELS = ("vector_add", "softmax", "matmul")
+
+FRESH = r'''
+import json, sys, time
+t0 = time.perf_counter()
+import tileir as ct
+t1 = time.perf_counter()
+import importlib.util, numpy as np
+spec = importlib.util.spec_from_file_location("bench_kernel_{name}", {path!r})
+mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+args = {args}
+t2 = time.perf_counter()
+out = {{"import_s": t1 - t0}}
+try:
+    k = ct.compile(getattr(mod, {name!r}), args, target="sm_90a")
+    t3 = time.perf_counter()
+    out.update(compile_s=t3 - t2, from_cache=k.from_cache, ptx_compiler=k.ptx_compiler, registers=k.registers,
+               timings=k.timings)
+except Exception as e:
+    out["error"] = type(e).__name__ + ": " + str(e).splitlines()[0][:200]
+print("@@JSON@@" + json.dumps(out))
+'''
 
 
-def tileir_vector_add(repeats: int, target: str = "sm_90a") -> dict:
+def _args_expr(name: str) -> str:
+    spec = peers.KERNEL_ARGS[name]
+    arrays = [f"np.zeros({shape!r}, np.{dtype})" for shape, dtype in spec["arrays"]]
+    return "(" + ", ".join(arrays + [repr(c) for c in spec["constants"]]) + ",)"
+
+
+def _kernel_file(folder: str, name: str) -> str:
+    path = os.path.join(folder, f"bench_{name}.py")
+    with open(path, "w") as f:
+        f.write(peers.CUTILE_SOURCES[name].replace("import cuda.tile as ct", "import tileir as ct"))
+    return path
+
+
+def _fresh(name: str, path: str, env: dict) -> dict:
+    code = FRESH.format(name=name, path=path, args=_args_expr(name))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+    for line in p.stdout.splitlines():
+        if line.startswith("@@JSON@@"):
+            return json.loads(line[8:])
+    return {"error": (p.stderr or p.stdout).strip().splitlines()[-1][:300] if (p.stderr or p.stdout) else "no output"}
+
+
+def tileir_fresh(name: str, path: str, repeats: int, work: str) -> dict:
+    """Cold (empty cache) and warm (cache hit) compiles, each in a fresh interpreter."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = os.path.join(work, "pycache")
+    colds, warms, imports_cold, imports_warm = [], [], [], []
+    last = {}
+    _fresh(name, path, dict(env, TILEIR_CACHE_DIR=os.path.join(work, "warmup")))  # fills the bytecode cache
+    for r in range(repeats):
+        cache = os.path.join(work, f"cache-{name}-{r}")
+        cold = _fresh(name, path, dict(env, TILEIR_CACHE_DIR=cache))
+        if "error" in cold:
+            return {"error": cold["error"]}
+        warm = _fresh(name, path, dict(env, TILEIR_CACHE_DIR=cache))
+        if "error" in warm or not warm.get("from_cache"):
+            return {"error": "the second process did not hit the cache: " + str(warm)[:200]}
+        colds.append(cold["compile_s"])
+        warms.append(warm["compile_s"])
+        imports_cold.append(cold["import_s"])
+        imports_warm.append(warm["import_s"])
+        last = cold
+        shutil.rmtree(cache, ignore_errors=True)
+    return {"cold_s": statistics.median(colds), "warm_s": statistics.median(warms),
+            "import_s": statistics.median(imports_cold + imports_warm), "ptx_compiler": last.get("ptx_compiler"),
+            "registers": last.get("registers"), "cold_stages": last.get("timings", {})}
+
+
+def tileir_in_process(name: str, path: str, repeats: int) -> dict:
+    """Triton's "cold": a warmed-up process, a fresh kernel object, no persistent cache."""
+    import importlib.util
+
+    import numpy as np  # noqa: F401  (the args expression)
+
     import tileir as ct
 
-    sys.path.insert(0, os.path.join(HERE, "..", "examples"))
-    from vector_add import vector_add as kernel  # the README's example kernel
-
-    x = np.zeros(1 << 20, np.float32)
-    ct.compile(kernel.replace_hints(), (x, x, x, 1024), target=target)  # starts the LLVM worker
-    runs = []
-    for _ in range(repeats):
-        k = ct.compile(kernel.replace_hints(), (x, x, x, 1024), target=target)
-        runs.append(k.timings)
-    med = {s: statistics.median(r[s] for r in runs) for s in runs[0]}
-    return {"median_s": med["total"], "min_s": min(r["total"] for r in runs), "stages_median_s": med,
-            "registers": k.registers, "ptx_lines": k.asm["ptx"].count("\n")}
+    os.environ["TILEIR_CACHE"] = "0"
+    try:
+        spec = importlib.util.spec_from_file_location(f"bench_inproc_{name}", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        kern = getattr(mod, name)
+        args = eval(_args_expr(name))  # noqa: S307 - our own expression
+        try:
+            ct.compile(kern.replace_hints(), args, target="sm_90a")
+        except Exception as e:
+            return {"error": type(e).__name__ + ": " + str(e).splitlines()[0][:200]}
+        runs = [ct.compile(kern.replace_hints(), args, target="sm_90a").timings for _ in range(repeats)]
+    finally:
+        os.environ.pop("TILEIR_CACHE", None)
+    stages = {s: statistics.median(r[s] for r in runs) for s in runs[0]}
+    return {"median_s": stages["total"], "stages": stages}
 
 
 PEER_SNIPPET = """
 import json, sys
 sys.path.insert(0, {here!r})
 import peers
-n = {n}
-out = {{"triton": peers.triton_vector_add_cold(n, arch=90),
-        "tileiras": peers.tileiras_vector_add(n, archs=("sm_90",))}}
-for v in out.values():
-    for k in ("ptx", "bytecode", "tileir_mlir"):
-        v.pop(k, None)
-    for a in v.get("archs", {{}}).values():
-        a.pop("ptx", None)
+out = {{}}
+for k in {kernels!r}:
+    out[k] = {{"triton": peers.triton_cold(k, {n}), "tileiras": peers.cutile_tileiras_cold(k, {n})}}
 print("@@JSON@@" + json.dumps(out, default=str))
 """
 
 
-def run_peers(repeats: int, peer_python: str | None) -> dict:
+def run_peers(kernels, repeats: int, peer_python: str | None) -> dict:
     python = peer_python or sys.executable
-    code = PEER_SNIPPET.format(here=HERE, n=repeats)
+    code = PEER_SNIPPET.format(here=HERE, n=repeats, kernels=tuple(kernels))
     p = subprocess.run([python, "-c", code], capture_output=True, text=True)
     for line in p.stdout.splitlines():
         if line.startswith("@@JSON@@"):
@@ -74,39 +165,68 @@ def run_peers(repeats: int, peer_python: str | None) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=11)
+    ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--peer-python", default=None)
+    ap.add_argument("--kernels", default=",".join(KERNELS))
     args = ap.parse_args()
+    kernels = [k for k in args.kernels.split(",") if k]
+    peer_python = args.peer_python
+    default_venv = os.path.join(REPO, ".bench", "venv", "bin", "python")
+    if peer_python is None and os.path.exists(default_venv):
+        peer_python = default_venv
 
-    ours = tileir_vector_add(args.repeats)
-    peers = run_peers(args.repeats, args.peer_python)
-    ms = lambda s: f"{s * 1e3:7.2f} ms"  # noqa: E731
-    print(f"vector add, f32, TILE=1024, sm_90a; medians of {args.repeats}")
-    print(f"  tileir cold compile      {ms(ours['median_s'])}  (min {ms(ours['min_s'])}, {ours['registers']} regs)")
-    for stage in ("frontend", "rust_passes", "llvm", "ptxas"):
-        print(f"    {stage:<22} {ms(ours['stages_median_s'][stage])}")
-    fastest = None
-    tri = peers.get("triton", {})
-    if "cold_median_s" in tri:
-        print(f"  Triton {tri.get('triton_version')} cold  {ms(tri['cold_median_s'])}   ratio tileir/Triton = "
-              f"{ours['median_s'] / tri['cold_median_s']:.2f}")
-        fastest = tri["cold_median_s"]
-    else:
-        print(f"  Triton: {tri.get('skipped') or peers.get('error', 'not measured')}")
-    tis = peers.get("tileiras", {})
-    sm90 = tis.get("archs", {}).get("sm_90", {})
-    if "tileiras_median_s" in sm90:
-        total = tis["frontend_median_s"] + sm90["tileiras_median_s"]
-        print(f"  cuTile front end + tileiras {tis.get('tileiras_version')}  {ms(total)} "
-              f"(front end {ms(tis['frontend_median_s'])}, tileiras {ms(sm90['tileiras_median_s'])})"
-              f"   ratio tileir/cuTile = {ours['median_s'] / total:.2f}")
-        fastest = total if fastest is None else min(fastest, total)
-    else:
-        print(f"  tileiras: {tis.get('skipped') or tis.get('tileiras_skipped') or peers.get('error', 'not measured')}")
-    if fastest:
-        ratio = ours["median_s"] / fastest
-        verdict = "meets" if ratio < 1 / 3 else "misses"
-        print(f"  tileir / fastest peer = {ratio:.2f} ({verdict} the < 0.33 target)")
+    ms = lambda s: f"{s * 1e3:8.2f} ms"  # noqa: E731
+    peer = run_peers(kernels, args.repeats, peer_python)
+    work = tempfile.mkdtemp(prefix="tileir-compile-bench-")
+    try:
+        print(f"compile time, Python kernel -> cubin, sm_90a; medians of {args.repeats}")
+        for name in kernels:
+            path = _kernel_file(work, name)
+            print(f"\n{name}:")
+            inproc = tileir_in_process(name, path, args.repeats)
+            if "error" in inproc:
+                print(f"  tileir: not compiled yet ({inproc['error']})")
+                fresh = None
+            else:
+                fresh = tileir_fresh(name, path, args.repeats, work)
+            if fresh and "error" not in fresh:
+                print(f"  tileir cold, fresh process      {ms(fresh['cold_s'])}   (+ import tileir {ms(fresh['import_s'])}; "
+                      f"PTX compiler: {fresh['ptx_compiler']}; {fresh['registers']} regs)")
+                beyond = fresh["warm_s"]
+                print(f"  tileir warm, fresh process      {ms(beyond)}   cache hit beyond import: "
+                      f"{'meets' if beyond <= 1e-3 else 'misses'} the <= 1 ms target")
+            elif fresh:
+                print(f"  tileir fresh processes: {fresh['error']}")
+            if "error" not in inproc:
+                st = inproc["stages"]
+                print(f"  tileir in-process recompile     {ms(inproc['median_s'])}   (front end {ms(st['frontend'])}, "
+                      f"Rust {ms(st['rust_passes'])}, LLVM {ms(st['llvm'])}, PTX->cubin {ms(st['ptxas'])})")
+            pk = peer.get(name, {})
+            fastest = None
+            tri = pk.get("triton", {})
+            if "cold_median_s" in tri:
+                print(f"  Triton {tri.get('triton_version')} cold             {ms(tri['cold_median_s'])}   "
+                      f"({tri.get('registers')} regs)")
+                fastest = tri["cold_median_s"]
+            else:
+                print(f"  Triton: {tri.get('skipped') or peer.get('error', 'not measured')[:200]}")
+            tis = pk.get("tileiras", {})
+            if "total_median_s" in tis:
+                print(f"  cuTile + tileiras cold          {ms(tis['total_median_s'])}   (front end "
+                      f"{ms(tis['frontend_median_s'])}, tileiras {ms(tis['tileiras_median_s'])}; {tis.get('registers')} regs)")
+                fastest = tis["total_median_s"] if fastest is None else min(fastest, tis["total_median_s"])
+            else:
+                print(f"  cuTile + tileiras: {tis.get('skipped') or peer.get('error', 'not measured')[:200]}")
+            if fastest and "error" not in inproc:
+                for label, ours in (("in-process recompile", inproc["median_s"]),
+                                    ("cold, fresh process", fresh["cold_s"] if fresh and "cold_s" in fresh else None)):
+                    if ours is None:
+                        continue
+                    ratio = ours / fastest
+                    print(f"  tileir {label} / fastest peer = {ratio:.2f} "
+                          f"({'meets' if ratio <= 1 / 3 else 'misses'} the <= 0.33 target)")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

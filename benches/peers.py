@@ -687,3 +687,185 @@ def cutile_matmul_frontend(n_repeats: int = 5, *, bytecode_version: str = "13.3"
         return result
     result["bytecode_bytes"] = len(result["bytecode"])
     return result
+
+
+# --------------------------------------------------------------------------------------------
+# Softmax and matmul (one source text for cuTile and tileir; Triton's own kernels)
+# --------------------------------------------------------------------------------------------
+
+#: cuTile Python kernels, compiled by cuTile (``import cuda.tile as ct``) and, with the import
+#: swapped, by tileir (``import tileir as ct``): the same source for both.
+CUTILE_SOURCES = {
+    "vector_add": _CUTILE_VADD_SRC,
+    "softmax": '''\
+import cuda.tile as ct
+
+
+@ct.kernel
+def softmax(x, y, TILE: ct.Constant[int]):
+    row = ct.bid(0)
+    t = ct.load(x, index=(row, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.NEG_INF)
+    m = ct.max(t, axis=1, keepdims=True)
+    e = ct.exp(t - m)
+    s = ct.sum(e, axis=1, keepdims=True)
+    ct.store(y, index=(row, 0), tile=e / s)
+''',
+    "matmul": _CUTILE_MATMUL_SRC,
+}
+
+#: the example arguments' shapes/dtypes/constants for each kernel (host arrays for tileir;
+#: constraints for cuTile; Triton's signature below)
+KERNEL_ARGS = {
+    "vector_add": {"arrays": [((1 << 20,), "float32")] * 3, "constants": [1024]},
+    "softmax": {"arrays": [((4096, 1024), "float32")] * 2, "constants": [1024]},
+    "matmul": {"arrays": [((1024, 1024), "float16")] * 3, "constants": [128, 128, 32]},
+}
+
+
+def _cutile_signature(ct, compilation, kernel: str):
+    spec = KERNEL_ARGS[kernel]
+    arrays = []
+    for shape, dtype in spec["arrays"]:
+        nd = len(shape)
+        arrays.append(compilation.ArrayConstraint(
+            getattr(ct, dtype), nd, index_dtype=ct.int32, stride_lower_bound_incl=0, alias_groups=(),
+            may_alias_internally=False, stride_constant=(None,) * (nd - 1) + (1,),
+            stride_divisible_by=(16,) * (nd - 1) + (1,) if nd > 1 else (1,),
+            shape_divisible_by=16, base_addr_divisible_by=16))
+    return compilation.KernelSignature(arrays + list(spec["constants"]),
+                                       compilation.CallingConvention.cutile_python_v1())
+
+
+def cutile_tileiras_cold(kernel: str, n_repeats: int = 5, *, arch: str = "sm_90",
+                         bytecode_version: str = "13.3") -> dict:
+    """cuTile front end (HIR memo cleared: cold) + ``tileiras -O3`` for ``kernel`` (one of
+    CUTILE_SOURCES), medians in seconds; ``total_median_s`` is their sum."""
+    try:
+        import cuda.tile as ct
+        from cuda.tile import compilation
+    except Exception as e:
+        return {"skipped": f"cuda.tile not importable: {type(e).__name__}: {e}"}
+    try:
+        sig = _cutile_signature(ct, compilation, kernel)
+        with _kernel_module(CUTILE_SOURCES[kernel], f"cutile_{kernel}") as mod:
+            fn = getattr(mod, kernel)
+
+            def export() -> bytes:
+                buf = io.BytesIO()
+                compilation.export_kernel(fn, [sig], buf, output_format="tileir_bytecode",
+                                          bytecode_version=bytecode_version)
+                return buf.getvalue()
+
+            result = _time_frontend(export, n_repeats)
+    except Exception as e:
+        return {"skipped": f"cuTile export failed: {type(e).__name__}: {str(e)[:300]}"}
+    tileiras = find_nvidia_tool("tileiras")
+    if tileiras is None:
+        return {"skipped": "tileiras not found (pip install 'cuda-tile[tileiras]')"}
+    with tempfile.TemporaryDirectory(prefix="peers_tileiras_") as d:
+        bc = os.path.join(d, "k.tileirbc")
+        with open(bc, "wb") as f:
+            f.write(result.pop("bytecode"))
+        try:
+            times, _ = _time_cmd([tileiras, bc, "-o", os.path.join(d, "k.cubin"), "--gpu-name", arch, "-O3"],
+                                 n_repeats)
+        except Exception as e:
+            return {"skipped": f"tileiras failed: {str(e)[:300]}"}
+        with open(os.path.join(d, "k.cubin"), "rb") as f:
+            cubin = f.read()
+    return {"tool": "cutile+tileiras", "tileiras_version": _tool_version(tileiras),
+            "frontend_median_s": result["frontend_median_s"], "tileiras_median_s": _median(times),
+            "total_median_s": result["frontend_median_s"] + _median(times),
+            "registers": _cubin_registers(cubin)}
+
+
+def _make_triton_softmax_kernel():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def softmax_kernel(x_ptr, y_ptr, n_cols, row_stride, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        offs = tl.arange(0, BLOCK)
+        mask = offs < n_cols
+        x = tl.load(x_ptr + row * row_stride + offs, mask=mask, other=-float("inf"))
+        x = x - tl.max(x, axis=0)
+        e = tl.exp(x)
+        tl.store(y_ptr + row * row_stride + offs, e / tl.sum(e, axis=0), mask=mask)
+
+    return softmax_kernel
+
+
+def _make_triton_matmul_kernel():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                      BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        pid_m = tl.program_id(0)
+        pid_n = tl.program_id(1)
+        rm = pid_m * BM + tl.arange(0, BM)
+        rn = pid_n * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BK)):
+            a = tl.load(a_ptr + rm[:, None] * stride_am + (k * BK + rk)[None, :],
+                        mask=(rm[:, None] < M) & ((k * BK + rk)[None, :] < K), other=0.0)
+            b = tl.load(b_ptr + (k * BK + rk)[:, None] * stride_bk + rn[None, :],
+                        mask=((k * BK + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+            acc = tl.dot(a, b, acc)
+        tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc.to(tl.float16),
+                 mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+    return matmul_kernel
+
+
+def triton_cold(kernel: str, n_repeats: int = 5, *, arch: int = 90) -> dict:
+    """Triton's cold compile (warmed-up process, empty TRITON_CACHE_DIR per compile) of
+    ``kernel``: vector_add, softmax or matmul; medians in seconds."""
+    if kernel == "vector_add":
+        r = triton_vector_add_cold(n_repeats, arch=arch)
+        return {k: r[k] for k in ("skipped", "triton_version", "cold_median_s", "registers") if k in r}
+    try:
+        import triton
+        from triton.backends.compiler import GPUTarget
+        from triton.compiler import ASTSource
+    except Exception as e:
+        return {"skipped": f"triton not importable: {type(e).__name__}: {e}"}
+    div16 = [["tt.divisibility", 16]]
+    if kernel == "softmax":
+        fn = _make_triton_softmax_kernel()
+        signature = {"x_ptr": "*fp32", "y_ptr": "*fp32", "n_cols": "i32", "row_stride": "i32",
+                     "BLOCK": "constexpr"}
+        constexprs = {"BLOCK": 1024}
+        attrs = {(0,): div16, (1,): div16, (2,): div16, (3,): div16}
+        options = {"num_warps": 4}
+    else:
+        fn = _make_triton_matmul_kernel()
+        signature = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
+                     "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32",
+                     "BM": "constexpr", "BN": "constexpr", "BK": "constexpr"}
+        constexprs = {"BM": 128, "BN": 128, "BK": 32}
+        attrs = {(i,): div16 for i in range(9)}
+        options = {"num_warps": 4, "num_stages": 3}
+    target = GPUTarget("cuda", arch, 32)
+    walls = []
+    compiled = None
+    with tempfile.TemporaryDirectory(prefix="peers_triton_cache_") as root, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            for r in range(n_repeats + 1):
+                d = os.path.join(root, str(r))
+                os.makedirs(d)
+                src = ASTSource(fn=fn, signature=signature, constexprs=constexprs, attrs=attrs)
+                with _env("TRITON_CACHE_DIR", d):
+                    t0 = time.perf_counter()
+                    compiled = triton.compile(src, target=target, options=options)
+                    if r:
+                        walls.append(time.perf_counter() - t0)
+        except Exception as e:
+            return {"skipped": f"triton.compile failed: {type(e).__name__}: {str(e)[:300]}"}
+    cubin = compiled.asm.get("cubin", b"")
+    return {"triton_version": triton.__version__, "cold_median_s": _median(walls),
+            "registers": _cubin_registers(cubin) if isinstance(cubin, (bytes, bytearray)) else None}

@@ -106,6 +106,8 @@ class CompiledKernel:
     #: ptxas advisories (C7508, ...) of the compile, replayed as warnings on a cache hit
     advisories: List[str] = field(default_factory=list, repr=False)
     ptxas_arch: str = field(default="", repr=False)
+    #: what made the cubin: "nvPTXCompiler 13.5" (the library) or the ptxas executable's path
+    ptx_compiler: str = field(default="", repr=False)
     _modules: Dict[Any, Any] = field(default_factory=dict, repr=False)
     #: per stream: the device buffers of the list arguments of the latest launch
     _list_records: Dict[int, Any] = field(default_factory=dict, repr=False)
@@ -248,6 +250,7 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
     )
     compiled.advisories = list(result.advisories)
     compiled.ptxas_arch = result.arch
+    compiled.ptx_compiler = result.command[0] if result.command else ""
     _dump(compiled)
     if disk_key is not None:
         used_library = bool(result.command) and result.command[0].startswith("nvPTXCompiler")
@@ -294,11 +297,83 @@ def _to_cache_entry(disk_key: str, compiled: CompiledKernel) -> None:
     meta = {"name": compiled.name, "target": compiled.target, "num_threads": compiled.num_threads,
             "params": list(compiled.params), "pipeline": compiled.pipeline, "ptxas_info": info,
             "warnings": list(compiled.warnings), "advisories": list(compiled.advisories),
-            "ptxas_arch": compiled.ptxas_arch, "timings": compiled.timings}
-    blobs = {"cubin": compiled.cubin}
-    for stage, text in compiled.asm.items():
-        blobs["asm." + stage] = text.encode("utf-8", "surrogatepass")
-    _disk.store(disk_key, meta, blobs)
+            "ptxas_arch": compiled.ptxas_arch, "ptx_compiler": compiled.ptx_compiler, "timings": compiled.timings}
+    import marshal
+    import zlib
+
+    stages = zlib.compress(marshal.dumps({stage: text for stage, text in compiled.asm.items()}), 1)
+    _disk.store(disk_key, meta, {"cubin": compiled.cubin, "stages": stages})
+
+
+class _LazyStages(dict):
+    """``CompiledKernel.asm`` of a cache hit: the stage texts stay compressed until read."""
+
+    __slots__ = ("_blob",)
+
+    def __init__(self, blob: bytes):
+        super().__init__()
+        self._blob = blob
+
+    def _load(self) -> None:
+        blob = self._blob
+        if blob is not None:
+            import marshal
+            import zlib
+
+            self._blob = None
+            dict.update(self, marshal.loads(zlib.decompress(blob)))
+
+    def __getitem__(self, k):
+        self._load()
+        return dict.__getitem__(self, k)
+
+    def __iter__(self):
+        self._load()
+        return dict.__iter__(self)
+
+    def __len__(self):
+        self._load()
+        return dict.__len__(self)
+
+    def __contains__(self, k):
+        self._load()
+        return dict.__contains__(self, k)
+
+    def __eq__(self, other):
+        self._load()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self):
+        self._load()
+        return dict.__repr__(self)
+
+    def get(self, k, default=None):
+        self._load()
+        return dict.get(self, k, default)
+
+    def keys(self):
+        self._load()
+        return dict.keys(self)
+
+    def values(self):
+        self._load()
+        return dict.values(self)
+
+    def items(self):
+        self._load()
+        return dict.items(self)
+
+    def copy(self):
+        self._load()
+        return dict(dict.items(self))
+
+    def __reduce__(self):
+        return (dict, (self.copy(),))
 
 
 def _from_cache_entry(entry, spec: Specialization, t0: float) -> Optional[CompiledKernel]:
@@ -312,8 +387,7 @@ def _from_cache_entry(entry, spec: Specialization, t0: float) -> Optional[Compil
             info = dict(info)
             info["cmem"] = {int(k): v for k, v in (info.get("cmem") or {}).items()}
             info = PtxasInfo(**info)
-        asm = {name[4:]: data.decode("utf-8", "surrogatepass") for name, data in blobs.items()
-               if name.startswith("asm.")}
+        asm = _LazyStages(blobs["stages"])
         compiled = CompiledKernel(
             name=header["name"], target=header["target"], spec=spec, asm=asm, cubin=blobs["cubin"],
             num_threads=header["num_threads"], params=list(header["params"]), pipeline=header["pipeline"],
@@ -325,6 +399,7 @@ def _from_cache_entry(entry, spec: Specialization, t0: float) -> Optional[Compil
                         "total": elapsed, "compiled_in": float(header.get("timings", {}).get("total", 0.0))}
     compiled.advisories = list(header.get("advisories") or [])
     compiled.ptxas_arch = header.get("ptxas_arch", "")
+    compiled.ptx_compiler = header.get("ptx_compiler", "")
     return compiled
 
 

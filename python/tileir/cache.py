@@ -16,8 +16,7 @@ A value the key cannot describe faithfully (an object whose ``repr`` shows an ad
 makes the kernel uncacheable: it is compiled, never stored.
 
 Entries live in ``TILEIR_CACHE_DIR`` (default ``~/.cache/tileir`` or the platform's cache
-folder), one file per key: a magic tag, the SHA-256 of the body, and the zlib-compressed
-body (a JSON header, the cubin and every stage text). A writer writes a temporary file in
+folder), one file per key: a magic tag, the CRC-32 and length of the body, and the body (a marshal header, the cubin, and the stage texts compressed). A writer writes a temporary file in
 the same folder and renames it over the entry (atomic), so concurrent processes never see
 half an entry; a reader that finds a bad tag, checksum or body counts the entry as
 corrupt, recompiles and replaces it. Each hit touches the entry's modification time;
@@ -57,10 +56,10 @@ except ImportError:  # pragma: no cover - Python 3.12+ names it _sha2
 __all__ = ["CacheWarning", "cache_dir", "entries", "clear", "stats", "main"]
 
 #: Bump when the entry layout or the key's recipe changes.
-FORMAT = 1
-_MAGIC = b"TILEIRC1"
+FORMAT = 3
+_MAGIC = b"TILEIRC3"
 _SUFFIX = ".tlc"
-_DIGEST = 32
+_CHECK = struct.Struct("<IQ")  # crc32 and length of the body
 _HEADER_LEN = struct.Struct("<I")
 
 #: Counters for this process (tests and benchmarks read them).
@@ -408,11 +407,14 @@ def _entry_path(root: str, key: str) -> str:
 
 
 def _encode(key: str, meta: Dict[str, Any], blobs: Dict[str, bytes]) -> bytes:
+    """MAGIC, CRC-32 and length of the body, body = header length, header (marshal), the blobs. Blobs
+    are stored as given: callers compress what is worth it (stage texts), so that a hit
+    reads the cubin without inflating texts nobody may look at."""
     names = sorted(blobs)
     header = dict(meta, key=key, format=FORMAT, blobs=[[n, len(blobs[n])] for n in names])
     hbytes = marshal.dumps(header)
-    body = zlib.compress(_HEADER_LEN.pack(len(hbytes)) + hbytes + b"".join(blobs[n] for n in names), 1)
-    return _MAGIC + _sha256(body).digest() + body
+    body = _HEADER_LEN.pack(len(hbytes)) + hbytes + b"".join(blobs[n] for n in names)
+    return _MAGIC + _CHECK.pack(zlib.crc32(body), len(body)) + body
 
 
 class _Corrupt(Exception):
@@ -420,18 +422,21 @@ class _Corrupt(Exception):
 
 
 def _decode(data: bytes, key: Optional[str]) -> Tuple[Dict[str, Any], Dict[str, bytes]]:
-    if len(data) < len(_MAGIC) + _DIGEST or not data.startswith(_MAGIC):
+    start = len(_MAGIC) + _CHECK.size
+    if len(data) < start or not data.startswith(_MAGIC):
         raise _Corrupt("bad tag")
-    digest = data[len(_MAGIC):len(_MAGIC) + _DIGEST]
-    body = data[len(_MAGIC) + _DIGEST:]
-    if _sha256(body).digest() != digest:
+    crc, length = _CHECK.unpack_from(data, len(_MAGIC))
+    body = data[start:]
+    if len(body) != length:
+        raise _Corrupt("truncated or extended")
+    if zlib.crc32(body) != crc:
         raise _Corrupt("checksum mismatch")
+    raw = body
     try:
-        raw = zlib.decompress(body)
         (hlen,) = _HEADER_LEN.unpack_from(raw, 0)
         # marshal only ever sees bytes this module wrote: the checksum matched above.
         header = marshal.loads(raw[4:4 + hlen])
-    except (zlib.error, struct.error, ValueError, EOFError, TypeError) as e:
+    except (struct.error, ValueError, EOFError, TypeError) as e:
         raise _Corrupt(str(e)) from None
     if not isinstance(header, dict) or header.get("format") != FORMAT or (key is not None and header.get("key") != key):
         raise _Corrupt("another key or format")

@@ -7,6 +7,8 @@
 - ``TILEIR_CACHE``: ``0`` (or ``off``/``false``/``no``) turns the persistent cache off.
 - ``TILEIR_CACHE_MAX_BYTES``: size bound of the persistent cache (default 1 GiB); the
   least recently used entries go first. ``K``/``M``/``G`` suffixes are accepted.
+- ``TILEIR_TOOLCHAIN_DIR``: where the PTX compiler library's shared object is built
+  (default ``toolchain`` in the default cache folder, whatever TILEIR_CACHE_DIR says).
 - ``TILEIR_PTX_COMPILER``: ``process`` forces the ptxas executable even where the
   in-process PTX compiler library is available; ``library`` requires the library.
 """
@@ -35,6 +37,10 @@ def cache_dir() -> str:
     explicit = os.environ.get("TILEIR_CACHE_DIR")
     if explicit:
         return os.path.abspath(os.path.expanduser(explicit))
+    return _default_cache_dir()
+
+
+def _default_cache_dir() -> str:
     if os.name == "nt":
         base = os.environ.get("LOCALAPPDATA") or os.path.expanduser(r"~\AppData\Local")
         return os.path.join(base, "tileir", "Cache")
@@ -42,6 +48,16 @@ def cache_dir() -> str:
         return os.path.expanduser("~/Library/Caches/tileir")
     base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
     return os.path.join(base, "tileir")
+
+
+def toolchain_dir() -> str:
+    """Where tileir keeps what it builds of the toolchain (the PTX compiler library's shared
+    object): ``TILEIR_TOOLCHAIN_DIR``, else ``toolchain`` beside the default cache folder.
+    Independent of TILEIR_CACHE_DIR, so that an empty kernel cache does not mean a rebuild."""
+    explicit = os.environ.get("TILEIR_TOOLCHAIN_DIR")
+    if explicit:
+        return os.path.abspath(os.path.expanduser(explicit))
+    return os.path.join(_default_cache_dir(), "toolchain")
 
 
 def cache_max_bytes() -> int:

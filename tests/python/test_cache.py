@@ -257,7 +257,7 @@ def test_a_corrupt_entry_is_recompiled_never_loaded(cache_dir, tmp_path, damage)
     elif damage == "empty":
         entry.write_bytes(b"")
     else:
-        entry.write_bytes(b"TILEIRC1" + os.urandom(len(data)))
+        entry.write_bytes(cache._MAGIC + os.urandom(len(data)))
     before = dict(cache.stats)
     k2 = ct.compile(kern.replace_hints(), (*arrays(), 256))
     assert not k2.from_cache

@@ -879,6 +879,7 @@ def fake_ptx_library(tmp_path, monkeypatch):
     subprocess.run([ar, "rcs", str(archive), str(tmp_path / "fake.o")], check=True)
     monkeypatch.setenv("TILEIR_NVPTXCOMPILER_STATIC", str(archive))
     monkeypatch.setenv("TILEIR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("TILEIR_TOOLCHAIN_DIR", str(tmp_path / "toolchain"))
     monkeypatch.delenv("TILEIR_PTXAS", raising=False)
     monkeypatch.delenv("TILEIR_PTX_COMPILER", raising=False)
     monkeypatch.setattr(ptxas_mod, "_LIBRARY_STATE", {})
@@ -891,7 +892,7 @@ def test_ptx_library_is_built_and_used(fake_ptx_library, tmp_path):
     assert result.command[0] == "nvPTXCompiler 99.1"
     assert result.info["k"].registers == 7
     so = ptxas_mod.ptx_library()
-    assert so.startswith(str(tmp_path / "cache")) and os.path.isfile(so)
+    assert so.startswith(str(tmp_path / "toolchain")) and os.path.isfile(so)
     assert ptxas_mod.ptx_compiler_fingerprint().startswith("nvptxcompiler:")
 
 
@@ -954,13 +955,11 @@ def _same_version_ptxas(version, explicit):
 def test_ptx_library_cubins_match_ptxas(monkeypatch, tmp_path):
     """Same PTX, same options: the library's cubin equals the executable's, section for
     section, except the toolkit note that records how the compiler was invoked."""
-    from tileir._toolchain import _ptx_library
-
     explicit = os.environ.get("TILEIR_PTXAS")
     monkeypatch.delenv("TILEIR_PTXAS", raising=False)
     monkeypatch.setenv("TILEIR_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("TILEIR_PTX_COMPILER", raising=False)
-    if _ptx_library.find_archive() is None:
+    if ptxas_mod.find_ptx_archive() is None:
         pytest.skip("NVIDIA's PTX compiler library is not installed (pip install nvidia-nvptxcompiler)")
     library = ptxas_mod.ptx_library()
     if library is None:

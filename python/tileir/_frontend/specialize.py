@@ -185,7 +185,8 @@ def array_facts(obj: Any) -> ArrayFacts | None:
     if isinstance(obj, np.ndarray):
         itemsize = obj.dtype.itemsize
         strides = tuple(s // itemsize for s in obj.strides)
-        return ArrayFacts(obj.dtype, tuple(obj.shape), strides, obj.ctypes.data)
+        # __array_interface__, not .ctypes: the first .ctypes imports ctypes (milliseconds).
+        return ArrayFacts(obj.dtype, tuple(obj.shape), strides, obj.__array_interface__["data"][0])
     if hasattr(obj, "__cuda_array_interface__") or hasattr(obj, "__dlpack__"):
         from .._toolchain import cuda
 

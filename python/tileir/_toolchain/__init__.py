@@ -17,6 +17,7 @@ _EXPORTS = {
     "PtxasInfo": "ptxas",
     "PtxasResult": "ptxas",
     "find_ptxas": "ptxas",
+    "find_ptx_archive": "ptxas",
     "parse_ptxas_log": "ptxas",
     "ptx_compiler_fingerprint": "ptxas",
     "ptxas_version": "ptxas",

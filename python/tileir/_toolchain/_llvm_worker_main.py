@@ -14,7 +14,9 @@ Protocol, over stdin/stdout, one request at a time: every message is a frame mad
   and exits.
 * Request ``{"id": n, "op": "compile", "llvm_ir": str, "cpu": "sm_90a",
   "features": "+ptx86", "opt_level": 3, "codegen_opt_level": 3,
-  "triple": "nvptx64-nvidia-cuda"}`` gets
+  "triple": "nvptx64-nvidia-cuda", "passes": null | ["instruction_combine", ...]}`` (``passes``,
+  when given, replaces ``default<O{opt_level}>`` by those module passes, llvmlite's
+  ``add_<name>_pass``) gets
   ``{"id": n, "ok": true, "ptx": str, "times": {"parse": s, "verify": s, "opt": s,
   "codegen": s}}`` or ``{"id": n, "ok": false, "stage": "parse"|"verify"|...,
   "error": str}``. Every reply also carries ``"rss_mb"`` (resident memory, Linux).
@@ -149,7 +151,20 @@ class _Compiler:
             stage = "opt"
             mod.triple = triple
             mod.data_layout = str(tm.target_data)
-            if opt > 0:
+            passes = req.get("passes")
+            if passes is not None:
+                # A pipeline of our own: these module passes, in this order.
+                pto = llvm.create_pipeline_tuning_options(speed_level=max(min(opt, 3), 0))
+                pb = llvm.create_pass_builder(tm, pto)
+                mpm = llvm.create_new_module_pass_manager()
+                for name in passes:
+                    add = getattr(mpm, "add_%s_pass" % name, None)
+                    if add is None:
+                        raise ValueError("unknown LLVM pass %r" % (name,))
+                    add()
+                if passes:
+                    mpm.run(mod, pb)
+            elif opt > 0:
                 pto = llvm.create_pipeline_tuning_options(speed_level=min(opt, 3))
                 pb = llvm.create_pass_builder(tm, pto)
                 pb.getModulePassManager().run(mod, pb)

@@ -11,15 +11,12 @@ PyPI ships the library only as a static archive (``nvidia-nvptxcompiler``:
 ``nvidia/cu13/lib/libnvptxcompiler_static.a`` and ``nvPTXCompiler.h``). :func:`build_shared`
 links it once into a shared object with the C compiler (``cc``) that building tileir
 needed anyway, exporting only the ``nvPTXCompiler*`` symbols, and keeps it under tileir's
-cache folder (atomic rename); without an archive or a C compiler there is no library and
+toolchain folder (``TILEIR_TOOLCHAIN_DIR``; atomic rename); without an archive or a C compiler there is no library and
 tileir runs the ptxas executable instead.
 """
 
 import os
-import sys
 
-_ARCHIVE = "libnvptxcompiler_static.a"
-_LAYOUTS = (("cu13", "lib"), ("cuda_nvcc", "lib"), ("cu12", "lib"), ("nvptxcompiler", "lib"))
 _FUNCS = ("nvPTXCompilerGetVersion", "nvPTXCompilerCreate", "nvPTXCompilerDestroy", "nvPTXCompilerCompile",
           "nvPTXCompilerGetCompiledProgramSize", "nvPTXCompilerGetCompiledProgram", "nvPTXCompilerGetErrorLogSize",
           "nvPTXCompilerGetErrorLog", "nvPTXCompilerGetInfoLogSize", "nvPTXCompilerGetInfoLog")
@@ -28,32 +25,13 @@ RESULTS = {0: "SUCCESS", 1: "INVALID_COMPILER_HANDLE", 2: "INVALID_INPUT", 3: "C
            8: "UNSUPPORTED_DEVSIDE_SYNC", 9: "CANCELLED"}
 
 
-def find_archive(search_path=None):
-    """Path of ``libnvptxcompiler_static.a`` in an installed NVIDIA wheel (or
-    ``$TILEIR_NVPTXCOMPILER_STATIC``), or None."""
-    explicit = os.environ.get("TILEIR_NVPTXCOMPILER_STATIC")
-    if explicit:
-        return explicit if os.path.isfile(explicit) else None
-    for entry in (search_path if search_path is not None else sys.path):
-        base = os.path.join(entry or ".", "nvidia")
-        for layout in _LAYOUTS:
-            path = os.path.join(base, *layout, _ARCHIVE)
-            if os.path.isfile(path):
-                return os.path.abspath(path)
-    return None
-
-
-def archive_id(archive):
-    st = os.stat(archive)
-    return "%s:%d:%d" % (archive, st.st_size, st.st_mtime_ns)
-
-
 def shared_path(archive, cache_root):
     """Where the shared object built from ``archive`` lives (named by the archive's identity)."""
     import hashlib
 
-    tag = hashlib.sha256(archive_id(archive).encode()).hexdigest()[:16]
-    return os.path.join(cache_root, "ptxcompiler", "libtileir_nvptxcompiler-%s.so" % tag)
+    st = os.stat(archive)
+    tag = hashlib.sha256(("%s:%d:%d" % (archive, st.st_size, st.st_mtime_ns)).encode()).hexdigest()[:16]
+    return os.path.join(cache_root, "libtileir_nvptxcompiler-%s.so" % tag)
 
 
 def build_shared(archive, out_path, cc=None):

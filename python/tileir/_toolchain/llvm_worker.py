@@ -25,7 +25,7 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 from ..errors import LLVMError, ToolchainError
 
@@ -224,10 +224,13 @@ class LLVMWorker:
     # -- public API -------------------------------------------------------------------
     def compile_to_ptx(self, llvm_ir: str, *, cpu: str, features: str = "+ptx86",
                        opt_level: int = 3, codegen_opt_level: int = 3,
-                       triple: str = DEFAULT_TRIPLE) -> Tuple[str, Dict[str, float]]:
+                       triple: str = DEFAULT_TRIPLE,
+                       passes: Optional[Sequence[str]] = None) -> Tuple[str, Dict[str, float]]:
         """Return ``(ptx, times)`` for the LLVM IR module ``llvm_ir``.
 
         ``opt_level`` selects the new-PM ``default<O{n}>`` IR pipeline (0 skips it);
+        ``passes`` (llvmlite pass names such as ``"instruction_combine"``) replaces it by a
+        pipeline of those module passes in that order (an empty list: no IR passes);
         ``codegen_opt_level`` is the TargetMachine's optimisation level. ``times``
         holds seconds spent in ``parse``, ``verify``, ``opt``, ``codegen`` (in the
         child), ``roundtrip`` (the whole call seen from here) and ``startup`` when the
@@ -245,7 +248,7 @@ class LLVMWorker:
                             % (opt_level, codegen_opt_level))
         request = {"op": "compile", "llvm_ir": llvm_ir, "cpu": cpu, "features": features,
                    "opt_level": opt_level, "codegen_opt_level": codegen_opt_level,
-                   "triple": triple}
+                   "triple": triple, "passes": None if passes is None else [str(p) for p in passes]}
         t0 = time.perf_counter()
         with self._lock:
             started = self._ensure_started()
@@ -510,11 +513,11 @@ def get_worker() -> LLVMWorker:
 
 
 def compile_to_ptx(llvm_ir: str, *, cpu: str, features: str = "+ptx86", opt_level: int = 3,
-                   codegen_opt_level: int = 3,
-                   triple: str = DEFAULT_TRIPLE) -> Tuple[str, Dict[str, float]]:
+                   codegen_opt_level: int = 3, triple: str = DEFAULT_TRIPLE,
+                   passes: Optional[Sequence[str]] = None) -> Tuple[str, Dict[str, float]]:
     """``get_worker().compile_to_ptx(...)``."""
     return get_worker().compile_to_ptx(llvm_ir, cpu=cpu, features=features, opt_level=opt_level,
-                                       codegen_opt_level=codegen_opt_level, triple=triple)
+                                       codegen_opt_level=codegen_opt_level, triple=triple, passes=passes)
 
 
 def shutdown() -> None:

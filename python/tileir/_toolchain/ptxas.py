@@ -32,6 +32,7 @@ __all__ = [
     "run_ptxas",
     "compile_ptx",
     "ptx_library",
+    "find_ptx_archive",
     "warn_advisories",
     "INSTALL_HINT",
 ]
@@ -66,15 +67,25 @@ def _resolve_user_path(path: str, origin: str) -> str:
     return os.path.abspath(path)
 
 
+_NVIDIA_ROOTS: Optional[List[str]] = None
+
+
+def nvidia_roots() -> List[str]:
+    """The folders of the ``nvidia`` namespace package (NVIDIA's wheels), looked up once per
+    process: finding a namespace package reads every sys.path entry."""
+    global _NVIDIA_ROOTS
+    if _NVIDIA_ROOTS is None:
+        try:
+            spec = importlib.util.find_spec("nvidia")
+        except (ImportError, ValueError):
+            spec = None
+        _NVIDIA_ROOTS = list(spec.submodule_search_locations or []) if spec is not None else []
+    return _NVIDIA_ROOTS
+
+
 def _wheel_candidates() -> List[str]:
-    try:
-        spec = importlib.util.find_spec("nvidia")
-    except (ImportError, ValueError):
-        return []
-    if spec is None:
-        return []
     found = []
-    for root in list(spec.submodule_search_locations or []):
+    for root in nvidia_roots():
         for layout in _WHEEL_LAYOUTS:
             found.append(os.path.join(root, *layout, _EXE))
     return found
@@ -140,6 +151,30 @@ def ptxas_version(path: Optional[str] = None) -> str:
     return _version_of(path, mtime)
 
 
+_ARCHIVE = "libnvptxcompiler_static.a"
+_ARCHIVE_LAYOUTS = (("cu13", "lib"), ("cuda_nvcc", "lib"), ("cu12", "lib"), ("nvptxcompiler", "lib"))
+
+
+def find_ptx_archive() -> Optional[str]:
+    """Path of NVIDIA's PTX compiler library, ``libnvptxcompiler_static.a``, in an installed
+    NVIDIA wheel (``pip install nvidia-nvptxcompiler``) or ``$TILEIR_NVPTXCOMPILER_STATIC``;
+    None when there is none."""
+    explicit = os.environ.get("TILEIR_NVPTXCOMPILER_STATIC")
+    if explicit:
+        return explicit if os.path.isfile(explicit) else None
+    for base in nvidia_roots():
+        for layout in _ARCHIVE_LAYOUTS:
+            path = os.path.join(base, *layout, _ARCHIVE)
+            if os.path.isfile(path):
+                return os.path.abspath(path)
+    return None
+
+
+def _archive_id(archive: str) -> str:
+    st = os.stat(archive)
+    return "%s:%d:%d" % (archive, st.st_size, st.st_mtime_ns)
+
+
 def _uses_process(ptxas: Optional[str]) -> bool:
     """True when the ptxas executable must be used: an explicit ptxas (argument or
     TILEIR_PTXAS) or TILEIR_PTX_COMPILER=process."""
@@ -153,11 +188,9 @@ def ptx_compiler_fingerprint(ptxas: Optional[str] = None) -> str:
     PTX compiler library's archive, or the ptxas executable, by path, size and modification
     time. The persistent cache keys on it."""
     if not _uses_process(ptxas):
-        from . import _ptx_library
-
-        archive = _ptx_library.find_archive()
+        archive = find_ptx_archive()
         if archive is not None and not isinstance(_LIBRARY_STATE.get(archive), Exception):
-            return "nvptxcompiler:" + _ptx_library.archive_id(archive)
+            return "nvptxcompiler:" + _archive_id(archive)
     try:
         path = find_ptxas(ptxas)
     except ToolchainError:
@@ -413,13 +446,13 @@ def ptx_library(build: bool = True) -> Optional[str]:
     ``nvidia-nvptxcompiler`` wheel's static archive on first use), or None when it is not
     installed, cannot be built, or TILEIR_PTX_COMPILER=process. With
     TILEIR_PTX_COMPILER=library, its absence is a ToolchainError."""
-    from ..knobs import cache_dir, ptx_compiler
+    from ..knobs import ptx_compiler, toolchain_dir
     from . import _ptx_library
 
     mode = ptx_compiler()
     if mode == "process":
         return None
-    archive = _ptx_library.find_archive()
+    archive = find_ptx_archive()
     if archive is None:
         if mode == "library":
             raise ToolchainError("TILEIR_PTX_COMPILER=library, but NVIDIA's PTX compiler library is not installed "
@@ -436,7 +469,7 @@ def ptx_library(build: bool = True) -> Optional[str]:
     import tempfile
 
     errors = []
-    for root in (cache_dir(), os.path.join(tempfile.gettempdir(), "tileir-%s" % getattr(os, "getuid", lambda: "")())):
+    for root in (toolchain_dir(), os.path.join(tempfile.gettempdir(), "tileir-%s" % getattr(os, "getuid", lambda: "")())):
         so = _ptx_library.shared_path(archive, root)
         if os.path.isfile(so):
             _LIBRARY_STATE[archive] = so
