@@ -79,6 +79,10 @@
 //! Tests execute every plan on simulated register files and shared memory and check that
 //! each thread ends with exactly the elements `dst` assigns it.
 //!
+//! [`reduction_plan`] splits a reduction along one dimension into in-thread register groups,
+//! butterfly shuffles over the lane bits that move along it, and a cross-warp step; the result
+//! is held in the [`slice_of`] layout.
+//!
 //! # Text
 //!
 //! Layouts print as `#tileas.linear<register=[[0,1],[0,2]], lane=[…], warp=[…], shape=[64,64]>`
@@ -103,6 +107,7 @@
 mod constructors;
 mod convert;
 mod layout;
+mod reduce;
 mod text;
 
 pub use constructors::{
@@ -114,3 +119,4 @@ pub use convert::{
     SharedPlan, ShuffleRound, SmemAccess,
 };
 pub use layout::{Dim, LayoutError, LinearLayout, ThreadCoords};
+pub use reduce::{reduction_plan, ReductionPlan};
