@@ -50,7 +50,7 @@ pub fn reduction_plan(layout: &LinearLayout, dim: usize) -> Result<ReductionPlan
         c.remove(dim);
         result.flatten(&c)
     };
-    let mut collect = |d: Dim| -> Result<Vec<u32>, LayoutError> {
+    let collect = |d: Dim| -> Result<Vec<u32>, LayoutError> {
         let free = layout.free_mask(d);
         let mut bits = Vec::new();
         for (i, &v) in layout.bases_flat(d).iter().enumerate() {
