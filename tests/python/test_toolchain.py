@@ -1042,3 +1042,26 @@ def test_launch_fast_path_packs_like_the_general_path(fake_driver, tmp_path, mon
         ct.launch(None, (0,), kern, (a, b, c, 256))
     with pytest.raises(LaunchError, match="host"):
         ct.launch(None, (4,), kern, (np.zeros(1000, np.float32), b, c, 256))
+
+
+def test_auto_keeps_a_cuda12_ptxas_over_a_cuda13_library(fake_ptx_library, monkeypatch, tmp_path):
+    """CUDA 13's compiler writes cubins in a new ELF ABI that drivers before r580 refuse:
+    ``auto`` uses an installed library only with a ptxas of the same CUDA release."""
+    root = tmp_path / "site" / "nvidia"
+    (root / "cu13" / "lib").mkdir(parents=True)
+    shutil.copy(fake_ptx_library, root / "cu13" / "lib" / "libnvptxcompiler_static.a")
+    monkeypatch.delenv("TILEIR_NVPTXCOMPILER_STATIC")
+    monkeypatch.setattr(ptxas_mod, "_NVIDIA_ROOTS", [str(root)])
+    assert ptxas_mod.find_ptx_archive() == str(root / "cu13" / "lib" / "libnvptxcompiler_static.a")
+    for exe_layout, expect_library in (("cuda_nvcc", False), ("cu12", False), ("cu13", True)):
+        exe = tmp_path / exe_layout / "nvidia" / exe_layout / "bin" / "ptxas"
+        exe.parent.mkdir(parents=True)
+        exe.write_text("#!/bin/sh\n")
+        exe.chmod(0o755)
+        monkeypatch.setattr(ptxas_mod, "find_ptxas", lambda explicit=None, exe=exe: str(exe))
+        assert (ptxas_mod.ptx_library() is not None) == expect_library, exe_layout
+        assert ptxas_mod.ptx_compiler_fingerprint().startswith("nvptxcompiler:") == expect_library
+    monkeypatch.setattr(ptxas_mod, "find_ptxas", lambda explicit=None: str(tmp_path / "cuda_nvcc" / "nvidia" /
+                                                                              "cuda_nvcc" / "bin" / "ptxas"))
+    monkeypatch.setenv("TILEIR_PTX_COMPILER", "library")
+    assert ptxas_mod.ptx_library() is not None

@@ -175,6 +175,41 @@ def _archive_id(archive: str) -> str:
     return "%s:%d:%d" % (archive, st.st_size, st.st_mtime_ns)
 
 
+def _cuda_major_of_path(path: str) -> Optional[int]:
+    """The CUDA major version an NVIDIA wheel's layout names (``nvidia/cu13/...`` -> 13,
+    ``nvidia/cuda_nvcc/...`` and ``nvidia/cu12/...`` -> 12), or None."""
+    parts = os.path.normpath(path).split(os.sep)
+    for i in range(len(parts) - 1):
+        if parts[i] == "nvidia":
+            nxt = parts[i + 1]
+            if nxt.startswith("cu") and nxt[2:].isdigit():
+                return int(nxt[2:])
+            if nxt == "cuda_nvcc":
+                return 12
+    return None
+
+
+def _library_fits(archive: str) -> bool:
+    """Whether ``auto`` uses the PTX compiler library at ``archive``: when it was named
+    explicitly (TILEIR_NVPTXCOMPILER_STATIC), or when its CUDA release is the one of the
+    ptxas executable tileir would otherwise run. Cubins of CUDA 13's compiler use a new ELF
+    ABI that drivers before r580 do not load, so a CUDA 12 toolchain keeps its ptxas."""
+    if os.environ.get("TILEIR_NVPTXCOMPILER_STATIC"):
+        return True
+    lib_major = _cuda_major_of_path(archive)
+    try:
+        exe = find_ptxas(None)
+    except ToolchainError:
+        return True  # no executable to fall back to: the library is all there is
+    exe_major = _cuda_major_of_path(exe)
+    if exe_major is None:
+        try:
+            exe_major = int(ptxas_version(exe).split(".")[0])
+        except (ToolchainError, ValueError):
+            return False
+    return lib_major is not None and lib_major == exe_major
+
+
 def _uses_process(ptxas: Optional[str]) -> bool:
     """True when the ptxas executable must be used: an explicit ptxas (argument or
     TILEIR_PTXAS) or TILEIR_PTX_COMPILER=process."""
@@ -188,8 +223,11 @@ def ptx_compiler_fingerprint(ptxas: Optional[str] = None) -> str:
     PTX compiler library's archive, or the ptxas executable, by path, size and modification
     time. The persistent cache keys on it."""
     if not _uses_process(ptxas):
+        from ..knobs import ptx_compiler
+
         archive = find_ptx_archive()
-        if archive is not None and not isinstance(_LIBRARY_STATE.get(archive), Exception):
+        if archive is not None and not isinstance(_LIBRARY_STATE.get(archive), Exception) and \
+                (ptx_compiler() == "library" or _library_fits(archive)):
             return "nvptxcompiler:" + _archive_id(archive)
     try:
         path = find_ptxas(ptxas)
@@ -457,6 +495,8 @@ def ptx_library(build: bool = True) -> Optional[str]:
         if mode == "library":
             raise ToolchainError("TILEIR_PTX_COMPILER=library, but NVIDIA's PTX compiler library is not installed "
                                  "(pip install nvidia-nvptxcompiler)")
+        return None
+    if mode == "auto" and not _library_fits(archive):
         return None
     state = _LIBRARY_STATE.get(archive)
     if isinstance(state, str):
