@@ -104,6 +104,8 @@ pub enum Operand {
     Vector(Vec<Operand>),
     /// `[base+offset]`: base is a Name or Imm.
     Addr { base: Box<Operand>, offset: i64 },
+    /// `[tmap, {c0, c1}]`: a tensor-map address with coordinates (bulk tensor copies).
+    TensorAddr { base: Box<Operand>, coords: Box<Operand> },
     /// `(a, b)`: call argument lists.
     Group(Vec<Operand>),
     /// `!p`.

@@ -838,6 +838,65 @@ impl Decoder {
                 };
                 Op::Atom { space, op, t: at, d, addr, b, c }
             }
+            "ldmatrix" | "stmatrix" => {
+                self.ops(i, 2)?;
+                let trans = has("trans");
+                let (vec_op, addr_op) = if base == "ldmatrix" { (&o[0], &o[1]) } else { (&o[1], &o[0]) };
+                let items = match vec_op {
+                    Operand::Vector(v) => v.clone(),
+                    other => vec![other.clone()],
+                };
+                let (space, addr) = self.addr(addr_op, space_of(mods), line)?;
+                if base == "ldmatrix" {
+                    let mut ds = Vec::new();
+                    for d in &items {
+                        ds.push(self.dreg(d, line)?);
+                    }
+                    Op::Ldmatrix { space, trans, ds, addr }
+                } else {
+                    let mut vals = Vec::new();
+                    for v in &items {
+                        vals.push(self.src(v, 32, line)?);
+                    }
+                    Op::Stmatrix { space, trans, vals, addr }
+                }
+            }
+            "mma" => self.mma(i, mods)?,
+            "cp" if mods.first() == Some(&"async") => self.cp_async(i, mods)?,
+            "mbarrier" => {
+                let op = match mods.first().copied() {
+                    Some("init") => MbarOp::Init,
+                    Some("inval") => MbarOp::Inval,
+                    Some("arrive") if has("expect_tx") => MbarOp::ArriveExpectTx,
+                    Some("arrive") => MbarOp::Arrive,
+                    Some("arrive_drop") => MbarOp::ArriveDrop,
+                    Some("expect_tx") => MbarOp::ExpectTx,
+                    Some("complete_tx") => MbarOp::CompleteTx,
+                    Some("try_wait") => MbarOp::TryWait(has("parity")),
+                    Some("test_wait") => MbarOp::TestWait(has("parity")),
+                    _ => return Err(unsupported()),
+                };
+                // Forms with a result take it first: arrive/try_wait/test_wait.
+                let with_result = matches!(op, MbarOp::Arrive | MbarOp::ArriveDrop | MbarOp::ArriveExpectTx | MbarOp::TryWait(_) | MbarOp::TestWait(_));
+                let (d, rest) = if with_result {
+                    self.ops(i, 2)?;
+                    (self.dst(&o[0], line)?, &o[1..])
+                } else {
+                    self.ops(i, 1)?;
+                    (None, &o[..])
+                };
+                let (_, addr) = self.addr(&rest[0], space_of(mods), line)?;
+                let b = match rest.get(1) {
+                    Some(x) => Some(self.src(x, 64, line)?),
+                    None => None,
+                };
+                Op::Mbar { op, d, addr, b }
+            }
+            "mapa" => {
+                self.ops(i, 3)?;
+                Op::Mapa { d: self.dreg(&o[0], line)?, a: self.src(&o[1], 64, line)?, rank: self.src(&o[2], 32, line)? }
+            }
+            "wgmma" if has("fence") || has("commit_group") || has("wait_group") => Op::Nop,
             "membar" | "fence" | "prefetch" | "prefetchu" | "griddepcontrol" | "setmaxnreg" | "nanosleep" | "pmevent" | "discard" | "applypriority" | "createpolicy" => {
                 if base == "createpolicy" {
                     self.ops(i, 1)?;
@@ -889,6 +948,94 @@ impl Decoder {
         let a = self.src(&o[1], tys[1].bits(), line)?;
         let b = if o.len() > 2 { Some(self.src(&o[2], tys[1].bits(), line)?) } else { None };
         Ok(Op::Cvt { dt, st, m, d, a, b })
+    }
+
+    fn mma(&mut self, i: &Instr, mods: &[&str]) -> Result<Op> {
+        let line = i.line;
+        let unsupported = || decode_err(line, format!("unsupported mma form '{}' (supported: m16n8k16 and m16n8k8, .row.col, f16/bf16 inputs, f32/f16 accumulators)", i.opcode));
+        let shape = mods.iter().find(|m| m.starts_with('m') && m.contains('n') && m.contains('k')).ok_or_else(unsupported)?;
+        let (m, n, k) = match *shape {
+            "m16n8k16" => (16, 8, 16),
+            "m16n8k8" => (16, 8, 8),
+            _ => return Err(unsupported()),
+        };
+        if !(mods.contains(&"row") && mods.contains(&"col")) {
+            return Err(unsupported());
+        }
+        let tys: Vec<&str> = mods.iter().copied().filter(|m| matches!(*m, "f16" | "bf16" | "f32" | "tf32" | "s8" | "u8" | "s32" | "e4m3" | "e5m2" | "f64")).collect();
+        if tys.len() != 4 {
+            return Err(unsupported());
+        }
+        let ab = match tys[1] {
+            "f16" => FloatFormat::F16,
+            "bf16" => FloatFormat::BF16,
+            _ => return Err(unsupported()),
+        };
+        if tys[2] != tys[1] || !matches!(tys[0], "f16" | "f32") || !matches!(tys[3], "f16" | "f32") {
+            return Err(unsupported());
+        }
+        self.ops(i, 4)?;
+        let o = &i.operands;
+        let list = |this: &mut Self, op: &Operand| -> Result<Vec<Src>> {
+            let items = match op {
+                Operand::Vector(v) => v.clone(),
+                x => vec![x.clone()],
+            };
+            items.iter().map(|x| this.src(x, 32, line)).collect()
+        };
+        let ds = match &o[0] {
+            Operand::Vector(v) => v.iter().map(|x| self.dreg(x, line)).collect::<Result<Vec<_>>>()?,
+            x => vec![self.dreg(x, line)?],
+        };
+        let (a, b, c) = (list(self, &o[1])?, list(self, &o[2])?, list(self, &o[3])?);
+        let (d_f16, c_f16) = (tys[0] == "f16", tys[3] == "f16");
+        let want = |f16: bool| if f16 { 2 } else { 4 };
+        let (na, nb) = if k == 16 { (4, 2) } else { (2, 1) };
+        if a.len() != na || b.len() != nb || c.len() != want(c_f16) || ds.len() != want(d_f16) {
+            return Err(decode_err(line, format!("'{}' needs {}, {na}, {nb} and {} registers, got {}, {}, {} and {}", i.opcode, want(d_f16), want(c_f16), ds.len(), a.len(), b.len(), c.len())));
+        }
+        Ok(Op::Mma { m, n, k, ab, d_f16, c_f16, ds, a, b, c })
+    }
+
+    fn cp_async(&mut self, i: &Instr, mods: &[&str]) -> Result<Op> {
+        let line = i.line;
+        let has = |m: &str| mods.contains(&m);
+        let o = &i.operands;
+        if has("bulk") {
+            return Err(decode_err(line, format!("'{}' (bulk / tensor-map copies) is not supported yet", i.opcode)));
+        }
+        if has("commit_group") {
+            return Ok(Op::CpAsyncCommit);
+        }
+        if has("wait_all") {
+            return Ok(Op::CpAsyncWait { n: None });
+        }
+        if has("wait_group") {
+            self.ops(i, 1)?;
+            let n = match self.src(&o[0], 32, line)? {
+                Src::I(v) => v as u32,
+                Src::R(_) => return Err(decode_err(line, "cp.async.wait_group needs an immediate count")),
+            };
+            return Ok(Op::CpAsyncWait { n: Some(n) });
+        }
+        if has("mbarrier") {
+            self.ops(i, 1)?;
+            let (_, addr) = self.addr(&o[0], space_of(mods), line)?;
+            return Ok(Op::CpAsyncMbarArrive { noinc: has("noinc"), addr });
+        }
+        self.ops(i, 3)?;
+        let (_, dst) = self.addr(&o[0], Space::Shared, line)?;
+        let (_, src) = self.addr(&o[1], Space::Global, line)?;
+        let size = match self.src(&o[2], 32, line)? {
+            Src::I(v @ (4 | 8 | 16)) => v as u8,
+            _ => return Err(decode_err(line, "cp.async copies 4, 8 or 16 bytes (an immediate)")),
+        };
+        // A fourth operand is the source size unless it is the cache policy of .L2::cache_hint.
+        let src_size = match o.get(3) {
+            Some(x) if !(has("L2::cache_hint") && o.len() == 4) => Some(self.src(x, 32, line)?),
+            _ => None,
+        };
+        Ok(Op::CpAsync { dst, src, size, src_size })
     }
 
     fn call(&mut self, i: &Instr) -> Result<Op> {

@@ -87,8 +87,9 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>> {
             out.push(Token { tok: Tok::Num(chars[start..i].iter().collect()), line });
         } else if is_word_start(c) {
             let start = i;
-            while i < chars.len() && is_word_char(chars[i]) {
-                i += 1;
+            // `::` joins qualified modifiers (`shared::cta`, `L2::cache_hint`) into the word.
+            while i < chars.len() && (is_word_char(chars[i]) || (chars[i] == ':' && chars.get(i + 1) == Some(&':'))) {
+                i += if chars[i] == ':' { 2 } else { 1 };
             }
             out.push(Token { tok: Tok::Word(chars[start..i].iter().collect()), line });
         } else if "{}[]()<>,;:@!+-=|".contains(c) {

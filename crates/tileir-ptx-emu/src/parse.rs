@@ -408,6 +408,12 @@ impl Parser {
                     Tok::Num(n) => Operand::Imm { text: n, neg: false },
                     _ => return Err(parse_err(line, "expected a register, symbol or address in '[...]'")),
                 };
+                if self.eat_punct(',') {
+                    // `[tensormap, {c0, c1}]`: a tensor address with coordinates.
+                    let coords = self.operand()?;
+                    self.expect_punct(']')?;
+                    return Ok(Operand::TensorAddr { base: Box::new(base), coords: Box::new(coords) });
+                }
                 let mut offset = 0i64;
                 while !self.eat_punct(']') {
                     let mut sign = 1i64;

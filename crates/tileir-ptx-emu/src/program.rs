@@ -511,6 +511,47 @@ pub enum Op {
     /// fences, membar, prefetch, griddepcontrol, setmaxnreg, nanosleep, pragmas: no effect
     /// on a sequentially consistent emulator.
     Nop,
+    /// `ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16`: `ds.len()` matrices.
+    Ldmatrix { space: Space, trans: bool, ds: Vec<Reg>, addr: Addr },
+    /// `stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16`.
+    Stmatrix { space: Space, trans: bool, vals: Vec<Src>, addr: Addr },
+    /// `mma.sync.aligned.mMnNkK.row.col.dtype.atype.btype.ctype`.
+    Mma { m: u8, n: u8, k: u8, ab: tileir_numeric::FloatFormat, d_f16: bool, c_f16: bool, ds: Vec<Reg>, a: Vec<Src>, b: Vec<Src>, c: Vec<Src> },
+    /// `cp.async.{ca,cg}.shared.global [dst], [src], size{, src_size}`.
+    CpAsync { dst: Addr, src: Addr, size: u8, src_size: Option<Src> },
+    /// `cp.async.commit_group`.
+    CpAsyncCommit,
+    /// `cp.async.wait_group n` (None: `wait_all`).
+    CpAsyncWait { n: Option<u32> },
+    /// `cp.async.mbarrier.arrive{.noinc}.shared.b64 [mbar]`.
+    CpAsyncMbarArrive { noinc: bool, addr: Addr },
+    /// mbarrier operations.
+    Mbar { op: MbarOp, d: Option<Reg>, addr: Addr, b: Option<Src> },
+    /// `mapa`: the address of a shared variable in CTA `rank` of the cluster.
+    Mapa { d: Reg, a: Src, rank: Src },
+}
+
+/// mbarrier operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MbarOp {
+    /// init [a], count
+    Init,
+    /// inval [a]
+    Inval,
+    /// arrive (optionally with a count)
+    Arrive,
+    /// arrive_drop
+    ArriveDrop,
+    /// arrive.expect_tx [a], tx
+    ArriveExpectTx,
+    /// expect_tx [a], tx
+    ExpectTx,
+    /// complete_tx [a], tx
+    CompleteTx,
+    /// try_wait (parity: operand is a phase parity, else a state token)
+    TryWait(bool),
+    /// test_wait
+    TestWait(bool),
 }
 
 /// One instruction with its guard and source line.

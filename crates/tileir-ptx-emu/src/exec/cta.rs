@@ -47,6 +47,12 @@ pub(crate) struct Env<'a> {
     pub race: Option<RaceShadow>,
     pub thread_insts: u64,
     pub warp_insts: u64,
+    /// mbarriers and async-copy bookkeeping.
+    pub asyncs: super::asyncop::AsyncState,
+    /// Counts state changes other warps could observe (stores, arrivals, copies): a round
+    /// of the scheduler in which it does not move and every warp waits or spins is a
+    /// deadlock.
+    pub effects: u64,
 }
 
 impl Env<'_> {
@@ -133,6 +139,8 @@ pub(crate) fn run_cta(ctx: &LaunchCtx<'_>, ctaid: [u32; 3]) -> Result<CtaResult>
         }),
         thread_insts: 0,
         warp_insts: 0,
+        asyncs: Default::default(),
+        effects: 0,
     };
     let mut warps: Vec<Warp> = (0..nwarps)
         .map(|w| {
@@ -149,12 +157,15 @@ pub(crate) fn run_cta(ctx: &LaunchCtx<'_>, ctaid: [u32; 3]) -> Result<CtaResult>
     loop {
         let mut progressed = false;
         let mut all_done = true;
+        let effects = env.effects;
         for w in 0..warps.len() {
             if warps[w].finished() {
                 continue;
             }
             all_done = false;
-            if warps[w].run(&mut env, SLICE)? > 0 {
+            // A warp that only went round its spin loop (parked on a failed mbarrier wait)
+            // has not progressed unless something it did is visible to others.
+            if warps[w].run(&mut env, SLICE)? > 0 && !warps[w].spun {
                 progressed = true;
             }
             if release_barriers(&mut env, &mut warps) {
@@ -165,6 +176,9 @@ pub(crate) fn run_cta(ctx: &LaunchCtx<'_>, ctaid: [u32; 3]) -> Result<CtaResult>
             break;
         }
         if release_barriers(&mut env, &mut warps) {
+            progressed = true;
+        }
+        if env.effects != effects {
             progressed = true;
         }
         if !progressed {

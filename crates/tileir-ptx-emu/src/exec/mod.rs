@@ -3,10 +3,12 @@
 //! lockstep over per-lane register files.
 
 pub mod alu;
+mod asyncop;
 mod collective;
 mod cta;
 pub mod cvt;
 pub mod fp;
+mod matrix;
 mod printf;
 mod warp;
 

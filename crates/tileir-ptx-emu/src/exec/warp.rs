@@ -42,6 +42,16 @@ fn try_lanes<E>(mask: u32, mut f: impl FnMut(usize) -> std::result::Result<(), E
     Ok(())
 }
 
+/// The member mask of a warp-synchronous instruction (`.aligned` matrix instructions take
+/// the whole warp).
+pub(crate) fn sync_mask(op: &Op) -> Option<Src> {
+    match op {
+        Op::Shfl { mask, .. } | Op::Vote { mask: Some(mask), .. } | Op::Match { mask, .. } | Op::Redux { mask, .. } | Op::WarpSync { mask } | Op::Elect { mask, .. } => Some(*mask),
+        Op::Ldmatrix { .. } | Op::Stmatrix { .. } | Op::Mma { .. } => Some(Src::I(u32::MAX as u64)),
+        _ => None,
+    }
+}
+
 /// "lanes 0-3,7" for a mask.
 pub(crate) fn lanes_text(mask: u32) -> String {
     let mut parts = Vec::new();
@@ -80,6 +90,14 @@ pub(crate) struct Warp {
     pub local: Vec<u8>,
     pub local_bytes: usize,
     pub steps: u64,
+    /// Lanes parked after a failed mbarrier try_wait: they run only when nothing else can.
+    pub parked: u32,
+    /// The last run ended with only parked lanes left (spinning).
+    pub spun: bool,
+    /// The mbarrier address the parked lanes wait on (for reports).
+    pub spin_on: Option<u64>,
+    /// Queued cp.async copies per lane.
+    pub copies: Vec<super::asyncop::CopyQueue>,
 }
 
 /// The group being executed: its PC, its lanes, and the smallest PC of the other runnable
@@ -104,6 +122,10 @@ impl Warp {
             local: vec![0; local_bytes * 32],
             local_bytes,
             steps: 0,
+            parked: 0,
+            spun: false,
+            spin_on: None,
+            copies: vec![Default::default(); 32],
         }
     }
 
@@ -120,8 +142,15 @@ impl Warp {
         self.live() & !self.bar_wait & !self.sync_wait
     }
 
-    fn schedule(&self) -> Option<Group> {
-        let r = self.runnable();
+    fn schedule(&mut self) -> Option<Group> {
+        let mut r = self.runnable() & !self.parked;
+        if r == 0 {
+            if self.runnable() & self.parked != 0 {
+                self.spun = true;
+            }
+            return None;
+        }
+        r &= !self.parked;
         if r == 0 {
             return None;
         }
@@ -197,15 +226,23 @@ impl Warp {
             let what = if waiting_bar {
                 format!("wait at barrier {}", self.bar_id[l])
             } else if waiting_sync {
-                let missing = match &prog.insts.get(at as usize).map(|i| &i.op) {
-                    Some(Op::Shfl { mask, .. } | Op::Vote { mask: Some(mask), .. } | Op::Match { mask, .. } | Op::Redux { mask, .. } | Op::WarpSync { mask } | Op::Elect { mask, .. }) => {
-                        let mm = val(&self.regs, *mask, l) as u32;
+                let missing = match prog.insts.get(at as usize).and_then(|i| sync_mask(&i.op)) {
+                    Some(mask) => {
+                        let mm = val(&self.regs, mask, l) as u32;
                         let here = self.sync_wait & mm;
                         format!(" (member mask {mm:#010x}; {} not there)", lanes_text(mm & !here))
                     }
                     _ => String::new(),
                 };
                 format!("wait for the other lanes of a warp-synchronous instruction{missing}")
+            } else if self.parked >> l & 1 == 1 {
+                match self.spin_on {
+                    Some(a) => {
+                        let off = if a >= crate::mem::SHARED_WINDOW { from_generic(a).1 } else { a };
+                        format!("spin in an mbarrier wait loop on the {}", super::asyncop::describe(env, off))
+                    }
+                    None => "spin in an mbarrier wait loop".to_string(),
+                }
             } else {
                 "are runnable".to_string()
             };
@@ -226,6 +263,9 @@ impl Warp {
     pub fn run(&mut self, env: &mut Env<'_>, budget: u64) -> Result<u64> {
         let prog = env.ctx.prog;
         let insts = &prog.insts[..];
+        // Parked lanes get another try now that the other warps have run.
+        self.parked = 0;
+        self.spun = false;
         let Some(mut g) = self.schedule() else { return Ok(0) };
         let mut done = 0u64;
         while done < budget {
@@ -269,6 +309,7 @@ impl Warp {
                     continue;
                 }
                 Op::Exit => {
+                    for_lanes(exec, |l| super::asyncop::drain(self, env, l));
                     self.exited |= exec;
                     self.set_pc(g.mask & !exec, g.pc + 1);
                     self.set_pc(exec, g.pc);
@@ -292,9 +333,10 @@ impl Warp {
                     }
                     continue;
                 }
-                Op::Shfl { mask, .. } | Op::Vote { mask: Some(mask), .. } | Op::Match { mask, .. } | Op::Redux { mask, .. } | Op::WarpSync { mask } | Op::Elect { mask, .. } => {
+                op if sync_mask(op).is_some() => {
                     if exec != 0 {
-                        let m = self.member_mask(env, inst, exec, *mask)?;
+                        let mask = sync_mask(op).unwrap_or(Src::I(u32::MAX as u64));
+                        let m = self.member_mask(env, inst, exec, mask)?;
                         let mut here = exec;
                         for_lanes(self.sync_wait, |l| {
                             if self.pcs[l] == g.pc {
@@ -322,6 +364,28 @@ impl Warp {
                         collective::execute(self, env, inst, here, m)?;
                         self.sync_wait &= !here;
                         self.set_pc(here | g.mask, g.pc + 1);
+                        match self.schedule() {
+                            Some(n) => g = n,
+                            None => return Ok(done),
+                        }
+                        continue;
+                    }
+                }
+                Op::Mbar { op, d, addr, b } => {
+                    let mut failed = 0u32;
+                    try_lanes(exec, |l| {
+                        if !super::asyncop::mbarrier(self, env, inst, l, *op, *d, *addr, *b)? {
+                            failed |= 1 << l;
+                        }
+                        Ok::<(), EmuError>(())
+                    })?;
+                    if matches!(op, MbarOp::TryWait(_)) && failed != 0 && failed == exec {
+                        // Every lane's wait failed: park them so other lanes (the ones that
+                        // will arrive) run first.
+                        self.parked |= failed;
+                        let l = failed.trailing_zeros() as usize;
+                        self.spin_on = Some(val(&self.regs, addr.base, l).wrapping_add(addr.off as u64));
+                        self.set_pc(g.mask, g.pc + 1);
                         match self.schedule() {
                             Some(n) => g = n,
                             None => return Ok(done),
@@ -399,6 +463,7 @@ impl Warp {
         }
         b.expected = cnt;
         b.arrived += exec.count_ones();
+        env.effects += 1;
         if let (Some(d), Some((p, neg))) = (d, p) {
             b.red = Some((kind, d));
             for_lanes(exec, |l| {
@@ -422,6 +487,7 @@ impl Warp {
         match space {
             Space::Global | Space::Const | Space::Generic => env.ctx.global.load(a, size).map_err(|f| f.0),
             Space::Shared => {
+                super::asyncop::check_pending(env, a, size)?;
                 let v = load_bytes(&env.shared, a, size)
                     .ok_or_else(|| format!("shared access of {size} byte(s) at {a:#x} is outside the CTA's {} byte(s) of shared memory", env.shared.len()))?;
                 if let Some(r) = env.race.as_mut() {
@@ -453,8 +519,13 @@ impl Warp {
     fn store(&mut self, env: &mut Env<'_>, space: Space, lane: usize, addr: u64, size: u64, v: u64) -> std::result::Result<(), String> {
         let (space, a) = if space == Space::Generic { from_generic(addr) } else { (space, addr) };
         match space {
-            Space::Global | Space::Const | Space::Generic => env.ctx.global.store(a, size, v).map_err(|f| f.0),
+            Space::Global | Space::Const | Space::Generic => {
+                env.effects += 1;
+                env.ctx.global.store(a, size, v).map_err(|f| f.0)
+            }
             Space::Shared => {
+                super::asyncop::check_pending(env, a, size)?;
+                env.effects += 1;
                 let n = env.shared.len();
                 store_bytes(&mut env.shared, a, size, v).ok_or_else(|| format!("shared access of {size} byte(s) at {a:#x} is outside the CTA's {n} byte(s) of shared memory"))?;
                 if let Some(r) = env.race.as_mut() {
@@ -482,6 +553,16 @@ impl Warp {
             }
             Space::Param => Err(format!("store of {size} byte(s) into kernel parameter space at offset {a}")),
         }
+    }
+
+    /// [`Self::load`] for the other executor modules.
+    pub(crate) fn load_pub(&mut self, env: &mut Env<'_>, space: Space, lane: usize, addr: u64, size: u64) -> std::result::Result<u64, String> {
+        self.load(env, space, lane, addr, size)
+    }
+
+    /// [`Self::store`] for the other executor modules.
+    pub(crate) fn store_pub(&mut self, env: &mut Env<'_>, space: Space, lane: usize, addr: u64, size: u64, v: u64) -> std::result::Result<(), String> {
+        self.store(env, space, lane, addr, size, v)
     }
 
     /// Reads a NUL-terminated string at a generic address (printf, assert messages).
@@ -701,6 +782,28 @@ impl Warp {
             Op::Call { func, args, ret } => {
                 try_lanes(exec, |l| printf::call(self, env, inst, l, *func, args, *ret))?;
             }
+            Op::CpAsync { dst, src, size, src_size } => {
+                try_lanes(exec, |l| super::asyncop::cp_async(self, env, inst, l, *dst, *src, *size, *src_size))?;
+            }
+            Op::CpAsyncCommit => for_lanes(exec, |l| super::asyncop::commit(self, l)),
+            Op::CpAsyncWait { n } => for_lanes(exec, |l| super::asyncop::wait(self, env, l, *n)),
+            Op::CpAsyncMbarArrive { noinc, addr } => {
+                try_lanes(exec, |l| super::asyncop::cp_async_arrive(self, env, inst, l, *noinc, *addr))?;
+            }
+            Op::Mapa { d, a, rank } => {
+                let (d, a, rank) = (*d, *a, *rank);
+                let mut bad = None;
+                for_lanes(exec, |l| {
+                    let r = val(&self.regs, rank, l);
+                    if r != 0 && bad.is_none() {
+                        bad = Some((l, r));
+                    }
+                    self.regs[d as usize * 32 + l] = val(&self.regs, a, l);
+                });
+                if let Some((l, r)) = bad {
+                    return Err(EmuError::new(ErrorKind::Undefined, inst.line, format!("{}: mapa to cluster rank {r}; clusters have one CTA here", env.who(self.id, l))));
+                }
+            }
             Op::Trap => {
                 let l = exec.trailing_zeros() as usize;
                 return Err(EmuError::new(ErrorKind::Trap, inst.line, format!("{}: trap", env.who(self.id, l))));
@@ -727,6 +830,7 @@ impl Warp {
                 if size < 4 {
                     return Err(format!("{size}-byte atomics on global memory are not supported"));
                 }
+                env.effects += 1;
                 env.ctx.global.atomic(a, size, f).map_err(|e| e.0)
             }
             _ => {

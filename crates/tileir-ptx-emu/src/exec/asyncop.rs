@@ -1,0 +1,252 @@
+//! Asynchronous copies and mbarriers.
+//!
+//! `cp.async` copies are queued per thread and performed when a `cp.async.wait_group`
+//! (or `wait_all`, or thread exit) retires their group — the latest moment the ISA allows,
+//! so code that reads the destination too early sees a fault, not stale luck: until then the
+//! destination bytes are marked pending and any shared-memory access to them is an error.
+//!
+//! mbarriers live in a side table keyed by their shared-memory address: expected and
+//! pending arrival counts, the transaction count and the phase. Misuse (use before
+//! `init`, more arrivals than the phase expects) is an error.
+
+use std::collections::HashMap;
+
+use super::cta::Env;
+use super::warp::Warp;
+use crate::error::{EmuError, ErrorKind, Result};
+use crate::mem::from_generic;
+use crate::program::{Addr, Inst, MbarOp, Reg, Space, Src};
+
+/// One queued cp.async.
+#[derive(Clone, Debug)]
+pub(crate) struct CopyJob {
+    dst: u64,
+    src: u64,
+    size: u64,
+    src_size: u64,
+}
+
+/// Per-thread cp.async state.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CopyQueue {
+    uncommitted: Vec<CopyJob>,
+    groups: std::collections::VecDeque<Vec<CopyJob>>,
+}
+
+/// One mbarrier.
+#[derive(Clone, Debug)]
+pub(crate) struct Mbar {
+    pub expected: u32,
+    pub pending: u32,
+    pub tx: i64,
+    pub phase: u32,
+}
+
+/// The CTA's mbarriers and the pending-destination marks of its async copies.
+#[derive(Default)]
+pub(crate) struct AsyncState {
+    pub mbars: HashMap<u64, Mbar>,
+    /// Per shared byte: how many queued copies write it (allocated on first use).
+    pub pending: Option<Vec<u16>>,
+}
+
+fn val(regs: &[u64], s: Src, l: usize) -> u64 {
+    match s {
+        Src::R(r) => regs[r as usize * 32 + l],
+        Src::I(v) => v,
+    }
+}
+
+fn err(w: &Warp, env: &Env<'_>, inst: &Inst, lane: usize, kind: ErrorKind, m: String) -> EmuError {
+    EmuError::new(kind, inst.line, format!("{}: {m}", env.who(w.id, lane)))
+}
+
+/// Checks that no queued copy writes shared bytes [a, a+size).
+pub(crate) fn check_pending(env: &Env<'_>, a: u64, size: u64) -> std::result::Result<(), String> {
+    if let Some(p) = &env.asyncs.pending {
+        for i in a..a + size {
+            if p.get(i as usize).is_some_and(|&c| c > 0) {
+                return Err(format!(
+                    "shared byte {i:#x} is the destination of a cp.async that no cp.async.wait_group/wait_all has completed yet"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `cp.async` for one lane: validates both ranges now, queues the copy.
+pub(crate) fn cp_async(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, lane: usize, dst: Addr, src: Addr, size: u8, src_size: Option<Src>) -> Result<()> {
+    let d = val(&w.regs, dst.base, lane).wrapping_add(dst.off as u64);
+    let s = val(&w.regs, src.base, lane).wrapping_add(src.off as u64);
+    let size = size as u64;
+    let src_size = src_size.map_or(size, |x| val(&w.regs, x, lane).min(size));
+    if d % size != 0 || s % size != 0 {
+        return Err(err(w, env, inst, lane, ErrorKind::Memory, format!("misaligned cp.async of {size} byte(s) from {s:#x} to shared {d:#x}")));
+    }
+    let (dspace, d) = if d >= crate::mem::SHARED_WINDOW { from_generic(d) } else { (Space::Shared, d) };
+    if dspace != Space::Shared || d + size > env.shared.len() as u64 {
+        return Err(err(w, env, inst, lane, ErrorKind::Memory, format!("cp.async destination {d:#x} (+{size}) is outside the CTA's {} byte(s) of shared memory", env.shared.len())));
+    }
+    if src_size > 0 {
+        env.ctx.global.load(s, 1).and_then(|_| env.ctx.global.load(s + src_size - 1, 1)).map_err(|f| err(w, env, inst, lane, ErrorKind::Memory, format!("cp.async source: {}", f.0)))?;
+    }
+    let n = env.shared.len();
+    let p = env.asyncs.pending.get_or_insert_with(|| vec![0; n]);
+    for i in d..d + size {
+        p[i as usize] += 1;
+    }
+    w.copies[lane].uncommitted.push(CopyJob { dst: d, src: s, size, src_size });
+    Ok(())
+}
+
+fn complete(env: &mut Env<'_>, job: &CopyJob) {
+    if let Some(p) = env.asyncs.pending.as_mut() {
+        for i in job.dst..job.dst + job.size {
+            p[i as usize] = p[i as usize].saturating_sub(1);
+        }
+    }
+    for i in 0..job.size {
+        // Bytes past src_size are zero-filled; the source range was checked at issue.
+        let b = if i < job.src_size { env.ctx.global.load(job.src + i, 1).unwrap_or(0) as u8 } else { 0 };
+        env.shared[(job.dst + i) as usize] = b;
+    }
+    env.effects += 1;
+}
+
+/// `cp.async.commit_group` for one lane.
+pub(crate) fn commit(w: &mut Warp, lane: usize) {
+    let q = &mut w.copies[lane];
+    let jobs = std::mem::take(&mut q.uncommitted);
+    q.groups.push_back(jobs);
+}
+
+/// `cp.async.wait_group n` (None: wait_all) for one lane.
+pub(crate) fn wait(w: &mut Warp, env: &mut Env<'_>, lane: usize, n: Option<u32>) {
+    if n.is_none() {
+        commit(w, lane);
+    }
+    let keep = n.unwrap_or(0) as usize;
+    while w.copies[lane].groups.len() > keep {
+        if let Some(g) = w.copies[lane].groups.pop_front() {
+            for job in &g {
+                complete(env, job);
+            }
+        }
+    }
+}
+
+/// Completes everything a lane still has queued (thread exit).
+pub(crate) fn drain(w: &mut Warp, env: &mut Env<'_>, lane: usize) {
+    let q = &mut w.copies[lane];
+    if q.uncommitted.is_empty() && q.groups.is_empty() {
+        return;
+    }
+    wait(w, env, lane, None);
+}
+
+fn mbar_addr(w: &Warp, env: &Env<'_>, inst: &Inst, lane: usize, addr: Addr) -> Result<u64> {
+    let a = val(&w.regs, addr.base, lane).wrapping_add(addr.off as u64);
+    let (space, off) = if a >= crate::mem::SHARED_WINDOW { from_generic(a) } else { (Space::Shared, a) };
+    if space != Space::Shared || off % 8 != 0 || off + 8 > env.shared.len() as u64 {
+        return Err(err(w, env, inst, lane, ErrorKind::Undefined, format!("mbarrier address {a:#x} is not an 8-byte-aligned object in shared memory")));
+    }
+    Ok(off)
+}
+
+/// Ends the phase when every arrival and every expected byte is in.
+fn maybe_complete(m: &mut Mbar) -> bool {
+    if m.pending == 0 && m.tx == 0 {
+        m.phase = m.phase.wrapping_add(1);
+        m.pending = m.expected;
+        return true;
+    }
+    false
+}
+
+/// One mbarrier operation for one lane; returns false for a `try_wait` that failed.
+pub(crate) fn mbarrier(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, lane: usize, op: MbarOp, d: Option<Reg>, addr: Addr, b: Option<Src>) -> Result<bool> {
+    let a = mbar_addr(w, env, inst, lane, addr)?;
+    let bv = b.map(|b| val(&w.regs, b, lane));
+    let mut result: Option<u64> = None;
+    let mut ok = true;
+    if op == MbarOp::Init {
+        let count = bv.unwrap_or(1) as u32;
+        if count == 0 || count >= 1 << 20 {
+            return Err(err(w, env, inst, lane, ErrorKind::Undefined, format!("mbarrier.init count {count} is not in 1..2^20")));
+        }
+        env.asyncs.mbars.insert(a, Mbar { expected: count, pending: count, tx: 0, phase: 0 });
+        env.effects += 1;
+        return Ok(true);
+    }
+    let Some(m) = env.asyncs.mbars.get_mut(&a) else {
+        return Err(err(w, env, inst, lane, ErrorKind::Undefined, format!("mbarrier at shared {a:#x} is used before mbarrier.init (or after inval)")));
+    };
+    match op {
+        MbarOp::Init => {}
+        MbarOp::Inval => {
+            env.asyncs.mbars.remove(&a);
+        }
+        MbarOp::Arrive | MbarOp::ArriveDrop | MbarOp::ArriveExpectTx => {
+            let count = if op == MbarOp::ArriveExpectTx {
+                m.tx += bv.unwrap_or(0) as i64;
+                1
+            } else {
+                bv.unwrap_or(1) as u32
+            };
+            if m.pending < count {
+                let (p, e, t) = (m.pending, m.expected, m.tx);
+                return Err(err(w, env, inst, lane, ErrorKind::Undefined, format!(
+                    "arrive of count {count} on the mbarrier at shared {a:#x}, whose current phase has only {p} of {e} arrival(s) pending (tx-count {t})"
+                )));
+            }
+            result = Some(m.phase as u64);
+            m.pending -= count;
+            if op == MbarOp::ArriveDrop {
+                m.expected -= count;
+            }
+            maybe_complete(m);
+        }
+        MbarOp::ExpectTx => m.tx += bv.unwrap_or(0) as i64,
+        MbarOp::CompleteTx => {
+            m.tx -= bv.unwrap_or(0) as i64;
+            maybe_complete(m);
+        }
+        MbarOp::TryWait(parity) | MbarOp::TestWait(parity) => {
+            let token = bv.unwrap_or(0);
+            // A parity names the phase to wait for; a state token is the phase it was taken in.
+            ok = if parity { (m.phase & 1) as u64 != (token & 1) } else { m.phase as u64 != token };
+            result = Some(ok as u64);
+        }
+    }
+    if !matches!(op, MbarOp::TryWait(_) | MbarOp::TestWait(_)) {
+        env.effects += 1;
+    }
+    if let (Some(d), Some(r)) = (d, result) {
+        w.regs[d as usize * 32 + lane] = r;
+    }
+    Ok(ok)
+}
+
+/// `cp.async.mbarrier.arrive`: completes the lane's copies, then arrives (unless the
+/// pending count was incremented first, i.e. without `.noinc`, which nets to no change).
+pub(crate) fn cp_async_arrive(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, lane: usize, noinc: bool, addr: Addr) -> Result<()> {
+    drain(w, env, lane);
+    if noinc {
+        mbarrier(w, env, inst, lane, MbarOp::Arrive, None, addr, None)?;
+    } else {
+        let a = mbar_addr(w, env, inst, lane, addr)?;
+        if !env.asyncs.mbars.contains_key(&a) {
+            return Err(err(w, env, inst, lane, ErrorKind::Undefined, format!("mbarrier at shared {a:#x} is used before mbarrier.init")));
+        }
+    }
+    Ok(())
+}
+
+/// Text for a deadlock report: the state of the mbarrier at `a`.
+pub(crate) fn describe(env: &Env<'_>, a: u64) -> String {
+    match env.asyncs.mbars.get(&a) {
+        Some(m) => format!("mbarrier at shared {a:#x}: phase {}, {} of {} arrival(s) pending, tx-count {}", m.phase, m.pending, m.expected, m.tx),
+        None => format!("mbarrier at shared {a:#x} (not initialized)"),
+    }
+}

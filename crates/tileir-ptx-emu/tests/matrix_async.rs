@@ -1,0 +1,179 @@
+//! cp.async, ldmatrix, mma.sync and mbarrier kernels, checked against host computations,
+//! and the misuse each one reports.
+
+use tileir_numeric::{decode, encode, FloatFormat, Rounding, Saturation};
+use tileir_ptx_emu::{run, Arg, Buffer, ErrorKind, LaunchConfig, Module, Options};
+
+fn cfg(grid: u32, block: u32) -> LaunchConfig {
+    LaunchConfig { grid: [grid, 1, 1], block: [block, 1, 1], dyn_shared: 0, options: Options::default() }
+}
+
+const MMA: &str = r#".version 8.6
+.target sm_90a
+.address_size 64
+.shared .align 16 .b8 smA[512];
+.shared .align 16 .b8 smB[256];
+.visible .entry mm(.param .u64 pa, .param .u64 pb, .param .u64 pd)
+{
+.reg .pred %p<2>; .reg .b32 %r<40>; .reg .b64 %rd<20>; .reg .f32 %f<9>;
+ld.param.b64 %rd1, [pa];
+ld.param.b64 %rd2, [pb];
+ld.param.b64 %rd3, [pd];
+mov.u32 %r1, %tid.x;
+mov.u32 %r2, smA;
+mov.u32 %r3, smB;
+shl.b32 %r4, %r1, 4;
+add.s32 %r5, %r2, %r4;
+cvt.u64.u32 %rd4, %r4;
+add.s64 %rd5, %rd1, %rd4;
+cp.async.cg.shared.global [%r5], [%rd5], 16;
+setp.lt.u32 %p1, %r1, 16;
+add.s32 %r6, %r3, %r4;
+add.s64 %rd6, %rd2, %rd4;
+@%p1 cp.async.cg.shared.global [%r6], [%rd6], 16;
+cp.async.commit_group;
+cp.async.wait_group 0;
+bar.sync 0;
+and.b32 %r7, %r1, 15;
+shr.u32 %r8, %r1, 4;
+shl.b32 %r9, %r7, 5;
+shl.b32 %r10, %r8, 4;
+add.s32 %r11, %r9, %r10;
+add.s32 %r12, %r2, %r11;
+ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r13, %r14, %r15, %r16}, [%r12];
+shl.b32 %r18, %r7, 4;
+add.s32 %r19, %r3, %r18;
+ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r20, %r21}, [%r19];
+mov.f32 %f1, 0f3F800000;
+mov.f32 %f2, 0f3F800000;
+mov.f32 %f3, 0f3F800000;
+mov.f32 %f4, 0f3F800000;
+mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f5, %f6, %f7, %f8}, {%r13, %r14, %r15, %r16}, {%r20, %r21}, {%f1, %f2, %f3, %f4};
+shr.u32 %r22, %r1, 2;
+and.b32 %r23, %r1, 3;
+shl.b32 %r24, %r22, 3;
+shl.b32 %r25, %r23, 1;
+add.s32 %r26, %r24, %r25;
+mul.wide.u32 %rd7, %r26, 4;
+add.s64 %rd8, %rd3, %rd7;
+st.global.v2.f32 [%rd8], {%f5, %f6};
+st.global.v2.f32 [%rd8+256], {%f7, %f8};
+ret;
+}
+"#;
+
+fn bf16(x: f64) -> u16 {
+    encode(FloatFormat::BF16, x, Rounding::NearestEven, Saturation::None) as u16
+}
+
+#[test]
+fn cp_async_ldmatrix_mma_gemm_tile() {
+    // A: 16x16 row-major, B: 16x8 row-major (K x N), D = A B + 1.
+    let a: Vec<u16> = (0..256).map(|i| bf16(((i * 7) % 13) as f64 - 6.0)).collect();
+    let b: Vec<u16> = (0..128).map(|i| bf16(((i * 5) % 11) as f64 * 0.25 - 1.0)).collect();
+    let bytes = |v: &[u16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let mut bufs = vec![Buffer::new("A", bytes(&a)), Buffer::new("B", bytes(&b)), Buffer::new("D", vec![0u8; 16 * 8 * 4])];
+    let p = Module::parse(MMA).unwrap().kernel(None).unwrap();
+    run(&p, &cfg(1, 32), &[Arg::Buffer(0, 0), Arg::Buffer(1, 0), Arg::Buffer(2, 0)], &mut bufs).unwrap();
+    let d: Vec<f32> = bufs[2].data.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+    for r in 0..16 {
+        for c in 0..8 {
+            let mut s = 1.0f64;
+            for k in 0..16 {
+                s += decode(FloatFormat::BF16, a[r * 16 + k] as u64) * decode(FloatFormat::BF16, b[k * 8 + c] as u64);
+            }
+            assert_eq!(d[r * 8 + c], s as f32, "D[{r}][{c}]");
+        }
+    }
+}
+
+#[test]
+fn reading_a_cp_async_destination_before_the_wait_is_an_error() {
+    let early = MMA.replace("cp.async.wait_group 0;\nbar.sync 0;\n", "bar.sync 0;\n");
+    let p = Module::parse(&early).unwrap().kernel(None).unwrap();
+    let mut bufs = vec![Buffer::new("A", vec![0; 512]), Buffer::new("B", vec![0; 256]), Buffer::new("D", vec![0u8; 512])];
+    let e = run(&p, &cfg(1, 32), &[Arg::Buffer(0, 0), Arg::Buffer(1, 0), Arg::Buffer(2, 0)], &mut bufs).unwrap_err();
+    assert!(e.message.contains("destination of a cp.async"), "{e}");
+    assert_eq!(e.line, 32, "{e}"); // the first ldmatrix
+}
+
+/// Warp 0 produces (stores a value, arrives); warp 1 waits on the mbarrier's phase 0 and
+/// reads it. `ARRIVE` is replaced to make the producer forget to arrive.
+const MBAR: &str = r#".version 8.6
+.target sm_90a
+.address_size 64
+.shared .align 8 .b8 bar[8];
+.shared .align 4 .b8 val[4];
+.visible .entry pc(.param .u64 out)
+{
+.reg .pred %p<4>; .reg .b32 %r<16>; .reg .b64 %rd<8>;
+ld.param.b64 %rd1, [out];
+mov.u32 %r1, %tid.x;
+mov.u32 %r2, bar;
+setp.ne.u32 %p1, %r1, 0;
+@%p1 bra $L_init_done;
+mbarrier.init.shared.b64 [%r2], 32;
+$L_init_done:
+bar.sync 0;
+setp.ge.u32 %p2, %r1, 32;
+@%p2 bra $L_consumer;
+setp.ne.u32 %p3, %r1, 5;
+@%p3 bra $L_arrive;
+mov.u32 %r3, val;
+st.shared.b32 [%r3], 42;
+$L_arrive:
+ARRIVE
+ret;
+$L_consumer:
+mbarrier.try_wait.parity.shared.b64 %p1, [%r2], 0;
+@!%p1 bra $L_consumer;
+mov.u32 %r3, val;
+ld.shared.b32 %r4, [%r3];
+mul.wide.u32 %rd2, %r1, 4;
+add.s64 %rd3, %rd1, %rd2;
+st.global.b32 [%rd3], %r4;
+ret;
+}
+"#;
+
+#[test]
+fn mbarrier_producer_consumer() {
+    let text = MBAR.replace("ARRIVE", "mbarrier.arrive.shared.b64 %rd4, [%r2];");
+    let p = Module::parse(&text).unwrap().kernel(None).unwrap();
+    let mut bufs = vec![Buffer::new("out", vec![0u8; 64 * 4])];
+    run(&p, &cfg(1, 64), &[Arg::Buffer(0, 0)], &mut bufs).unwrap();
+    let out: Vec<u32> = bufs[0].data.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    assert!(out[32..].iter().all(|&v| v == 42), "{out:?}");
+}
+
+#[test]
+fn mbarrier_never_completed_is_a_deadlock() {
+    let text = MBAR.replace("ARRIVE", "");
+    let p = Module::parse(&text).unwrap().kernel(None).unwrap();
+    let mut bufs = vec![Buffer::new("out", vec![0u8; 64 * 4])];
+    let e = run(&p, &cfg(1, 64), &[Arg::Buffer(0, 0)], &mut bufs).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Deadlock, "{e}");
+    assert!(e.message.contains("spin in an mbarrier wait loop on the mbarrier at shared 0x0: phase 0, 32 of 32 arrival(s) pending"), "{e}");
+}
+
+#[test]
+fn mbarrier_misuse() {
+    // Arriving twice per thread completes phases 0 and 1 before the consumer looks: waiting
+    // on parity 0 then waits for phase 2, forever (the parity ABA bug).
+    let text = MBAR.replace("ARRIVE", "mbarrier.arrive.shared.b64 %rd4, [%r2];\nmbarrier.arrive.shared.b64 %rd4, [%r2];");
+    let p = Module::parse(&text).unwrap().kernel(None).unwrap();
+    let mut bufs = vec![Buffer::new("out", vec![0u8; 64 * 4])];
+    let e = run(&p, &cfg(1, 64), &[Arg::Buffer(0, 0)], &mut bufs).unwrap_err();
+    assert!(e.kind == ErrorKind::Deadlock && e.message.contains("phase 2"), "{e}");
+    // Use before init.
+    let text = MBAR.replace("mbarrier.init.shared.b64 [%r2], 32;", "").replace("ARRIVE", "mbarrier.arrive.shared.b64 %rd4, [%r2];");
+    let p = Module::parse(&text).unwrap().kernel(None).unwrap();
+    let e = run(&p, &cfg(1, 64), &[Arg::Buffer(0, 0)], &mut bufs).unwrap_err();
+    assert!(e.message.contains("used before mbarrier.init"), "{e}");
+    // expect_tx that never completes, then a late arrive beyond the count.
+    let text = MBAR.replace("mbarrier.init.shared.b64 [%r2], 32;", "mbarrier.init.shared.b64 [%r2], 1;\nmbarrier.expect_tx.shared.b64 [%r2], 16;")
+        .replace("ARRIVE", "mbarrier.arrive.shared.b64 %rd4, [%r2];");
+    let p = Module::parse(&text).unwrap().kernel(None).unwrap();
+    let e = run(&p, &cfg(1, 64), &[Arg::Buffer(0, 0)], &mut bufs).unwrap_err();
+    assert!(e.message.contains("only 0 of 1 arrival(s) pending (tx-count 16)"), "{e}");
+}
