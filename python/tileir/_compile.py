@@ -223,8 +223,10 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
                 _dump(compiled)
                 with kernel._lock:
                     return kernel._cache.setdefault(key, compiled)
-    from ._toolchain import compile_ptx, compile_to_ptx, warn_advisories
+    from ._toolchain import compile_ptx, compile_to_ptx, get_worker, warn_advisories
 
+    if stage != "cuda_tile":
+        get_worker().prestart()  # the LLVM worker starts while the front end and Rust passes run
     module = translate(kernel.fn, spec, hints=kernel.hints)
     if stage == "cuda_tile":
         module.verify()
@@ -233,7 +235,8 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
     out = _native.compile(module, target=target, pipeline=pipeline or "")
     t2 = time.perf_counter()
     stages = dict(out["stages"])
-    ptx, _llvm_times = compile_to_ptx(stages["llvm"], cpu=_LLVM_CPU[target], features="+ptx86", opt_level=3 if level else 0)
+    ptx, _llvm_times = compile_to_ptx(stages["llvm"], cpu=_LLVM_CPU[target], features="+ptx86",
+                                      opt_level=_LLVM_OPT if level else 0)
     t3 = time.perf_counter()
     ptxas_target = "sm_90a" if target == "sm_90" else target
     result = compile_ptx(ptx, arch=ptxas_target, opt_level=level, ptxas=ptxas_path)
@@ -267,8 +270,14 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
     return compiled
 
 
-#: PTX compiler options beyond -arch/-O that the key records (bump when they change).
-_PTX_OPTIONS = ("-v", "llvm features +ptx86")
+#: LLVM's IR pipeline, default<O2>: benches/llvm_pipeline.py found it gives SASS identical to
+#: or better than O3's (registers, instructions) on every sample (tileir's vector add,
+#: softmax and matmul, and the nvptx probes), in no more time; O1 and lighter pipelines of
+#: our own lose registers or instructions on some sample.
+_LLVM_OPT = 2
+
+#: Compiler options beyond -arch/-O that the cache key records (bump when they change).
+_PTX_OPTIONS = ("-v", "llvm features +ptx86", f"llvm default<O{_LLVM_OPT}>")
 
 
 def _dump(compiled: CompiledKernel) -> None:

@@ -227,7 +227,8 @@ def test_worker_timeout_kills_child(tmp_path):
 def test_worker_reports_missing_llvmlite(tmp_path):
     # A "python" that ignores the --path hint and runs without site-packages.
     fake = tmp_path / "python-without-llvmlite"
-    fake.write_text('#!/bin/sh\nexec "%s" -I -S "$2"\n' % sys.executable)
+    fake.write_text('#!/bin/sh\nfor a in "$@"; do case "$a" in *.py) exec "%s" -I -S "$a";; esac; done\n'
+                    % sys.executable)
     fake.chmod(0o755)
     w = LLVMWorker(timeout=30, python=str(fake))
     with pytest.raises(ToolchainError) as info:

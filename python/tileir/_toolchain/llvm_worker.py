@@ -104,6 +104,8 @@ class _Child:
         self.owner_pid = os.getpid()
         self.requests = 0
         self.rss_mb: Optional[float] = None
+        self.ready = False  # the hello frame was read
+        self.t0 = time.perf_counter()
 
     # -- stderr bookkeeping -------------------------------------------------------
     def stderr_size(self) -> int:
@@ -362,12 +364,27 @@ class LLVMWorker:
         return (self.max_rss_mb is not None and child.rss_mb is not None
                 and child.rss_mb > self.max_rss_mb)
 
-    def _ensure_started(self) -> Optional[float]:
+    def prestart(self) -> None:
+        """Starts the child process without waiting for it to be ready, so that its start-up
+        overlaps with the caller's work (the next request waits for it). Never raises: a
+        failure shows at the next request."""
+        with self._lock:
+            child = self._child
+            if child is not None and child.owner_pid == os.getpid() and child.alive():
+                return
+            try:
+                self._ensure_started(handshake=False)
+            except Exception:
+                pass
+
+    def _ensure_started(self, handshake: bool = True) -> Optional[float]:
         """Start the child if needed; return the start time in seconds, or None."""
         child = self._child
         if child is not None:
             if child.owner_pid != os.getpid():
                 self._child = None
+            elif child.alive() and not child.ready and handshake:
+                return self._handshake(child)
             elif child.alive() and not self._worn_out(child):
                 child.maybe_truncate_stderr()
                 return None
@@ -384,7 +401,9 @@ class LLVMWorker:
         cmd = [python, "-I", _WORKER_SCRIPT]
         search_dir = _llvmlite_search_dir()
         if search_dir:
-            cmd += ["--path", search_dir]
+            # -S: no site module, so no .pth files run at start-up (they can cost far more
+            # than the worker's own start); llvmlite's folder is passed explicitly.
+            cmd = [python, "-I", "-S", _WORKER_SCRIPT, "--path", search_dir]
         fd, stderr_path = tempfile.mkstemp(prefix="tileir-llvm-", suffix=".stderr")
         os.close(fd)
         stderr_writer = open(stderr_path, "ab")
@@ -404,8 +423,15 @@ class LLVMWorker:
             os.unlink(stderr_path)
             raise ToolchainError("cannot start the LLVM worker (%s): %s" % (python, exc)) from exc
         child = _Child(proc, stderr_path, stderr_writer, stderr_reader)
+        child.t0 = t0
         self._child = child
         self.starts += 1
+        if not handshake:
+            return None
+        return self._handshake(child)
+
+    def _handshake(self, child: "_Child") -> float:
+        """Wait for a new child's hello; return the seconds since it was started."""
         try:
             hello, _ = self._receive(child, 0, what="starting the LLVM worker")
         except BaseException:
@@ -421,7 +447,8 @@ class LLVMWorker:
                 self._startup_error = err
             raise err
         child.hello = dict(hello.get("hello") or {})
-        elapsed = time.perf_counter() - t0
+        child.ready = True
+        elapsed = time.perf_counter() - child.t0
         self.last_start_seconds = elapsed
         return elapsed
 
