@@ -51,6 +51,19 @@ fn float_to_float(df: FloatFormat, sf: FloatFormat, m: FMods, a: u64) -> u64 {
     if x.is_nan() {
         return if m.sat { 0 } else { canonical_nan(df) };
     }
+    if !m.ftz && !m.sat && !m.relu && !m.nan && !m.approx {
+        // The conversions kernels do most, without tileir-numeric's general path.
+        let fast = match (df, sf, m.rnd) {
+            (FloatFormat::F32, FloatFormat::F16 | FloatFormat::BF16, _) => Some((x as f32).to_bits() as u64),
+            (FloatFormat::F16, FloatFormat::F32, Rnd::Rn) => super::half::f32_to_f16_rn(x as f32).map(u64::from),
+            (FloatFormat::BF16, FloatFormat::F32, Rnd::Rn) => super::half::f32_to_bf16_rn(x as f32).map(u64::from),
+            (FloatFormat::TF32, FloatFormat::F32, Rnd::Rna) => super::half::f32_to_tf32_rna(x as f32).map(u64::from),
+            _ => None,
+        };
+        if let Some(b) = fast {
+            return b;
+        }
+    }
     let mut bits = if df == sf {
         if m.approx {
             round_to(df, round_integral(x, m.rnd), 0.0, Rnd::Rn)

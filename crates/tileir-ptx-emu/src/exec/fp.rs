@@ -73,6 +73,8 @@ pub fn to_f64(f: FloatFormat, bits: u64) -> f64 {
     match f {
         FloatFormat::F32 => f32::from_bits(bits as u32) as f64,
         FloatFormat::F64 => f64::from_bits(bits),
+        FloatFormat::F16 => super::half::f16_to_f32(bits as u16) as f64,
+        FloatFormat::BF16 => super::half::bf16_to_f32(bits as u16) as f64,
         _ => decode(f, bits),
     }
 }

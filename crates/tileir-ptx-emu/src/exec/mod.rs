@@ -8,6 +8,8 @@ mod collective;
 mod cta;
 pub mod cvt;
 pub mod fp;
+mod half;
+mod lanes;
 mod matrix;
 mod printf;
 mod warp;

@@ -8,6 +8,7 @@
 //! `vote.sync`, ...) additionally wait until every lane of their member mask has arrived.
 
 use super::cta::{BarState, Env};
+use super::lanes::{map1, map2, map3};
 use super::{alu, collective, cvt, fp, printf};
 use crate::error::{EmuError, ErrorKind, Result};
 use crate::mem::{from_generic, load_bytes, store_bytes, to_generic};
@@ -629,6 +630,30 @@ impl Warp {
             }
             Op::IBin { op, t, d, a, b } => {
                 let (op, t, d, a, b) = (*op, *t, *d, *a, *b);
+                let m = alu::mask(t.bits);
+                // The common operations get a loop of their own; the rest (and division,
+                // which can fault) go through alu::ibin per lane.
+                match op {
+                    IntBin::Add => return Ok(map2(regs, exec, d, a, b, |x, y| x.wrapping_add(y) & m)),
+                    IntBin::Sub => return Ok(map2(regs, exec, d, a, b, |x, y| x.wrapping_sub(y) & m)),
+                    IntBin::And => return Ok(map2(regs, exec, d, a, b, |x, y| x & y & m)),
+                    IntBin::Or => return Ok(map2(regs, exec, d, a, b, |x, y| (x | y) & m)),
+                    IntBin::Xor => return Ok(map2(regs, exec, d, a, b, |x, y| (x ^ y) & m)),
+                    IntBin::MulLo => return Ok(map2(regs, exec, d, a, b, |x, y| x.wrapping_mul(y) & m)),
+                    IntBin::Shl if !t.signed || t.bits == 64 => {
+                        let w = t.bits as u64;
+                        return Ok(map2(regs, exec, d, a, b, |x, y| {
+                            let n = y & 0xffff_ffff;
+                            if n >= w {
+                                0
+                            } else {
+                                (x << n) & m
+                            }
+                        }));
+                    }
+                    IntBin::Div | IntBin::Rem => {}
+                    _ => return Ok(map2(regs, exec, d, a, b, |x, y| alu::ibin(op, t, x, y).unwrap_or(0))),
+                }
                 let mut err = None;
                 for_lanes(exec, |l| match alu::ibin(op, t, val(regs, a, l), val(regs, b, l)) {
                     Ok(v) => set!(d, l, v),
@@ -642,9 +667,12 @@ impl Warp {
                     return Err(EmuError::new(ErrorKind::Undefined, inst.line, format!("{}: {e}", env.who(self.id, l))));
                 }
             }
-            Op::IUn { op, t, d, a } => for_lanes(exec, |l| set!(*d, l, alu::iun(*op, *t, val(regs, *a, l)))),
-            Op::IMad { mode, t, d, a, b, c } => for_lanes(exec, |l| set!(*d, l, alu::imad(*mode, *t, val(regs, *a, l), val(regs, *b, l), val(regs, *c, l)))),
+            Op::IUn { op, t, d, a } => map1(regs, exec, *d, *a, |x| alu::iun(*op, *t, x)),
+            Op::IMad { mode, t, d, a, b, c } => map3(regs, exec, *d, *a, *b, *c, |x, y, z| alu::imad(*mode, *t, x, y, z)),
             Op::AddC { .. } => return Err(EmuError::new(ErrorKind::Decode, inst.line, "carry arithmetic is not supported")),
+            Op::Setp { cmp, t: CmpTy::Int(it), d: Some(d), d2: None, a, b, comb: None } => {
+                map2(regs, exec, *d, *a, *b, |x, y| alu::icmp(*cmp, *it, x, y) as u64)
+            }
             Op::Setp { cmp, t, d, d2, a, b, comb } => {
                 for_lanes(exec, |l| {
                     let (x, y) = (val(regs, *a, l), val(regs, *b, l));
@@ -686,10 +714,7 @@ impl Warp {
             }),
             Op::Selp { bits, d, a, b, p } => {
                 let m = alu::mask(*bits);
-                for_lanes(exec, |l| {
-                    let v = if val(regs, *p, l) != 0 { val(regs, *a, l) } else { val(regs, *b, l) };
-                    set!(*d, l, v & m);
-                });
+                map3(regs, exec, *d, *a, *b, *p, |x, y, q| if q != 0 { x & m } else { y & m });
             }
             Op::Lop3 { d, a, b, c, lut } => for_lanes(exec, |l| set!(*d, l, alu::lop3(val(regs, *a, l), val(regs, *b, l), val(regs, *c, l), *lut))),
             Op::Prmt { mode, d, a, b, c } => for_lanes(exec, |l| set!(*d, l, alu::prmt(*mode, val(regs, *a, l), val(regs, *b, l), val(regs, *c, l)))),
@@ -699,14 +724,24 @@ impl Warp {
             }
             Op::Shf { left, wrap, d, a, b, c } => for_lanes(exec, |l| set!(*d, l, alu::shf(*left, *wrap, val(regs, *a, l), val(regs, *b, l), val(regs, *c, l)))),
             Op::Szext { signed, wrap, d, a, b } => for_lanes(exec, |l| set!(*d, l, alu::szext(*signed, *wrap, val(regs, *a, l), val(regs, *b, l)))),
-            Op::FBin { op, k, m, d, a, b } => for_lanes(exec, |l| set!(*d, l, fp::fbin(*op, *k, *m, val(regs, *a, l), val(regs, *b, l)))),
-            Op::Fma { k, m, d, a, b, c } => for_lanes(exec, |l| set!(*d, l, fp::fma(*k, *m, val(regs, *a, l), val(regs, *b, l), val(regs, *c, l)))),
+            Op::FBin { op, k, m, d, a, b } => {
+                let (op, k, m) = (*op, *k, *m);
+                let plain = k == FKind::F32 && m.rnd == Rnd::Rn && !m.ftz && !m.sat && !m.relu;
+                // IEEE f32 in the default mode is the host's own arithmetic (NaN made canonical).
+                let canon = |r: f32| if r.is_nan() { 0x7fff_ffff } else { r.to_bits() as u64 };
+                let f = |x: u64| f32::from_bits(x as u32);
+                match op {
+                    FBin::Add if plain => map2(regs, exec, *d, *a, *b, |x, y| canon(f(x) + f(y))),
+                    FBin::Sub if plain => map2(regs, exec, *d, *a, *b, |x, y| canon(f(x) - f(y))),
+                    FBin::Mul if plain => map2(regs, exec, *d, *a, *b, |x, y| canon(f(x) * f(y))),
+                    _ => map2(regs, exec, *d, *a, *b, |x, y| fp::fbin(op, k, m, x, y)),
+                }
+            }
+            Op::Fma { k, m, d, a, b, c } => map3(regs, exec, *d, *a, *b, *c, |x, y, z| fp::fma(*k, *m, x, y, z)),
             Op::FUn { op, k, m, d, a } => for_lanes(exec, |l| set!(*d, l, fp::fun(*op, *k, *m, val(regs, *a, l)))),
             Op::Testp { which, k, d, a } => for_lanes(exec, |l| set!(*d, l, fp::testp(*which, *k, val(regs, *a, l)) as u64)),
-            Op::Cvt { dt, st, m, d, a, b } => for_lanes(exec, |l| {
-                let bv = b.map(|b| val(regs, b, l));
-                set!(*d, l, cvt::cvt(*dt, *st, *m, val(regs, *a, l), bv));
-            }),
+            Op::Cvt { dt, st, m, d, a, b: None } => map1(regs, exec, *d, *a, |x| cvt::cvt(*dt, *st, *m, x, None)),
+            Op::Cvt { dt, st, m, d, a, b: Some(b) } => map2(regs, exec, *d, *a, *b, |x, y| cvt::cvt(*dt, *st, *m, x, Some(y))),
             Op::Cvta { to, space, d, a } => {
                 let (to, space, d, a) = (*to, *space, *d, *a);
                 let mut err = None;
