@@ -3,6 +3,9 @@
 //!
 //!     cargo bench -p tileir-ptx-emu --bench throughput
 
+// A benchmark that reports on stdout.
+#![allow(clippy::print_stdout)]
+
 use std::time::Instant;
 
 use tileir_ptx_emu::{run, Arg, Buffer, LaunchConfig, Module, Options};

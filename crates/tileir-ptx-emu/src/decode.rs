@@ -241,10 +241,8 @@ impl Decoder {
         let mut n = 0u32;
         for s in &f.body {
             match s {
-                Stmt::Label(l, line) => {
-                    if self.labels.insert(l.clone(), n).is_some() {
-                        return Err(decode_err(*line, format!("label '{l}' is defined twice")));
-                    }
+                Stmt::Label(l, line) if self.labels.insert(l.clone(), n).is_some() => {
+                    return Err(decode_err(*line, format!("label '{l}' is defined twice")));
                 }
                 Stmt::Inst(_) => n += 1,
                 _ => {}

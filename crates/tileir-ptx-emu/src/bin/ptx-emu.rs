@@ -11,6 +11,9 @@
 //! After the run every buffer is printed (hex, or values for the typed forms); `--out DIR`
 //! writes each buffer to DIR/NAME.bin instead.
 
+// A command-line tool: its output is the point.
+#![allow(clippy::print_stdout)]
+
 use std::process::ExitCode;
 
 use tileir_ptx_emu::{run, Arg, Buffer, LaunchConfig, Module, Options};

@@ -76,6 +76,7 @@ pub(crate) fn check_pending(env: &Env<'_>, a: u64, size: u64) -> std::result::Re
 }
 
 /// `cp.async` for one lane: validates both ranges now, queues the copy.
+#[allow(clippy::too_many_arguments)] // one lane of one decoded instruction: its operands
 pub(crate) fn cp_async(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, lane: usize, dst: Addr, src: Addr, size: u8, src_size: Option<Src>) -> Result<()> {
     let d = val(&w.regs, dst.base, lane).wrapping_add(dst.off as u64);
     let s = val(&w.regs, src.base, lane).wrapping_add(src.off as u64);
@@ -165,6 +166,7 @@ fn maybe_complete(m: &mut Mbar) -> bool {
 }
 
 /// One mbarrier operation for one lane; returns false for a `try_wait` that failed.
+#[allow(clippy::too_many_arguments)] // one lane of one decoded instruction: its operands
 pub(crate) fn mbarrier(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, lane: usize, op: MbarOp, d: Option<Reg>, addr: Addr, b: Option<Src>) -> Result<bool> {
     let a = mbar_addr(w, env, inst, lane, addr)?;
     let bv = b.map(|b| val(&w.regs, b, lane));

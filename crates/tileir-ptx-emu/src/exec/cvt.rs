@@ -213,7 +213,7 @@ mod tests {
         assert_eq!(cvt(F32, F16, RN, 0x3C00, None), f(1.0));
         assert_eq!(cvt(F16, F32, RN, f(65520.0), None), 0x7C00);
         assert_eq!(cvt(F16, F32, FMods { rnd: Rnd::Rz, ..RN }, f(65520.0), None), 0x7BFF);
-        assert_eq!(cvt(CvtTy::Float(FloatFormat::BF16), F32, RN, f(1.00390625), None), 0x3F80);
+        assert_eq!(cvt(CvtTy::Float(FloatFormat::BF16), F32, RN, f(1.003_906_2), None), 0x3F80);
         assert_eq!(cvt(CvtTy::Pair(FloatFormat::F16), F32, RN, f(2.0), Some(f(1.0))), 0x4000_3C00);
         let e4 = CvtTy::Pair(FloatFormat::F8E4M3FN);
         assert_eq!(cvt(e4, F32, FMods { nan: true, ..RN }, f(1000.0), Some(f(1.0))), 0x7E38);

@@ -40,6 +40,7 @@ pub(crate) fn ldmatrix(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, space: Spac
     // tiles[i][r][c]
     let mut tiles = vec![[[0u16; 8]; 8]; num];
     for (j, &a) in rows.iter().enumerate() {
+        #[allow(clippy::needless_range_loop)] // c is both the column and the byte offset
         for c in 0..8 {
             let v = w.load_pub(env, space, j, a + 2 * c as u64, 2).map_err(|m| EmuError::new(ErrorKind::Memory, inst.line, format!("{}: {m}", env.who(w.id, j))))?;
             tiles[j / 8][j % 8][c] = v as u16;
@@ -75,6 +76,7 @@ pub(crate) fn stmatrix(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, space: Spac
         }
     }
     for (j, &a) in rows.iter().enumerate() {
+        #[allow(clippy::needless_range_loop)] // c is both the column and the byte offset
         for c in 0..8 {
             let v = tiles[j / 8][j % 8][c] as u64;
             w.store_pub(env, space, j, a + 2 * c as u64, 2, v).map_err(|m| EmuError::new(ErrorKind::Memory, inst.line, format!("{}: {m}", env.who(w.id, j))))?;

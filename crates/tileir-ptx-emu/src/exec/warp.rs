@@ -634,25 +634,47 @@ impl Warp {
                 // The common operations get a loop of their own; the rest (and division,
                 // which can fault) go through alu::ibin per lane.
                 match op {
-                    IntBin::Add => return Ok(map2(regs, exec, d, a, b, |x, y| x.wrapping_add(y) & m)),
-                    IntBin::Sub => return Ok(map2(regs, exec, d, a, b, |x, y| x.wrapping_sub(y) & m)),
-                    IntBin::And => return Ok(map2(regs, exec, d, a, b, |x, y| x & y & m)),
-                    IntBin::Or => return Ok(map2(regs, exec, d, a, b, |x, y| (x | y) & m)),
-                    IntBin::Xor => return Ok(map2(regs, exec, d, a, b, |x, y| (x ^ y) & m)),
-                    IntBin::MulLo => return Ok(map2(regs, exec, d, a, b, |x, y| x.wrapping_mul(y) & m)),
+                    IntBin::Add => {
+                        map2(regs, exec, d, a, b, |x, y| x.wrapping_add(y) & m);
+                        return Ok(());
+                    }
+                    IntBin::Sub => {
+                        map2(regs, exec, d, a, b, |x, y| x.wrapping_sub(y) & m);
+                        return Ok(());
+                    }
+                    IntBin::And => {
+                        map2(regs, exec, d, a, b, |x, y| x & y & m);
+                        return Ok(());
+                    }
+                    IntBin::Or => {
+                        map2(regs, exec, d, a, b, |x, y| (x | y) & m);
+                        return Ok(());
+                    }
+                    IntBin::Xor => {
+                        map2(regs, exec, d, a, b, |x, y| (x ^ y) & m);
+                        return Ok(());
+                    }
+                    IntBin::MulLo => {
+                        map2(regs, exec, d, a, b, |x, y| x.wrapping_mul(y) & m);
+                        return Ok(());
+                    }
                     IntBin::Shl if !t.signed || t.bits == 64 => {
                         let w = t.bits as u64;
-                        return Ok(map2(regs, exec, d, a, b, |x, y| {
+                        map2(regs, exec, d, a, b, |x, y| {
                             let n = y & 0xffff_ffff;
                             if n >= w {
                                 0
                             } else {
                                 (x << n) & m
                             }
-                        }));
+                        });
+                        return Ok(());
                     }
                     IntBin::Div | IntBin::Rem => {}
-                    _ => return Ok(map2(regs, exec, d, a, b, |x, y| alu::ibin(op, t, x, y).unwrap_or(0))),
+                    _ => {
+                        map2(regs, exec, d, a, b, |x, y| alu::ibin(op, t, x, y).unwrap_or(0));
+                        return Ok(());
+                    }
                 }
                 let mut err = None;
                 for_lanes(exec, |l| match alu::ibin(op, t, val(regs, a, l), val(regs, b, l)) {
