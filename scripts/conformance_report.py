@@ -13,6 +13,7 @@ The suite itself is not part of this repository.
 import argparse
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -62,7 +63,8 @@ def main():
         runs = run_lines(text)
         vd = [r for r in runs if "-verify-diagnostics" in r]
         if vd:
-            flags = [t for t in vd[0].split() if t.startswith("-") and t not in ("-verify-diagnostics", "-split-input-file", "--split-input-file")]
+            # shlex keeps a quoted option value (`--opt="a b"`) in one argument, as lit's shell does.
+            flags = [t for t in shlex.split(vd[0]) if t.startswith("-") and t not in ("-verify-diagnostics", "-split-input-file", "--split-input-file")]
             passed = n = 0
             shown = 0
             for start, body in chunks(text):
@@ -72,7 +74,9 @@ def main():
                 with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as tmp:
                     tmp.write("\n" * start + body)
                     name = tmp.name
-                r = subprocess.run([str(opt), "-verify-diagnostics", *flags, name], capture_output=True, text=True)
+                # The RUN line's own tool: some suites verify the bytecode writer's diagnostics.
+                tool = tools / ("tileir-translate" if "cuda-tile-translate" in vd[0] else "tileir-opt")
+                r = subprocess.run([str(tool), "-verify-diagnostics", *flags, name], capture_output=True, text=True)
                 os.unlink(name)
                 if r.returncode == 0:
                     passed += 1
@@ -93,7 +97,7 @@ def main():
                 for r in runs:
                     round_trip = next(root.rglob("round_trip_test.sh"), f.parent / "round_trip_test.sh")
                     cmd = (r.replace("%round_trip_test", f"bash {round_trip}")
-                           .replace("%s", str(f)).replace("%t", os.path.join(tmpdir, "t"))
+                           .replace("%s", str(f)).replace("%S", str(f.parent)).replace("%t", os.path.join(tmpdir, "t"))
                            .replace("cuda-tile-opt", "tileir-opt").replace("cuda-tile-translate", "tileir-translate")
                            .replace("FileCheck", "tileir-filecheck"))
                     cmd = re.sub(r"(^|\|)\s*not\s+", r"\1 tileir-not ", cmd)

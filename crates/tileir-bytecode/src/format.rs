@@ -116,7 +116,7 @@ pub(crate) fn num_since(n: NumType) -> Version {
 /// NVIDIA's name of a type in version diagnostics (its TableGen record names).
 pub(crate) fn num_type_name(n: NumType) -> &'static str {
     match n {
-        NumType::F8E8M0FNU => "F8E8M0FNU",
+        NumType::F8E8M0FNU => "Float8E8M0FNU",
         NumType::F4E2M1FN => "Float4E2M1FN",
         NumType::I4 => "I4",
         other => other.keyword(),

@@ -60,6 +60,11 @@ pub const SUPPORTED_VERSIONS: [Version; 4] = [
     Version::V13_4,
 ];
 
+/// The supported range as the tools' messages show it, in NVIDIA's `[13.1 - 13.3]` form.
+/// NVIDIA's 13.3 tools stop at 13.3; tileir also reads and writes 13.4 (cuTile's
+/// encoder), a difference its conformance run lists on purpose.
+pub const SUPPORTED_RANGE: &str = "[13.1 - 13.4]";
+
 /// The version NVIDIA's writer targets by default (and ours when asked for "current").
 pub const DEFAULT_VERSION: Version = Version::V13_3;
 
@@ -70,6 +75,12 @@ pub struct BytecodeError {
     pub offset: Option<usize>,
     /// What went wrong, naming what was expected.
     pub message: String,
+    /// Writer errors about an op: the op the error is reported at, and the op a
+    /// "invalid op" remark points at (NVIDIA reports a foreign op at its module, with a
+    /// remark at the op itself).
+    pub at_op: Option<tileir_ir::OpId>,
+    /// See [`BytecodeError::at_op`].
+    pub remark_op: Option<tileir_ir::OpId>,
 }
 
 impl BytecodeError {
@@ -78,13 +89,23 @@ impl BytecodeError {
         BytecodeError {
             offset: None,
             message: message.into(),
+            at_op: None,
+            remark_op: None,
         }
+    }
+    /// This error reported at `op`, with an "invalid op" remark at `culprit`.
+    pub fn with_ops(mut self, op: tileir_ir::OpId, culprit: tileir_ir::OpId) -> BytecodeError {
+        self.at_op = Some(op);
+        self.remark_op = Some(culprit);
+        self
     }
     /// An error at byte `offset`.
     pub fn at(offset: usize, message: impl Into<String>) -> BytecodeError {
         BytecodeError {
             offset: Some(offset),
             message: message.into(),
+            at_op: None,
+            remark_op: None,
         }
     }
 }
@@ -118,7 +139,7 @@ pub fn parse_version(text: &str) -> Result<Version, BytecodeError> {
             Ok(Version { major, minor })
         }
         _ => Err(BytecodeError::new(format!(
-            "Invalid argument '{text}': the supported versions are [13.1, 13.4]"
+            "Invalid argument '{text}': the supported versions are {SUPPORTED_RANGE}"
         ))),
     }
 }

@@ -79,7 +79,7 @@ pub(crate) fn read(data: &[u8]) -> Result<Module, BytecodeError> {
     if !crate::SUPPORTED_VERSIONS.contains(&v) {
         return Err(BytecodeError::at(
             8,
-            format!("unsupported Tile version {major}.{minor}.{tag}, this reader supports versions [13.1, 13.4]"),
+            format!("unsupported Tile version {major}.{minor}.{tag}, this reader supports versions {}", crate::SUPPORTED_RANGE),
         ));
     }
 
@@ -893,23 +893,26 @@ impl<'a> Reader<'a> {
             result_types.push(self.value_type(c, &format!("'{name}' result type index"))?);
         }
         let numbered = result_types.len();
-        // Results newer than the file: optional ones are simply absent (13.1's `print`
-        // has no token result); required tokens exist in the IR, unnumbered.
+        // Results newer than the file: tokens exist in the IR, unnumbered (13.1's `print`
+        // reads as a `print_tko` with its token, as NVIDIA 13.3's reader makes it); other
+        // optional ones are simply absent.
         for g in schema.results.iter().filter(|g| g.since > self.v) {
+            if g.constraint == TypeConstraint::Token
+                && matches!(g.arity, Arity::One | Arity::Optional)
+            {
+                result_types.push(self.m.types.token());
+                continue;
+            }
             if g.arity == Arity::Optional {
                 continue;
             }
-            if g.arity == Arity::One && g.constraint == TypeConstraint::Token {
-                result_types.push(self.m.types.token());
-            } else {
-                return Err(BytecodeError::at(
-                    at,
-                    format!(
-                        "cannot supply '{name}' result '{}' missing from a {} file",
-                        g.name, self.v
-                    ),
-                ));
-            }
+            return Err(BytecodeError::at(
+                at,
+                format!(
+                    "cannot supply '{name}' result '{}' missing from a {} file",
+                    g.name, self.v
+                ),
+            ));
         }
         if crate::write::result_groups(schema, result_types.len()).is_none() {
             return Err(BytecodeError::at(

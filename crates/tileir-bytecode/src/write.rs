@@ -57,7 +57,8 @@ fn err(message: impl Into<String>) -> BytecodeError {
 pub(crate) fn write(m: &Module, v: Version) -> Result<Vec<u8>, BytecodeError> {
     if !is_supported_write_version(v) {
         return Err(err(format!(
-            "unsupported bytecode version {v} requested, this writer supports versions [13.1, 13.4]"
+            "unsupported bytecode version {v} requested, this writer supports versions {}",
+            crate::SUPPORTED_RANGE
         )));
     }
     let top: Vec<OpId> = m.blocks[m.body].ops.clone();
@@ -163,6 +164,7 @@ pub(crate) fn write(m: &Module, v: Version) -> Result<Vec<u8>, BytecodeError> {
         // A function whose location has no debug scope gets slot 0, and none of its ops'
         // locations are stored (plain file locations are dropped, as NVIDIA's writer does).
         let floc = m.locs.get(m.ops[f].loc).clone();
+        check_storable_loc(&floc)?;
         let slot = match canonical_loc(&floc) {
             Some(l) => {
                 let i = w.debug_loc(&l)?;
@@ -181,7 +183,12 @@ pub(crate) fn write(m: &Module, v: Version) -> Result<Vec<u8>, BytecodeError> {
                 0,
             )?;
         }
-        let body = w.function_body(f, slot != 0)?;
+        let body = w.function_body(f, slot != 0).map_err(|mut e| {
+            if e.remark_op.is_some() && e.at_op.is_none() {
+                e.at_op = Some(module_op);
+            }
+            e
+        })?;
         func_payload.varint(body.len() as u64);
         func_payload.bytes(&body);
     }
@@ -514,7 +521,7 @@ impl<'m> Writer<'m> {
                     }
                     Type::Opaque(_) | Type::AaPtr { .. } | Type::MemRef { .. } | Type::MemToken => {
                         return Err(err(format!(
-                            "{}type '{}' is not a cuda_tile type and cannot be encoded in bytecode",
+                            "unsupported type in bytecode writer: {}type '{}' is not a cuda_tile type",
                             if context.is_empty() {
                                 String::new()
                             } else {
@@ -609,15 +616,16 @@ impl<'m> Writer<'m> {
             let constant = ct.flag("constant");
             let private = ct.keyword("symbol_visibility") == Some("private");
             if self.v < Version::V13_3 {
+                // NVIDIA 13.3's wording (the legacy global record has no field for either).
                 if constant {
                     return Err(err(format!(
-                        "{what}: attribute 'constant' requires bytecode version 13.3+, but targeting {}",
+                        "constant global `{name}` cannot be encoded in bytecode version {} (the `constant` attribute requires bytecode 13.3+)",
                         self.v
                     )));
                 }
                 if private {
                     return Err(err(format!(
-                        "{what}: attribute 'symbol_visibility' requires bytecode version 13.3+, but targeting {}",
+                        "global `{name}` uses non-public symbol visibility, which cannot be encoded in bytecode version {} (requires bytecode 13.3+)",
                         self.v
                     )));
                 }
@@ -719,10 +727,13 @@ impl<'m> Writer<'m> {
         let ct = match &data.kind {
             OpKind::CudaTile(ct) => ct.clone(),
             other => {
-                return Err(err(format!(
+                // Reported at the enclosing module (see `write`), with a remark at the op.
+                let mut e = err(format!(
                     "'cuda_tile.module' op only ops from the 'cuda_tile' dialect are allowed, found '{}'",
                     other.name()
-                )))
+                ));
+                e.remark_op = Some(op);
+                return Err(e);
             }
         };
         let schema = ct.schema();
@@ -742,6 +753,7 @@ impl<'m> Writer<'m> {
         let results = data.results.clone();
         let regions = data.regions.clone();
         s.varint(u64::from(schema.opcode));
+        check_storable_loc(self.m.locs.get(self.m.ops[op].loc))?;
         if self.debug_ops {
             let loc = self.m.locs.get(self.m.ops[op].loc).clone();
             let i = match canonical_loc(&loc) {
@@ -1258,9 +1270,28 @@ enum DebugKey {
     Loc(Location),
 }
 
+/// Refuses a name or fused location anywhere in `loc` (through call sites), as NVIDIA
+/// 13.3's writer does for every op, scoped or not: the format has no record for them and
+/// dropping them silently would lose what the producer meant.
+fn check_storable_loc(loc: &Location) -> Result<(), BytecodeError> {
+    match loc {
+        Location::Fused(_) => Err(err(
+            "unsupported location, got FusedLoc, expected DILocAttr or CallSiteLoc",
+        )),
+        Location::Name { .. } => Err(err(
+            "unsupported location, got NameLoc, expected DILocAttr or CallSiteLoc",
+        )),
+        Location::CallSite { callee, caller } => {
+            check_storable_loc(callee)?;
+            check_storable_loc(caller)
+        }
+        Location::DiLoc { .. } | Location::Unknown | Location::FileLineCol { .. } => Ok(()),
+    }
+}
+
 /// What the format can keep of a location, as NVIDIA's writer canonicalizes it: a
-/// `di_loc`, or a call site whose both sides canonicalize; names, opaque wrappers and
-/// fused locations resolve to their (first) storable part; anything else is unknown.
+/// `di_loc`, or a call site whose both sides canonicalize (name and fused locations are
+/// refused before, by [`check_storable_loc`]); anything else is unknown.
 fn canonical_loc(loc: &Location) -> Option<Location> {
     match loc {
         Location::DiLoc { .. } => Some(loc.clone()),

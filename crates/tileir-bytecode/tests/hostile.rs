@@ -43,9 +43,9 @@ fn header_errors() {
     let e = err(b"\x7fTileIR\x00\x12\x00\x00\x00\x00");
     assert_eq!(
         e.message,
-        "unsupported Tile version 18.0.0, this reader supports versions [13.1, 13.4]"
+        "unsupported Tile version 18.0.0, this reader supports versions [13.1 - 13.4]"
     );
-    assert_eq!(e.to_string(), "byte 8: error: unsupported Tile version 18.0.0, this reader supports versions [13.1, 13.4]");
+    assert_eq!(e.to_string(), "byte 8: error: unsupported Tile version 18.0.0, this reader supports versions [13.1 - 13.4]");
     assert!(err(b"\x7fTileIR\x00\x0d\x01")
         .message
         .contains("version tag"));

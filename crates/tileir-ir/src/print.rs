@@ -371,9 +371,21 @@ pub fn dense_generic_text(d: &DenseElements) -> String {
 pub fn hints_text(entries: &[(String, Attr)], types: &crate::types::TypeTable) -> String {
     entries
         .iter()
-        .map(|(k, v)| format!("{k} = {}", attr_text_elided(v, types)))
+        .map(|(k, v)| format!("{} = {}", hint_key_text(k), attr_text_elided(v, types)))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A hint key as MLIR prints a dictionary key: bare when it is an identifier, quoted
+/// otherwise (13.3 accepts string keys such as `"sm 100"`).
+fn hint_key_text(k: &str) -> String {
+    let bare = k.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && k.chars().all(|c| c.is_ascii_alphanumeric() || "_$.".contains(c));
+    if bare {
+        k.to_string()
+    } else {
+        format!("\"{}\"", escape_string(k))
+    }
 }
 
 /// Attribute text with `i64` integer types elided (MLIR's `AttrTypeElision::May`, used for
@@ -1010,6 +1022,19 @@ impl<'a> Printer<'a> {
 
     // ---- cuda_tile custom forms ----
 
+    /// ` {name = value, …}` after an op's regions, when it has discardable attributes.
+    fn trailing_discardable(&mut self, ct: &CudaTileOp) {
+        if ct.discardable.is_empty() {
+            return;
+        }
+        let parts: Vec<String> = ct
+            .discardable
+            .iter()
+            .map(|(n, a)| self.named_attr(n, None, a))
+            .collect();
+        let _ = write!(self.out, " {{{}}}", parts.join(", "));
+    }
+
     /// Prints the custom form; false when the op cannot be expressed in it.
     fn cuda_tile(&mut self, op: OpId, ct: &CudaTileOp, depth: usize, in_ct: bool) -> bool {
         let data = self.m.ops[op].clone();
@@ -1021,7 +1046,11 @@ impl<'a> Printer<'a> {
         if let Some(f) = format::of(ct.op) {
             return self.regular(op, ct, f, prefix, short);
         }
-        if !ct.discardable.is_empty() {
+        // `if` and `for` print their discardable attributes after the regions (NVIDIA's
+        // loop-split hints); other custom forms have no place for them.
+        // Functions print theirs as `attributes {…}` before the body.
+        let trailing_attrs = matches!(ct.op, CtOp::If | CtOp::For | CtOp::Entry | CtOp::TestingFunc);
+        if !ct.discardable.is_empty() && !trailing_attrs {
             return false;
         }
         let groups = match ct.operand_groups(ops.len()) {
@@ -1115,6 +1144,14 @@ impl<'a> Printer<'a> {
                         " optimization_hints=<{}>",
                         hints_text(h, &self.m.types)
                     );
+                }
+                if !ct.discardable.is_empty() {
+                    let parts: Vec<String> = ct
+                        .discardable
+                        .iter()
+                        .map(|(n, a)| self.named_attr(n, None, a))
+                        .collect();
+                    let _ = write!(self.out, " attributes {{{}}}", parts.join(", "));
                 }
                 self.out.push_str(" {\n");
                 self.block_body(block, depth + 1, true);
@@ -1472,8 +1509,9 @@ impl<'a> Printer<'a> {
                     "{prefix}{mn} {ord} {scope} {vn}[{il}], {mode}, {valn}"
                 );
                 if let [t] = token.as_slice() {
+                    // Spaced like the other view ops (NVIDIA 13.3 prints `token = %t`).
                     let n = self.name(*t);
-                    let _ = write!(self.out, " token={n}");
+                    let _ = write!(self.out, " token = {n}");
                 }
                 let _ = write!(
                     self.out,
@@ -1551,6 +1589,7 @@ impl<'a> Printer<'a> {
                     self.indent(depth);
                     self.out.push('}');
                 }
+                self.trailing_discardable(ct);
             }
             CtOp::For => {
                 let Some(body) = self.m.entry_block(op, 0) else {
@@ -1609,6 +1648,7 @@ impl<'a> Printer<'a> {
                 self.block_body_elide(body, depth + 1, CtOp::Continue);
                 self.indent(depth);
                 self.out.push('}');
+                self.trailing_discardable(ct);
             }
             CtOp::Loop => {
                 let Some(body) = self.m.entry_block(op, 0) else {

@@ -57,20 +57,20 @@ pub struct ParseOptions {
 /// When optimization-hint parameters (`num_cta_in_cga = 2`, …) are validated.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum HintCheck {
-    /// As NVIDIA's 13.1 parser: an unknown parameter or a bad value is a parse error
-    /// ("unknown param num_qqq for sm_100", "expected power-of-two ≤ 16 for …").
-    #[default]
+    /// As NVIDIA's 13.1 parser: an unknown key or parameter or a bad value is a parse
+    /// error ("unallowed key sm_100a", "unknown param num_qqq for sm_100").
     AtParse,
-    /// As NVIDIA's 13.3 tools: parameters are kept as written and the verifier judges
-    /// them when asked to (`-Wunsupported-hints`). Architecture keys and non-dictionary
+    /// As NVIDIA's 13.3 tools (the default): keys and parameters are kept as written and
+    /// the verifier judges them when asked to (`-Wunsupported-hints`). Non-dictionary
     /// values are parse errors either way.
+    #[default]
     Deferred,
 }
 
-/// Parses a whole file into a module, checking hint parameters as they are parsed
-/// ([`HintCheck::AtParse`]).
+/// Parses a whole file into a module, leaving hint keys and parameters to the verifier
+/// ([`HintCheck::Deferred`], as NVIDIA 13.3 does).
 pub fn parse_module(text: &str, options: &ParseOptions) -> Result<Module, Vec<Diagnostic>> {
-    parse_module_with(text, options, HintCheck::AtParse)
+    parse_module_with(text, options, HintCheck::Deferred)
 }
 
 /// Parses a whole file into a module, with hint parameters checked as `hints` says.
@@ -195,7 +195,7 @@ impl<'a> Parser<'a> {
             cur_op: String::new(),
             pending: Vec::new(),
             in_type: false,
-            hint_check: HintCheck::AtParse,
+            hint_check: HintCheck::Deferred,
         }
     }
 

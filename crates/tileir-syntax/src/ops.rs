@@ -404,6 +404,9 @@ impl Parser<'_> {
             ct.set("memory_scope", s);
             return Ok(());
         }
+        if matches!(op, CtOp::LoadViewTko | CtOp::StoreViewTko) {
+            return self.view_ordering(op, ct);
+        }
         let a = self.kw_attr(op, "memory_ordering_semantics")?;
         ct.set("memory_ordering_semantics", a);
         if scope_required {
@@ -416,6 +419,72 @@ impl Parser<'_> {
                 let s = self.enum_attr(op, "memory_scope", pos, w, None)?;
                 ct.set("memory_scope", s);
             }
+        }
+        Ok(())
+    }
+
+    /// The view ops' ordering and scope, read by NVIDIA's custom directive: it names the
+    /// bad keyword and rejects a scope after `weak` while parsing (the pointer ops leave
+    /// both to the verifier). A scope is optional here; the verifier asks for it.
+    fn view_ordering(&mut self, op: CtOp, ct: &mut CudaTileOp) -> R<()> {
+        self.c.ws();
+        let pos = self.c.pos;
+        let word = self.c.peek_ident().unwrap_or("").to_string();
+        let orderings = EnumKind::MemoryOrdering.keywords();
+        if !orderings.contains(&word.as_str()) {
+            return self.cerr(
+                pos,
+                format!(
+                    "invalid memory_ordering_semantics attribute specification. Got \"{word}\" but expect one of: {}",
+                    orderings.join(", ")
+                ),
+            );
+        }
+        self.c.ident();
+        let a = self.enum_attr(op, "memory_ordering_semantics", pos, &word, None)?;
+        ct.set("memory_ordering_semantics", a);
+        self.c.ws();
+        let pos = self.c.pos;
+        let Some(scope) = self.c.peek_ident().map(str::to_string) else {
+            return Ok(());
+        };
+        let scopes = EnumKind::MemoryScope.keywords();
+        if word == "weak" {
+            // After `weak`, only a scope keyword is taken as one (anything else is left
+            // for the operand list).
+            if scopes.contains(&scope.as_str()) {
+                return self.cerr(
+                    pos,
+                    format!("operation specifies weak memory ordering semantics, but then provides \"{scope}\" scope, expected no memory scope."),
+                );
+            }
+            return Ok(());
+        }
+        if !scopes.contains(&scope.as_str()) {
+            return self.cerr(
+                pos,
+                format!(
+                    "invalid memory_scope attribute specification. Got \"{scope}\" but expect one of: {}",
+                    scopes.join(", ")
+                ),
+            );
+        }
+        self.c.ident();
+        let s = self.enum_attr(op, "memory_scope", pos, &scope, None)?;
+        ct.set("memory_scope", s);
+        Ok(())
+    }
+
+    /// An attribute dictionary after an op's regions (`} {cuda_tile.loop_split = 0}`),
+    /// kept as discardable attributes of the op.
+    fn trailing_attrs(&mut self, o: OpId) -> R<()> {
+        self.c.ws();
+        if !self.c.at("{") {
+            return Ok(());
+        }
+        let attrs = self.attr_dict()?;
+        if let OpKind::CudaTile(ct) = &mut self.m.ops[o].kind {
+            ct.discardable.extend(attrs);
         }
         Ok(())
     }
@@ -609,6 +678,8 @@ impl Parser<'_> {
                 let o = self.create(block, OpKind::CudaTile(ct), vec![], &[], loc);
                 let r = self.region_of(o, 0);
                 self.custom_region(r, &args, true, Some(CtOp::Return))?;
+                // 13.3 also takes the attribute dictionary after the body.
+                self.trailing_attrs(o)?;
                 Ok(o)
             }
             CtOp::Global => {
@@ -895,6 +966,12 @@ impl Parser<'_> {
             }
             CtOp::LoadPtrTko | CtOp::StorePtrTko => {
                 self.ordering(op, &mut ct, false)?;
+                // The pointer operand is mandatory: MLIR's operand list parser reports a
+                // missing one (e.g. an unknown scope word after `weak`) right there.
+                self.c.ws();
+                if self.c.peek() != Some(b'%') {
+                    return self.c.err("expected SSA operand");
+                }
                 let uses = self.use_list()?;
                 let token = self.token_opt()?;
                 self.hints_opt(&mut ct)?;
@@ -1111,6 +1188,7 @@ impl Parser<'_> {
                     let r1 = self.region_of(o, 1);
                     self.custom_region(r1, &[], false, Some(CtOp::Yield))?;
                 }
+                self.trailing_attrs(o)?;
                 Ok(o)
             }
             CtOp::For => {
@@ -1157,6 +1235,7 @@ impl Parser<'_> {
                 args.extend(iters.into_iter().zip(&results).map(|((a, _), &rt)| (a, rt)));
                 let r = self.region_of(o, 0);
                 self.custom_region(r, &args, false, Some(CtOp::Continue))?;
+                self.trailing_attrs(o)?;
                 Ok(o)
             }
             CtOp::Loop => {
@@ -1337,7 +1416,19 @@ impl Parser<'_> {
         self.c.expect("<")?;
         self.c.ws();
         let epos = self.c.pos;
-        let ew = self.c.word().unwrap_or("").to_string();
+        let mut ew = self.c.word().unwrap_or("").to_string();
+        // What NVIDIA's element-type check reports when the element is not a number
+        // type: a type's text, or `<<NULL TYPE>>` when the word names no type at all.
+        let mut bad_type = None;
+        if ew.is_empty() || self.c.at("<") {
+            // A full type (`tensor<i32>`, `!cuda_tile.tile<…>`) where a number type goes.
+            self.c.pos = epos;
+            let t = self.ty()?;
+            match self.m.types.get(t) {
+                Type::Scalar(n) => ew = n.keyword().to_string(),
+                _ => bad_type = Some(self.type_text(t)),
+            }
+        }
         let elem = NumType::from_keyword(&ew).filter(|n| *n != NumType::I4);
         self.c.expect(":")?;
         let lit = self.lit()?;
@@ -1346,10 +1437,24 @@ impl Parser<'_> {
         self.c.ws();
         let tpos = self.c.pos;
         let t = self.ty()?;
+        const ELEMS: &str = "i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN";
         let Some(elem) = elem else {
-            return self
-                .c
-                .err_at(epos, format!("'{}' unknown type: {ew}", self.cur_op));
+            let shown = match bad_type {
+                Some(t) => t,
+                None => {
+                    // An unknown word is reported by name as well.
+                    let d = tileir_ir::Diagnostic::error(
+                        self.c.loc_at(epos),
+                        format!("'{}' unknown type: {ew}", self.cur_op),
+                    );
+                    self.pending.push(d);
+                    "<<NULL TYPE>>".to_string()
+                }
+            };
+            return self.c.err_at(
+                epos,
+                format!("expect element type to be one of {ELEMS} values, but got '{shown}'"),
+            );
         };
         let (shape, te) = match self.m.types.get(t).clone() {
             Type::Tile {
@@ -1358,13 +1463,12 @@ impl Parser<'_> {
                 ..
             } => (shape, e),
             _ => {
-                // ODS's wording of the result constraint, as NVIDIA's 13.1 parser has it
-                // (f4E2M1FN follows f8E5M2); f8E8M0FNU came later and is named after it.
+                // ODS's wording of the result constraint, as NVIDIA's 13.3 parser has it.
                 let shown = self.type_text(t);
                 return self.cerr(
                     tpos,
                     format!(
-                        "result #0 must be tile of i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f4E2M1FN values, but got '{shown}' (tiles of f8E8M0FNU are accepted as well)"
+                        "result #0 must be tile of i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN values, but got '{shown}'"
                     ),
                 );
             }

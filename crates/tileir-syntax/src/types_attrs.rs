@@ -9,7 +9,6 @@ use tileir_ir::types::{
     TensorViewType, TileElem, Type, TypeId,
 };
 use tileir_ir::AssumePredicate;
-use tileir_ir::Diagnostic;
 
 /// A value bound to a `#name = …` alias.
 #[derive(Clone, Debug)]
@@ -66,17 +65,13 @@ impl Parser<'_> {
 
     /// A type in custom op syntax. The dialect tries a full (`!…` or builtin) type first
     /// and otherwise reads a short-form keyword, so MLIR reports "expected valid keyword"
-    /// both when no type is there and after a full type that failed to parse.
+    /// when no type is there. A full type that failed to parse reports only its own
+    /// error (NVIDIA's 13.3 parser no longer adds a second one).
     fn op_ty(&mut self) -> R<TypeId> {
         self.c.ws();
         let pos = self.c.pos;
         if self.c.at("!") {
-            return self.ty_inner().map_err(|d| {
-                let extra =
-                    Diagnostic::error(d.loc.clone(), self.custom("expected valid keyword".into()));
-                self.pending.push(d);
-                extra
-            });
+            return self.ty_inner();
         }
         if self.c.peek_ident().is_none() && !self.c.at("(") {
             return self.cerr(pos, "expected valid keyword");
@@ -393,7 +388,8 @@ impl Parser<'_> {
         if matches!(self.m.types.get(t), Type::TensorView(_)) {
             Ok(t)
         } else {
-            self.c.err_at(at, "expected tensor_view type")
+            let shown = self.type_text(t);
+            self.c.err_at(at, format!("expected 'tensor_view' type, but got '{shown}'"))
         }
     }
 
@@ -629,7 +625,16 @@ impl Parser<'_> {
         shape: &[i64],
         at: usize,
     ) -> R<DenseElements> {
-        if let Some(s) = self.lit_shape(lit)? {
+        // Elements are converted before the shape is compared: NVIDIA's 13.3 parser reports
+        // a bad element (such as `2` for a float) even when the count is also wrong.
+        let inferred = self.lit_shape(lit)?;
+        let mut elems = Vec::new();
+        Self::lit_elems(lit, &mut elems);
+        let mut bits = Vec::with_capacity(elems.len());
+        for (t, pos) in elems {
+            bits.push(self.element(t, pos, elem)?);
+        }
+        if let Some(s) = inferred {
             if s != shape {
                 let f = |v: &[i64]| {
                     v.iter()
@@ -646,12 +651,6 @@ impl Parser<'_> {
                     ),
                 );
             }
-        }
-        let mut elems = Vec::new();
-        Self::lit_elems(lit, &mut elems);
-        let mut bits = Vec::with_capacity(elems.len());
-        for (t, pos) in elems {
-            bits.push(self.element(t, pos, elem)?);
         }
         if bits.iter().all(|&b| b == bits[0]) {
             bits.truncate(1);
@@ -992,10 +991,19 @@ impl Parser<'_> {
         loop {
             self.c.ws();
             let at = self.c.pos;
-            let Some(key) = self.c.ident() else {
-                return self.c.err("expected valid keyword");
+            // 13.3 keeps any key (a keyword or a string) and lets the verifier warn
+            // about unknown ones under `-Wunsupported-hints`; 13.1 rejected them here.
+            let key = if self.c.peek() == Some(b'"') {
+                self.c.string()?
+            } else if let Some(k) = self.c.ident() {
+                k.to_string()
+            } else {
+                return self.c.err("expected valid keyword or string");
             };
-            if !tileir_ir::print::HINT_KEYS.contains(&key) {
+            let key = key.as_str();
+            if self.hint_check == crate::HintCheck::AtParse
+                && !tileir_ir::print::HINT_KEYS.contains(&key)
+            {
                 return self
                     .c
                     .err_at(at, self.custom(format!("unallowed key {key}")));
@@ -1222,14 +1230,13 @@ impl Parser<'_> {
     fn struct_fields(&mut self) -> R<Vec<(String, usize, DiField)>> {
         self.c.expect("<")?;
         let mut out = Vec::new();
-        if self.c.eat(">") {
-            return Ok(out);
-        }
+        // Every debug-info struct has a required parameter, so `<>` is a missing name
+        // (MLIR's struct parser words it so).
         loop {
             self.c.ws();
             let at = self.c.pos;
             let Some(k) = self.c.ident() else {
-                return self.c.err("expected struct parameter name");
+                return self.c.err("expected a parameter name in struct");
             };
             self.c.expect("=")?;
             self.c.ws();
@@ -1354,17 +1361,17 @@ pub enum DiField {
     Attr(AliasValue),
 }
 
-/// ODS's list of the number types a `ptr`, `tensor_view` or `tile` holds. NVIDIA's
-/// 13.1 suite quotes the list without the later `f8E8M0FNU` inside it (the integers
-/// follow `f8E5M2 or f4E2M1FN`, and a tile's list ends `or i64 or Pointer type`), so
-/// the later additions close the list.
+/// ODS's list of the number types a `ptr`, `tensor_view` or `tile` holds, worded as
+/// NVIDIA's 13.3 suite quotes it. A tile's list ends `or Pointer type`; i4 tiles (kept
+/// to integer conversions) are accepted too but ODS leaves them out of the list, so
+/// they are named after it.
 pub(crate) fn number_types_text(tile: bool) -> String {
     let tail = if tile {
-        " or Pointer type or f8E8M0FNU or i4"
+        " or Pointer type (i4 is accepted as well)"
     } else {
-        " or f8E8M0FNU"
+        ""
     };
-    format!("f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f4E2M1FN or i1 or i8 or i16 or i32 or i64{tail}")
+    format!("f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 or i32 or i64{tail}")
 }
 
 

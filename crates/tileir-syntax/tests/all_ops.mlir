@@ -113,7 +113,7 @@ cuda_tile.module @kernels attributes {producer = "tileir tests"} {
     %jk = join_tokens %lk, %sk, %qk : token
     %old, %ck = atomic_cas_tko acq_rel device %iptrs, %iv, %iv, %mask token=%jk : tile<8xptr<i32>>, tile<8xi32>, tile<8xi1> -> tile<8xi32>, token
     %rmw, %rk = atomic_rmw_tko relaxed tl_blk %ptrs, addf, %v8 : tile<8xptr<f32>>, tile<8xf32> -> tile<8xf32>, token
-    %red = atomic_red_view_tko relaxed device %qv[%bx, %by], add, %q token=%rk : tile<8x8xf32>, partition_view<tile=(8x8), tensor_view<32x32xf32, strides=[32,1]>, dim_map=[1, 0]>, tile<i32> -> token
+    %red = atomic_red_view_tko relaxed device %qv[%bx, %by], add, %q token = %rk : tile<8x8xf32>, partition_view<tile=(8x8), tensor_view<32x32xf32, strides=[32,1]>, dim_map=[1, 0]>, tile<i32> -> token
     %pt = print_tko "x=%f %d\n", %v8, %bx token=%red : tile<8xf32>, tile<i32> -> token
     %p2 = print_tko "hello" -> token
     %gl = gdc_launch_dependents_tko token=%pt -> token

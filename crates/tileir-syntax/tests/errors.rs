@@ -119,12 +119,7 @@ fn syntax_errors() {
         3,
         35,
     );
-    expect_error(
-        "cuda_tile.module @m {\n  entry @t(%a: tile<ptr<f32>>) optimization_hints=<sm_100a={num_cta_in_cga=2}> {\n  }\n}\n",
-        "custom op 'cuda_tile.entry' unallowed key sm_100a",
-        2,
-        52,
-    );
+    // (Unknown hint keys are kept since 13.3: see hints_are_kept_as_written_unless_checked_at_parse.)
     expect_error(
         "cuda_tile.module @m {\n  entry @t(%a: tile<ptr<f32>>) optimization_hints=<sm_100=2> {\n  }\n}\n",
         "expected dictionary attribute for optimization_hints entry `sm_100` got value=2 : i64",
@@ -139,9 +134,9 @@ fn syntax_errors() {
     );
     expect_error(
         "#a = #cuda_tile.di_compile_unit<>\n",
-        "struct is missing required parameter: file",
+        "expected a parameter name in struct",
         1,
-        6,
+        33,
     );
 }
 
@@ -254,22 +249,35 @@ fn deep_nesting_is_rejected_not_overflowed() {
 }
 
 #[test]
-fn hint_parameters_are_checked_at_parse_unless_deferred() {
+fn hints_are_kept_as_written_unless_checked_at_parse() {
     use tileir_syntax::{parse_module_with, HintCheck};
-    let text =
-        "cuda_tile.module @m {\n  entry @t() optimization_hints=<sm_100={num_qqq=1}> {\n  }\n}\n";
-    expect_error(
-        text,
-        "custom op 'cuda_tile.entry' unknown param num_qqq for sm_100",
-        2,
-        52,
-    );
-    // Deferred: kept as written, for the verifier to judge (13.3's -Wunsupported-hints).
-    let m = parse_module_with(text, &ParseOptions::default(), HintCheck::Deferred)
-        .expect("deferred hint checks accept any parameter");
+    // By default (13.3) unknown keys, string keys and unknown parameters are kept for
+    // the verifier to judge under -Wunsupported-hints.
+    let text = "cuda_tile.module @m {\n  entry @t() optimization_hints=<sm_100a={num_cta_in_cga=2}, \"sm 9\"={x=1}, sm_100={num_qqq=1}> {\n  }\n}\n";
+    let m = parse_module(text, &ParseOptions::default()).expect("13.3 keeps any hint");
     let printed = tileir_ir::print_module(&m, Default::default());
     assert!(
-        printed.contains("optimization_hints=<sm_100 = {num_qqq = 1}>"),
+        printed.contains(
+            "optimization_hints=<sm_100a = {num_cta_in_cga = 2}, \"sm 9\" = {x = 1}, sm_100 = {num_qqq = 1}>"
+        ),
         "{printed}"
     );
+    // A key must be a keyword or a string.
+    expect_error(
+        "cuda_tile.module @m {\n  entry @t() optimization_hints=<2> {\n  }\n}\n",
+        "expected valid keyword or string",
+        2,
+        34,
+    );
+    // 13.1's parse-time checks, still available.
+    let param = "cuda_tile.module @m {\n  entry @t() optimization_hints=<sm_100={num_qqq=1}> {\n  }\n}\n";
+    let Err(e) = parse_module_with(param, &ParseOptions::default(), HintCheck::AtParse) else {
+        panic!("13.1 rejects unknown parameters");
+    };
+    assert!(e[0].message.contains("unknown param num_qqq for sm_100"), "{}", e[0].message);
+    let key = "cuda_tile.module @m {\n  entry @t() optimization_hints=<sm_100a={}> {\n  }\n}\n";
+    let Err(e) = parse_module_with(key, &ParseOptions::default(), HintCheck::AtParse) else {
+        panic!("13.1 rejects unknown keys");
+    };
+    assert!(e[0].message.contains("unallowed key sm_100a"), "{}", e[0].message);
 }

@@ -190,9 +190,21 @@ fn text_to_output(
     let bytes = match tileir_bytecode::write(&module, version) {
         Ok(b) => b,
         Err(e) => {
-            // Writer errors name the op or attribute; they have no source position of
-            // their own, so they are reported at an unknown location as NVIDIA's tool does.
-            diags.push(Diagnostic::error(Location::Unknown, e.message));
+            // Writer errors name the op or attribute; most have no source position of
+            // their own and are reported at an unknown location as NVIDIA's tool does.
+            // A foreign op is reported at its module, with a remark at the op.
+            let at = |op: Option<tileir_ir::OpId>| {
+                op.map_or(Location::Unknown, |o| module.op_location(o))
+            };
+            diags.push(Diagnostic::error(at(e.at_op), e.message));
+            if e.remark_op.is_some() {
+                diags.push(Diagnostic {
+                    severity: tileir_ir::Severity::Remark,
+                    message: "invalid op".into(),
+                    loc: at(e.remark_op),
+                    notes: Vec::new(),
+                });
+            }
             return None;
         }
     };

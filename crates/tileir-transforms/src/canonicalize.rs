@@ -19,16 +19,17 @@
 //!   both branches yield identically, or as `true`/`false` constants, become the value,
 //!   the condition or its negation; a constant condition inlines the taken branch (a
 //!   branch ending in `return`/`continue`/`break` also drops the rest of the block);
-//!   results yielded from outside both branches become `select`s (rank-0 tiles only);
+//!   results yielded from outside both branches become `select`s (tiles only);
 //!   an empty `else` is dropped; consecutive `if`s on the same (or negated) condition
 //!   merge; an `if` whose `then` holds only another `if` combines conditions with `andi`;
 //!   an `if` whose branches both leave the parent keeps the `then` branch and inlines the
 //!   `else` branch after it;
 //! - `select`: equal operands, constant condition (splat, or elementwise with constant
 //!   operands), `select(c, true, false) → c`, `select(c, false, true) → xori(c, true)`,
-//!   with option `select-to-ext`, `select(c, 1, 0) → exti c unsigned` (and `0, 1` with a
+//!   with option `select-to-ext` (on by default), `select(c, 1, 0) → exti c unsigned` (and `0, 1` with a
 //!   negated condition),
-//!   `select` of a `select` on the same condition, `select(cmpi eq/ne a b, a, b)`.
+//!   `select` of a `select` on the same condition, `select(xori(c, true), a, b) →
+//!   select(c, b, a)`, `select(cmpi eq/ne a b, a, b)`.
 //!
 //! Every rewritten op keeps the location of the op it replaces; hoisted constants keep
 //! their own location (MLIR erases it; we keep it so that debug scopes stay valid).
@@ -51,11 +52,10 @@ pass_options! {
     pub struct CanonicalizeOptions {
         /// Upper bound on greedy iterations over the module.
         max_iterations("max-iterations"): u32 = 32,
-        /// Also rewrite `select(c, 1, 0)` / `select(c, 0, 1)` on integer tiles into
-        /// `exti unsigned` of `c` / `xori(c, true)`. Off by default: NVIDIA's reference
-        /// keeps these `select`s (its canonicalize test checks that `if`s become exactly
-        /// such `select`s).
-        select_to_ext("select-to-ext"): bool = false,
+        /// Rewrite `select(c, 1, 0)` / `select(c, 0, 1)` on integer tiles into
+        /// `exti unsigned` of `c` / `xori(c, true)`. On by default, as in NVIDIA 13.3's
+        /// canonicalizer; `select-to-ext=false` keeps the `select`s.
+        select_to_ext("select-to-ext"): bool = true,
     }
 }
 
@@ -655,6 +655,25 @@ impl Rewriter<'_> {
                 return true;
             }
         }
+        // select(xori(p, true), a, b) → select(p, b, a) (NVIDIA 13.3's not-condition swap).
+        if let Some(x) = def_ct(self.m, c, CtOp::XOrI) {
+            if let [p, q] = self.m.ops[x].operands.as_slice() {
+                let (p, q) = (*p, *q);
+                let negated = |v: ValueId| matches!(const_splat(self.m, v), Some((NumType::I1, 1)));
+                let pred = if negated(q) {
+                    Some(p)
+                } else if negated(p) {
+                    Some(q)
+                } else {
+                    None
+                };
+                if let Some(pred) = pred {
+                    self.m.ops[op].operands = vec![pred, b, a];
+                    self.dirty();
+                    return true;
+                }
+            }
+        }
         // select(cmpi eq a b, a, b) → b; select(cmpi ne a b, a, b) → a
         if let Some(cmp) = def_ct(self.m, c, CtOp::CmpI) {
             let ops = self.m.ops[cmp].operands.clone();
@@ -870,7 +889,7 @@ impl Rewriter<'_> {
         true
     }
 
-    /// Results yielded from outside the branches become `select`s (rank-0 tiles only); a
+    /// Results yielded from outside the branches become `select`s (tiles only); a
     /// branch that leaves the parent contributes the other branch's values.
     fn if_convert_to_select(&mut self, op: OpId) -> bool {
         let results = self.if_results(op);
@@ -895,9 +914,11 @@ impl Rewriter<'_> {
         let (r_then, r_else) = (region(self.m, op, 0), region(self.m, op, 1));
         let then_region = if then_yield { r_then } else { r_else };
         let else_region = if else_yield { r_else } else { r_then };
+        // Any tile can be selected; a shaped one takes the condition reshaped to ones and
+        // broadcast to its shape (NVIDIA 13.3's ConvertToSelect does the same).
         if !results
             .iter()
-            .all(|&r| is_scalar_tile(self.m, self.m.value_type(r)))
+            .all(|&r| matches!(self.m.types.get(self.m.value_type(r)), Type::Tile { .. }))
         {
             return false;
         }
@@ -927,6 +948,8 @@ impl Rewriter<'_> {
         self.m.move_region_blocks(r_then, region(self.m, new, 0));
         self.m.move_region_blocks(r_else, region(self.m, new, 1));
         let (mut true_yields, mut false_yields, mut values) = (Vec::new(), Vec::new(), Vec::new());
+        // The condition broadcast to each shape that needs it, made once per shape.
+        let mut conds: Vec<(Vec<i64>, ValueId)> = Vec::new();
         for (i, (&t, &f)) in true_args.iter().zip(&false_args).enumerate() {
             if inside[i] {
                 values.push(self.m.result(new, true_yields.len()));
@@ -936,10 +959,36 @@ impl Rewriter<'_> {
                 values.push(t);
             } else {
                 let ty = self.m.value_type(t);
+                let shape = tile_shape(self.m, ty);
+                let c = if shape.is_empty() {
+                    cond
+                } else if let Some((_, c)) = conds.iter().find(|(s, _)| *s == shape) {
+                    *c
+                } else {
+                    let i1 = TileElem::Num(NumType::I1);
+                    let ones_ty = self.m.types.tile(&vec![1; shape.len()], i1);
+                    let full_ty = self.m.types.tile(&shape, i1);
+                    let ones = self.value_before(
+                        new,
+                        CudaTileOp::new(CtOp::Reshape),
+                        vec![cond],
+                        ones_ty,
+                        loc,
+                    );
+                    let c = self.value_before(
+                        new,
+                        CudaTileOp::new(CtOp::Broadcast),
+                        vec![ones],
+                        full_ty,
+                        loc,
+                    );
+                    conds.push((shape, c));
+                    c
+                };
                 values.push(self.value_before(
                     new,
                     CudaTileOp::new(CtOp::Select),
-                    vec![cond, t, f],
+                    vec![c, t, f],
                     ty,
                     loc,
                 ));

@@ -7,13 +7,14 @@
 //! and line from the function's file location, else the compile unit's file and line 1;
 //! scope line = line), and the function and every op inside it get the location
 //! `di_loc<their file location, or the function's, in the subprogram>`. File locations are
-//! looked for through name locations. Functions that already carry a scope are left alone.
+//! looked for through name, fused and call-site locations. Functions that already carry a
+//! scope are left alone.
 //! Plain file locations do not survive bytecode; `di_loc`s do, and the debug-info verifier
 //! rules (§4.5) hold afterwards.
 
 use tileir_ir::dialect::cuda_tile::schema::traits;
 use tileir_ir::location::{DiCompileUnit, DiFile, DiScope, DiSubprogram};
-use tileir_ir::{CtOp, Diagnostics, Location, Module, OpId};
+use tileir_ir::{CtOp, Diagnostics, Location, Module, OpId, OpKind};
 use tileir_pass::{pass_options, Pass};
 
 /// Registered name.
@@ -43,14 +44,17 @@ impl Pass for SynthesizeDebugInfoScopes {
     }
 }
 
-/// The file position of `loc`, looking through name locations (MLIR's `extractFileLoc`:
-/// fused, call-site and debug locations give none).
+/// The file position of `loc`: the first file location found inside it, looking
+/// through name locations, fused locations (in order) and call sites (callee, then
+/// caller), as NVIDIA 13.3's pass does; debug locations give none.
 fn file_loc(loc: &Location) -> Option<(String, u32, u32)> {
     match loc {
         Location::FileLineCol { file, line, col } => Some((file.clone(), *line, *col)),
         Location::Name {
             child: Some(child), ..
         } => file_loc(child),
+        Location::Fused(parts) => parts.iter().find_map(file_loc),
+        Location::CallSite { callee, caller } => file_loc(callee).or_else(|| file_loc(caller)),
         _ => None,
     }
 }
@@ -158,4 +162,150 @@ fn synthesize_function(m: &mut Module, func: OpId, unit: &DiCompileUnit) -> bool
         m.ops[op].loc = m.locs.intern(di);
     }
     true
+}
+
+/// Renames the symbol op at `symbol` (a nested path, `kernels::test_func`) to `new_name`,
+/// and updates the `linkageName` of the `di_subprogram`s that name it in the locations of
+/// the ops inside `scope` (a nested path; the whole file when `None`), as NVIDIA's
+/// `updateSymbolName` debug-info utility does. With `update_uses`, symbol references to it
+/// inside the scope are renamed too. The scope must enclose the symbol.
+pub fn update_symbol_name(
+    m: &mut Module,
+    symbol: &[&str],
+    scope: Option<&[&str]>,
+    new_name: &str,
+    update_uses: bool,
+) -> Result<(), Diagnostics> {
+    use tileir_ir::{Attr, Diagnostic};
+    let fail = |m: &Module, op: Option<OpId>, msg: String| {
+        let loc = op.map_or(Location::Unknown, |o| m.op_location(o));
+        Diagnostics::one(Diagnostic::error(loc, msg))
+    };
+    let Some(target) = lookup_symbol(m, symbol) else {
+        return Err(fail(m, None, format!("could not find symbol op with name '@{}'", symbol.join("::@"))));
+    };
+    let scope_op = match scope {
+        Some(path) => match lookup_symbol(m, path) {
+            Some(op) => Some(op),
+            None => {
+                return Err(fail(m, None, format!("could not find symbol op with name '@{}'", path.join("::@"))))
+            }
+        },
+        None => None,
+    };
+    if let Some(s) = scope_op {
+        let mut cur = Some(target);
+        while let Some(o) = cur {
+            if o == s {
+                break;
+            }
+            cur = m.parent_op(o);
+        }
+        if cur.is_none() {
+            let d = Diagnostic::error(
+                m.op_location(target),
+                "attempted to update symbol names in a scope that did not enclose the symbol itself",
+            )
+            .with_note(m.op_location(s), "scope defined here");
+            return Err(Diagnostics::one(d));
+        }
+    }
+    let Some(old) = m.ops[target].kind.cuda_tile().and_then(|k| k.str("sym_name")).map(str::to_string)
+    else {
+        return Err(fail(m, Some(target), "the symbol op has no 'sym_name'".into()));
+    };
+    if let OpKind::CudaTile(k) = &mut m.ops[target].kind {
+        k.set("sym_name", Attr::Str(new_name.to_string()));
+    }
+    // Every op of the scope (or of the file), the scope op included.
+    let mut ops: Vec<OpId> = match scope_op {
+        Some(s) => vec![s],
+        None => m.blocks[m.body].ops.clone(),
+    };
+    let mut i = 0;
+    while i < ops.len() {
+        let op = ops[i];
+        i += 1;
+        for &r in &m.ops[op].regions {
+            for &b in &m.regions[r].blocks {
+                ops.extend(m.blocks[b].ops.iter().copied());
+            }
+        }
+    }
+    for op in ops {
+        let loc = m.locs.get(m.ops[op].loc).clone();
+        let renamed = rename_linkage(&loc, &old, new_name);
+        if renamed != loc {
+            m.ops[op].loc = m.locs.intern(renamed);
+        }
+        if update_uses && op != target {
+            if let OpKind::CudaTile(k) = &mut m.ops[op].kind {
+                let names: Vec<&'static str> = k
+                    .schema()
+                    .attrs
+                    .iter()
+                    .zip(k.attr_values())
+                    .filter(|(_, v)| matches!(v, Some(Attr::Symbol(s)) if *s == old))
+                    .map(|(a, _)| a.name)
+                    .collect();
+                for n in names {
+                    k.set(n, Attr::Symbol(new_name.to_string()));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The op at a nested symbol path, starting from the top level of the file.
+fn lookup_symbol(m: &Module, path: &[&str]) -> Option<OpId> {
+    let mut block = Some(m.body);
+    let mut found = None;
+    for name in path {
+        let b = block?;
+        let op = m.blocks[b].ops.iter().copied().find(|&o| {
+            m.ops[o].kind.cuda_tile().and_then(|k| k.str("sym_name")) == Some(*name)
+        })?;
+        found = Some(op);
+        block = m.entry_block(op, 0);
+    }
+    found
+}
+
+/// `loc` with the linkage name `old` of its subprograms replaced by `new`.
+fn rename_linkage(loc: &Location, old: &str, new: &str) -> Location {
+    fn scope(s: &DiScope, old: &str, new: &str) -> DiScope {
+        match s {
+            DiScope::Subprogram(sp) => {
+                let mut sp = sp.clone();
+                if sp.linkage_name == old {
+                    sp.linkage_name = new.to_string();
+                }
+                DiScope::Subprogram(sp)
+            }
+            DiScope::LexicalBlock(b) => {
+                let mut b = b.clone();
+                b.scope = scope(&b.scope, old, new);
+                DiScope::LexicalBlock(b)
+            }
+        }
+    }
+    match loc {
+        Location::DiLoc { loc: l, scope: s } => Location::DiLoc {
+            loc: l.clone(),
+            scope: scope(s, old, new),
+        },
+        Location::CallSite { callee, caller } => Location::CallSite {
+            callee: Box::new(rename_linkage(callee, old, new)),
+            caller: Box::new(rename_linkage(caller, old, new)),
+        },
+        Location::Fused(parts) => {
+            Location::Fused(parts.iter().map(|p| rename_linkage(p, old, new)).collect())
+        }
+        Location::Name { name, child } => Location::Name {
+            name: name.clone(),
+            child: child.as_ref().map(|c| Box::new(rename_linkage(c, old, new))),
+        },
+        other => other.clone(),
+    }
 }

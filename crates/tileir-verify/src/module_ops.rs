@@ -195,11 +195,16 @@ fn verify_module(cx: &mut Ctx<'_>, op: OpId) {
             Some(CtOp::Entry | CtOp::Global | CtOp::TestingFunc)
         ) || matches!(kind, OpKind::Unregistered(_));
         if !allowed {
-            let name = kind.name();
-            cx.op_error(
-                op,
-                format!("body may only hold 'cuda_tile.entry', 'cuda_tile.global' and 'cuda_tile.testing$func' operations, found '{name}'"),
-            );
+            // NVIDIA 13.3's wording, with the culprit pointed at by a remark.
+            cx.op_error(op, "only function and global ops are allowed in the body");
+            let loc = cx.m.op_location(item);
+            cx.diags.push(tileir_ir::Diagnostic {
+                severity: tileir_ir::Severity::Remark,
+                message: "invalid op".into(),
+                loc,
+                notes: Vec::new(),
+            });
+            break;
         }
     }
 }

@@ -147,10 +147,10 @@ enum Constraint {
 }
 
 const INTS: &str = "i1 or i8 or i16 or i32 or i64";
-/// NVIDIA's 13.1 suite quotes the number list with f4E2M1FN right after f8E5M2 and no
-/// f8E8M0FNU (a 13.2 type); the lists keep that text and [`Constraint::note`] adds it.
+/// The number list in ODS's order, as NVIDIA's 13.3 suite quotes it (f8E8M0FNU between
+/// f8E5M2 and f4E2M1FN).
 const NUMBERS: &str =
-    "i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f4E2M1FN";
+    "i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN";
 
 impl Constraint {
     /// ODS's summary of the constraint (`tile of i1 or i8 or i16 or i32 or i64 values`).
@@ -162,7 +162,7 @@ impl Constraint {
                 C::IntTile => format!("tile of {INTS} values"),
                 C::IntOrI4Tile => "tile of i1 or i4 or i8 or i16 or i32 or i64 values".into(),
                 C::BaseFloatTile => "tile of f16 or bf16 or f32 or f64 values".into(),
-                C::FloatTile => "tile of f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f4E2M1FN values".into(),
+                C::FloatTile => "tile of f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN values".into(),
                 C::NumberTile => format!("tile of {NUMBERS} values"),
                 C::NumberOrI4Tile => format!("tile of {NUMBERS} or i4 values"),
                 C::PtrTile => "tile of Pointer type values".into(),
@@ -184,19 +184,6 @@ impl Constraint {
                 C::Token => "cuda tile token type".into(),
                 C::Any => "any type".into(),
             },
-        }
-    }
-
-    /// What the description leaves out to keep NVIDIA's wording: appended after the
-    /// whole message so that the quoted part still matches.
-    fn note(self) -> &'static str {
-        match self {
-            Constraint::Schema(
-                TypeConstraint::FloatTile
-                | TypeConstraint::NumberTile
-                | TypeConstraint::NumberOrI4Tile,
-            ) => " (tiles of f8E8M0FNU are accepted as well)",
-            _ => "",
         }
     }
 
@@ -336,7 +323,9 @@ fn preds(op: CtOp) -> &'static [Pred] {
         ],
         CtOp::Offset => &[SameType(&["result", "ptr"]), AllSameShape],
         CtOp::Broadcast => &[SameRank(&["source", "result"]), AllSameElem],
-        CtOp::Reshape | CtOp::Permute => &[AllSameElem],
+        CtOp::Reshape => &[AllSameElem],
+        // 13.3 declares permute's rank and element predicates in ODS.
+        CtOp::Permute => &[SameRank(&["source", "result"]), SameElem(&["source", "result"])],
         CtOp::Cat => &[
             SameElem(&["lhs", "rhs", "result"]),
             SameRank(&["lhs", "rhs", "result"]),
@@ -592,10 +581,9 @@ fn check(m: &Module, op: OpId, kind: &CudaTileOp) -> Result<(), String> {
                 let v = values[i];
                 if !c.satisfied_by(m, m.value_type(v)) {
                     return Err(format!(
-                        "{side} #{i} must be {prefix}{}, but got '{}'{}",
+                        "{side} #{i} must be {prefix}{}, but got '{}'",
                         c.description(),
                         mlir_value_type(m, v),
-                        c.note()
                     ));
                 }
             }

@@ -9,7 +9,7 @@ use crate::types::{
 use crate::Ctx;
 use tileir_ir::dialect::cuda_tile::schema::traits;
 use tileir_ir::{
-    Attr, CtOp, CudaTileOp, Diagnostic, Module, NumType, OpId, OpKind, Severity, TileElem, ValueId,
+    Attr, CtOp, CudaTileOp, Diagnostic, Module, NumType, OpId, OpKind, TileElem, ValueId,
 };
 
 /// Runs the rules of the shape/mma/reduction op `op`; reports the first violation.
@@ -141,17 +141,14 @@ fn check(m: &Module, op: OpId, kind: &CudaTileOp) -> Result<(), String> {
                 ));
             }
             for i in (0..lhs.len()).filter(|&i| i != k) {
-                // NVIDIA's message compares lhs with the result; when those agree the
-                // culprit is rhs, whose size is then the one reported (naming the side).
-                let (expected, got, side) = if lhs[i] != res[i] {
-                    (lhs[i], res[i], "result")
-                } else {
-                    (res[i], rhs[i], "rhs")
-                };
-                if expected != got {
-                    return Err(format!(
-                        "expect {{lhs, rhs, and result}} shape to match at non-concat position {i}, expected: {expected} but got: {got} in {side}"
-                    ));
+                // NVIDIA's 13.3 wording compares each input with the result in turn.
+                for (side, input) in [("lhs", lhs), ("rhs", rhs)] {
+                    if input[i] != res[i] {
+                        return Err(format!(
+                            "expect {side} and result shapes to match at non-concat position {i}, expected: {} but got: {}",
+                            input[i], res[i]
+                        ));
+                    }
                 }
             }
             Ok(())
@@ -258,7 +255,7 @@ fn check_extract(m: &Module, op: OpId) -> Result<(), String> {
     let indices = d.operands.len() - 1;
     if indices != src.len() {
         return Err(format!(
-            "incorrect number of indices, expected {}, but found {indices}",
+            "expected {} indices, but got {indices}",
             src.len()
         ));
     }
@@ -651,18 +648,15 @@ fn check_aggregate_region(cx: &mut Ctx<'_>, op: OpId) -> Result<(), String> {
         let data = &m.ops[inner];
         let pure = matches!(&data.kind, OpKind::CudaTile(k) if k.schema().has(traits::PURE));
         if !pure {
-            let name = m.ops[op].kind.name();
-            // NVIDIA reports the offending op as a separate remark, not a note.
+            // NVIDIA's 13.3 verifier reports the offending op itself, naming the parent.
             cx.diags.push(Diagnostic::error(
-                m.op_location(op),
-                format!("'{name}' op only pure operations allowed"),
+                m.op_location(inner),
+                format!(
+                    "'{}' op only pure operations are allowed inside '{}'",
+                    data.kind.name(),
+                    m.ops[op].kind.name()
+                ),
             ));
-            cx.diags.push(Diagnostic {
-                severity: Severity::Remark,
-                message: format!("invalid op: {}", data.kind.name()),
-                loc: m.op_location(inner),
-                notes: Vec::new(),
-            });
             return Ok(());
         }
         for &region in data.regions.iter().rev() {

@@ -16,11 +16,10 @@ use tileir_ir::{
 pub const MAX_TILE_ELEMENTS: i64 = 1 << 24;
 
 /// ODS's description of the element types a `ptr` or a `tensor_view` may hold (every
-/// number type, in the order NVIDIA's `AnyTypeOf` lists them; no i4). NVIDIA's 13.1
-/// suite quotes the list with the integers right after `f8E5M2 or f4E2M1FN`, so the
-/// later f8E8M0FNU closes it (the parser words it the same way).
+/// number type, in the order NVIDIA's `AnyTypeOf` lists them; no i4), as NVIDIA's 13.3
+/// suite quotes it (the parser words it the same way).
 const NUMBER_TYPES: &str =
-    "f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f4E2M1FN or i1 or i8 or i16 or i32 or i64 or f8E8M0FNU";
+    "f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 or i32 or i64";
 
 /// The shape and element of a tile value, if it is a tile.
 pub(crate) fn tile_of(m: &Module, v: ValueId) -> Option<(&[i64], TileElem)> {
@@ -90,6 +89,11 @@ pub(crate) fn tile_problem(shape: &[i64], elem: TileElem) -> Option<String> {
             shape_text(shape)
         ));
     }
+    // NVIDIA checks f4E2M1FN's packing (two per byte) before the power-of-two rule; a
+    // product of positive sizes is odd exactly when every size is.
+    if elem == TileElem::Num(NumType::F4E2M1FN) && shape.iter().all(|&d| d % 2 != 0) {
+        return Some("F4E2M1FN tiles must have an even number of elements".into());
+    }
     if shape.iter().any(|&d| (d & (d - 1)) != 0) {
         return Some(format!(
             "all dimensions must be powers of two, got {}",
@@ -104,9 +108,6 @@ pub(crate) fn tile_problem(shape: &[i64], elem: TileElem) -> Option<String> {
         ));
     }
     match elem {
-        TileElem::Num(NumType::F4E2M1FN) if total.unwrap_or(0) % 2 != 0 => {
-            Some("F4E2M1FN tiles must have an even number of elements".into())
-        }
         TileElem::Ptr(NumType::I4) => {
             Some(format!("failed to verify 'pointeeType': {NUMBER_TYPES}"))
         }
@@ -270,18 +271,18 @@ pub(crate) fn type_problem(cx: &Ctx<'_>, ty: &Type) -> Option<String> {
             let rank = sv.tile_shape.len();
             if sv.traversal_strides.len() != rank {
                 return Some(format!(
-                    "expected traversal_strides to have {rank} entries (one per tensor_view dimension), got {}",
+                    "expected {rank} traversal strides, got {}",
                     sv.traversal_strides.len()
                 ));
             }
-            if let Some((i, s)) = sv
-                .traversal_strides
-                .iter()
-                .enumerate()
-                .find(|(_, &s)| s <= 0)
-            {
+            if sv.traversal_strides.iter().any(|&s| s <= 0) {
                 return Some(format!(
-                    "traversal stride {i} must be strictly positive, got {s}"
+                    "traversal strides must be strictly positive but got [{}]",
+                    sv.traversal_strides
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
             None

@@ -350,7 +350,7 @@ fn divi_rounding_modes() {
             &[0, 1],
             &["tile<i32>"],
         ),
-        "invalid rounding error specified, expect one of [zero, negative_inf, positive_inf]",
+        "invalid rounding mode specified, expect one of [zero, negative_inf, positive_inf]",
     );
 }
 
@@ -474,7 +474,7 @@ fn ieee_ops_accept_only_ieee_rounding() {
         ] {
             assert_error(
                 one_op(&[t, t, t], rounding(op(o), "rounding_mode", bad), &[0, 1, 2][..n], &[t]),
-                "invalid rounding error specified, expect one of [nearest_even, zero, negative_inf, positive_inf]",
+                "invalid rounding mode specified, expect one of [nearest_even, zero, negative_inf, positive_inf]",
             );
         }
     }
@@ -590,7 +590,7 @@ fn sqrt_allows_approx_on_f32_but_never_full() {
     ));
     assert_error(
         one_op(&[f32t], rounding(op(CtOp::Sqrt), "rounding_mode", RoundingMode::Full), &[0], &[f32t]),
-        "invalid rounding error specified, expect one of [nearest_even, zero, negative_inf, positive_inf, approx]",
+        "invalid rounding mode specified, expect one of [nearest_even, zero, negative_inf, positive_inf, approx]",
     );
     assert_error(
         one_op(
@@ -635,7 +635,7 @@ fn tanh_and_exp_take_approx_or_full() {
                 &[0],
                 &[f32t],
             ),
-            "invalid rounding error specified, expect one of [approx, full]",
+            "invalid rounding mode specified, expect one of [approx, full]",
         );
     }
 }
@@ -771,7 +771,7 @@ fn ftof_rounding_depends_on_the_target() {
             &[0],
             &["tile<2x2xf64>"],
         ),
-        "invalid rounding mode specified for ftof. Only 'nearest_even' is supported",
+        "invalid rounding mode specified. Only 'nearest_even' is supported",
     );
     assert_error(
         one_op(&["tile<2x2xf32>"], op(CtOp::FToF), &[0], &["tile<2x2xf8E8M0FNU>"]),
@@ -779,7 +779,7 @@ fn ftof_rounding_depends_on_the_target() {
     );
     assert_error(
         one_op(&["tile<2xf16>"], op(CtOp::FToF), &[0], &["tile<2xi32>"]),
-        "result #0 must be tile of f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f4E2M1FN values, but got '!cuda_tile.tile<2xi32>' (tiles of f8E8M0FNU are accepted as well)",
+        "result #0 must be tile of f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN values, but got '!cuda_tile.tile<2xi32>'",
     );
 }
 
@@ -808,7 +808,7 @@ fn ftoi_and_itof_rounding() {
             &[0],
             &["tile<2xi64>"],
         ),
-        "invalid rounding error specified. Only 'nearest_int_to_zero' is supported",
+        "invalid rounding mode specified. Only 'nearest_int_to_zero' is supported",
     );
     assert_error(
         one_op(
@@ -821,7 +821,7 @@ fn ftoi_and_itof_rounding() {
             &[0],
             &["tile<2xf32>"],
         ),
-        "invalid rounding error specified. Only 'nearest_even' is supported",
+        "invalid rounding mode specified. Only 'nearest_even' is supported",
     );
     assert_error(
         one_op(
@@ -830,7 +830,7 @@ fn ftoi_and_itof_rounding() {
             &[0],
             &["tile<2xf8E8M0FNU>"],
         ),
-        "conversion from integer to 'f8E8M0FNU' is not supported",
+        "integer to f8E8M0FNU conversion is not supported, please first convert to another float type",
     );
     assert_error(
         one_op(&["tile<2xf16>"], signed(CtOp::IToF), &[0], &["tile<2xf32>"]),
@@ -1079,7 +1079,7 @@ fn cat_joins_along_one_dimension() {
     );
     assert_error(
         one_op(&args, cat(1), &[0, 0], &["tile<4x4xf32>"]),
-        "expect {lhs, rhs, and result} shape to match at non-concat position 0, expected: 2 but got: 4",
+        "expect lhs and result shapes to match at non-concat position 0, expected: 2 but got: 4",
     );
     assert_error(
         one_op(&args, cat(1), &[0, 1], &["tile<2x4xf32>"]),
@@ -1102,7 +1102,7 @@ fn extract_slices_evenly() {
     ));
     assert_error(
         one_op(&args, op(CtOp::Extract), &[0, 1], &["tile<4x2xf32>"]),
-        "incorrect number of indices, expected 2, but found 1",
+        "expected 2 indices, but got 1",
     );
     assert_error(
         one_op(&args, op(CtOp::Extract), &[0, 1, 1], &["tile<4x8xf32>"]),
@@ -1708,22 +1708,15 @@ fn reduce_body_holds_only_pure_ops() {
     );
     let errs = errors(&diags);
     assert_eq!(errs.len(), 1, "{errs:#?}");
+    // The offending op itself is reported (NVIDIA 13.3), with no separate remark.
     assert!(
-        errs[0].contains("'cuda_tile.reduce' op only pure operations allowed"),
+        errs[0].contains("'cuda_tile.print_tko' op only pure operations are allowed inside 'cuda_tile.reduce'"),
         "{}",
         errs[0]
     );
-    // The offending op is named by a remark of its own (NVIDIA's `emitRemark`), not a note.
-    let remarks: Vec<String> = diags
-        .iter()
-        .filter(|d| d.severity == Severity::Remark)
-        .map(|d| d.to_string())
-        .collect();
-    assert_eq!(remarks.len(), 1, "{diags:#?}");
     assert!(
-        remarks[0].contains("remark: invalid op: cuda_tile.print_tko"),
-        "{}",
-        remarks[0]
+        !diags.iter().any(|d| d.severity == Severity::Remark),
+        "{diags:#?}"
     );
 }
 
@@ -1773,7 +1766,9 @@ fn tile_types_are_checked_wherever_they_appear() {
         ("tile<3x5xf32>", "all dimensions must be powers of two, got 3, 5"),
         ("tile<1024x1024x1024xf32>", "tile would exceed the maximum of 16777216 elements"),
         ("tile<f4E2M1FN>", "F4E2M1FN tiles must have an even number of elements"),
-        ("tile<3x3xf4E2M1FN>", "all dimensions must be powers of two"),
+        // f4E2M1FN packing is checked before the power-of-two rule (NVIDIA 13.3).
+        ("tile<3x3xf4E2M1FN>", "F4E2M1FN tiles must have an even number of elements"),
+        ("tile<3x2xf4E2M1FN>", "all dimensions must be powers of two"),
         ("tile<ptr<i4>>", "failed to verify 'pointeeType'"),
         ("tensor_view<?xf32, strides=[0]>", "expected strictly positive integer, got 0"),
         ("tensor_view<4xi4, strides=[1]>", "failed to verify 'elementType'"),
@@ -1837,11 +1832,11 @@ fn strided_and_gather_scatter_view_types() {
     for (diags, needle) in [
         (
             view_arg(Some(vec![2]), 0),
-            "expected traversal_strides to have 2 entries (one per tensor_view dimension), got 1",
+            "expected 2 traversal strides, got 1",
         ),
         (
             view_arg(Some(vec![2, 0]), 0),
-            "traversal stride 1 must be strictly positive, got 0",
+            "traversal strides must be strictly positive but got [2, 0]",
         ),
         (
             view_arg(None, 2),

@@ -132,7 +132,7 @@ fn every_function_reports_its_first_error() {
     let msgs = messages(&m);
     assert_eq!(msgs.len(), 3, "{msgs:#?}");
     assert!(msgs[0].contains("result #0 must be tile of f16 or bf16 or f32 or f64 values, but got '!cuda_tile.tile<i32>'"));
-    assert!(msgs[1].contains("invalid rounding error specified, expect one of [nearest_even, zero, negative_inf, positive_inf]"));
+    assert!(msgs[1].contains("invalid rounding mode specified, expect one of [nearest_even, zero, negative_inf, positive_inf]"));
     assert!(msgs[2].contains("result #0 must be cuda tile token type, but got '!cuda_tile.tile<f32>'"));
 }
 

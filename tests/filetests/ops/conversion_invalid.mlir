@@ -15,7 +15,7 @@ cuda_tile.module @kernels {
 // pointers must use ptr_to_int, not bitcast.
 cuda_tile.module @kernels {
   testing$func @f(%x: tile<ptr<f32>>) {
-    // expected-error @below {{'cuda_tile.bitcast' op operand #0 must be tile of i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f4E2M1FN values, but got '!cuda_tile.tile<ptr<f32>>' (tiles of f8E8M0FNU are accepted as well)}}
+    // expected-error @below {{'cuda_tile.bitcast' op operand #0 must be tile of i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN values, but got '!cuda_tile.tile<ptr<f32>>'}}
     %r = bitcast %x : tile<ptr<f32>> -> tile<i64>
     return
   }
@@ -114,7 +114,7 @@ cuda_tile.module @kernels {
 // ftof to anything but f8E8M0FNU only rounds to nearest_even.
 cuda_tile.module @kernels {
   testing$func @f(%x: tile<f32>) {
-    // expected-error @below {{'cuda_tile.ftof' op invalid rounding mode specified for ftof. Only 'nearest_even' is supported}}
+    // expected-error @below {{'cuda_tile.ftof' op invalid rounding mode specified. Only 'nearest_even' is supported}}
     %r = ftof %x rounding<zero> : tile<f32> -> tile<f16>
     return
   }
@@ -125,7 +125,7 @@ cuda_tile.module @kernels {
 // ftof takes float tiles only.
 cuda_tile.module @kernels {
   testing$func @f(%x: tile<i32>) {
-    // expected-error @below {{'cuda_tile.ftof' op operand #0 must be tile of f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f4E2M1FN values, but got '!cuda_tile.tile<i32>' (tiles of f8E8M0FNU are accepted as well)}}
+    // expected-error @below {{'cuda_tile.ftof' op operand #0 must be tile of f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN values, but got '!cuda_tile.tile<i32>'}}
     %r = ftof %x : tile<i32> -> tile<f32>
     return
   }
@@ -136,7 +136,7 @@ cuda_tile.module @kernels {
 // ftoi source must be a float tile.
 cuda_tile.module @kernels {
   testing$func @f(%x: tile<i32>) {
-    // expected-error @below {{'cuda_tile.ftoi' op operand #0 must be tile of f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f4E2M1FN values, but got '!cuda_tile.tile<i32>' (tiles of f8E8M0FNU are accepted as well)}}
+    // expected-error @below {{'cuda_tile.ftoi' op operand #0 must be tile of f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN values, but got '!cuda_tile.tile<i32>'}}
     %r = ftoi %x signed : tile<i32> -> tile<i16>
     return
   }
@@ -147,7 +147,7 @@ cuda_tile.module @kernels {
 // ftoi only supports nearest_int_to_zero rounding.
 cuda_tile.module @kernels {
   testing$func @f(%x: tile<f32>) {
-    // expected-error @below {{'cuda_tile.ftoi' op invalid rounding error specified. Only 'nearest_int_to_zero' is supported}}
+    // expected-error @below {{'cuda_tile.ftoi' op invalid rounding mode specified. Only 'nearest_int_to_zero' is supported}}
     %r = "cuda_tile.ftoi"(%x) <{signedness = #cuda_tile.signedness<signed>, rounding_mode = #cuda_tile.rounding<zero>}> : (!cuda_tile.tile<f32>) -> !cuda_tile.tile<i32>
     return
   }
@@ -158,7 +158,7 @@ cuda_tile.module @kernels {
 // itof to f8E8M0FNU is rejected.
 cuda_tile.module @kernels {
   testing$func @f(%x: tile<i32>) {
-    // expected-error @below {{'cuda_tile.itof' op conversion from integer to 'f8E8M0FNU' is not supported, got result type '!cuda_tile.tile<f8E8M0FNU>'}}
+    // expected-error @below {{'cuda_tile.itof' op integer to f8E8M0FNU conversion is not supported, please first convert to another float type}}
     %r = itof %x signed : tile<i32> -> tile<f8E8M0FNU>
     return
   }

@@ -92,7 +92,7 @@ cuda_tile.module @kernels {
 // nearest_int_to_zero is not a divf rounding mode.
 cuda_tile.module @kernels {
   testing$func @f(%x: tile<f32>) {
-    // expected-error @below {{'cuda_tile.divf' op invalid rounding error specified, expect one of [nearest_even, zero, negative_inf, positive_inf, approx, full]}}
+    // expected-error @below {{'cuda_tile.divf' op invalid rounding mode specified, expect one of [nearest_even, zero, negative_inf, positive_inf, approx, full]}}
     %r = divf %x, %x rounding<nearest_int_to_zero> : tile<f32>
     return
   }

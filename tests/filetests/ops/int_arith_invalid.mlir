@@ -92,7 +92,7 @@ cuda_tile.module @kernels {
 // divi rounding is one of zero / negative_inf / positive_inf.
 cuda_tile.module @kernels {
   testing$func @f(%x: tile<i32>) {
-    // expected-error @below {{'cuda_tile.divi' op invalid rounding error specified, expect one of [zero, negative_inf, positive_inf]}}
+    // expected-error @below {{'cuda_tile.divi' op invalid rounding mode specified, expect one of [zero, negative_inf, positive_inf]}}
     %r = divi %x, %x signed rounding<nearest_even> : tile<i32>
     return
   }

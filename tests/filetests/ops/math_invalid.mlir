@@ -92,7 +92,7 @@ cuda_tile.module @kernels {
 // tanh rounding is approx or full (the reference emits this error without failing; we must fail).
 cuda_tile.module @kernels {
   testing$func @f(%x: tile<f32>) {
-    // expected-error @below {{'cuda_tile.tanh' op invalid rounding error specified, expect one of [approx, full]}}
+    // expected-error @below {{'cuda_tile.tanh' op invalid rounding mode specified, expect one of [approx, full]}}
     %r = tanh %x rounding<zero> : tile<f32>
     return
   }
@@ -114,7 +114,7 @@ cuda_tile.module @kernels {
 // exp rounding is approx or full.
 cuda_tile.module @kernels {
   testing$func @f(%x: tile<f32>) {
-    // expected-error @below {{'cuda_tile.exp' op invalid rounding error specified, expect one of [approx, full]}}
+    // expected-error @below {{'cuda_tile.exp' op invalid rounding mode specified, expect one of [approx, full]}}
     %r = exp %x rounding<nearest_even> : tile<f32>
     return
   }

@@ -102,8 +102,9 @@ cuda_tile.module @kernels {
 // -----
 
 // modules do not nest.
-// expected-error @below {{'cuda_tile.module' op body may only hold 'cuda_tile.entry', 'cuda_tile.global' and 'cuda_tile.testing$func' operations, found 'cuda_tile.module'}}
+// expected-error @below {{'cuda_tile.module' op only function and global ops are allowed in the body}}
 cuda_tile.module @kernels {
+  // expected-remark @below {{invalid op}}
   cuda_tile.module @inner {
   }
 }

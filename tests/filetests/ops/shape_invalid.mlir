@@ -38,6 +38,7 @@ cuda_tile.module @kernels {
 cuda_tile.module @kernels {
   testing$func @f() {
     // expected-error @below {{'cuda_tile.constant' unknown type: i4}}
+    // expected-error @below {{expect element type to be one of i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN values, but got '<<NULL TYPE>>'}}
     %r = constant <i4: 1> : tile<2xi4>
     return
   }
@@ -192,7 +193,7 @@ cuda_tile.module @kernels {
 // extract needs one index per dimension.
 cuda_tile.module @kernels {
   testing$func @f(%x: tile<8x8xf32>, %i: tile<i32>) {
-    // expected-error @below {{'cuda_tile.extract' op incorrect number of indices, expected 2, but found 1}}
+    // expected-error @below {{'cuda_tile.extract' op expected 2 indices, but got 1}}
     %r = extract %x[%i] : tile<8x8xf32> -> tile<4x4xf32>
     return
   }
@@ -321,10 +322,10 @@ cuda_tile.module @kernels {
 
 // -----
 
-// cat: a non-concat mismatch of rhs (lhs and result agree) names the rhs size.
+// cat: a non-concat mismatch of rhs (lhs and result agree) names the rhs.
 cuda_tile.module @kernels {
   testing$func @f(%x: tile<2x4xf32>, %y: tile<4x4xf32>) {
-    // expected-error @below {{'cuda_tile.cat' op expect {lhs, rhs, and result} shape to match at non-concat position 0, expected: 2 but got: 4}}
+    // expected-error @below {{'cuda_tile.cat' op expect rhs and result shapes to match at non-concat position 0, expected: 4 but got: 2}}
     %r = cat %x, %y dim = 1 : tile<2x4xf32>, tile<4x4xf32> -> tile<2x8xf32>
     return
   }

@@ -103,7 +103,7 @@ cuda_tile.module @kernels {
     %t = make_token : token
     // CHECK: atomic_red_view_tko relaxed device %{{[^ ,]+}}[%{{[^ ,]+}}, %{{[^ ,]+}}], add, %{{[^ ,]+}} : tile<2x2xi32>, partition_view<tile=(2x2), tensor_view<64x64xi32, strides=[64,1]>>, tile<i32> -> token
     %0 = atomic_red_view_tko relaxed device %pv[%i, %i], add, %v : tile<2x2xi32>, partition_view<tile=(2x2), tensor_view<64x64xi32, strides=[64,1]>>, tile<i32> -> token
-    // CHECK: atomic_red_view_tko relaxed tl_blk %{{[^ ,]+}}[%{{[^ ,]+}}, %{{[^ ,]+}}], umax, %{{[^ ,]+}} token=%{{[^ ,]+}} : tile<2x2xi32>, partition_view<tile=(2x2), tensor_view<64x64xi32, strides=[64,1]>>, tile<i32> -> token
+    // CHECK: atomic_red_view_tko relaxed tl_blk %{{[^ ,]+}}[%{{[^ ,]+}}, %{{[^ ,]+}}], umax, %{{[^ ,]+}} token = %{{[^ ,]+}} : tile<2x2xi32>, partition_view<tile=(2x2), tensor_view<64x64xi32, strides=[64,1]>>, tile<i32> -> token
     %1 = atomic_red_view_tko relaxed tl_blk %pv[%i, %i], umax, %v token=%t : tile<2x2xi32>, partition_view<tile=(2x2), tensor_view<64x64xi32, strides=[64,1]>>, tile<i32> -> token
     // CHECK: make_tensor_view %{{[^ ,]+}}, shape = [64], strides = [1] : tensor_view<64xf32, strides=[1]>
     %fv = make_tensor_view %q, shape = [64], strides = [1] : tensor_view<64xf32, strides=[1]>

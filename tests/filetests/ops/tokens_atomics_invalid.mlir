@@ -82,7 +82,7 @@ cuda_tile.module @kernels {
 // addf needs a float value.
 cuda_tile.module @kernels {
   testing$func @f(%p: tile<ptr<i32>>, %v: tile<i32>) {
-    // expected-error @below {{'cuda_tile.atomic_rmw_tko' op 'addf' works only with floats f16, f32, and f64}}
+    // expected-error @below {{'cuda_tile.atomic_rmw_tko' op 'addf' works only with floats f16, bf16, f32, and f64}}
     %r, %t = atomic_rmw_tko relaxed device %p, addf, %v : tile<ptr<i32>>, tile<i32> -> tile<i32>, token
     return
   }

@@ -11,7 +11,7 @@
 // Version 18.0.
 // RUN: printf '\x7fTileIR\x00\x12\x00\x00\x00\x00' > %t.version.bc
 // RUN: not tileir-translate -cudatilebc-to-mlir %t.version.bc 2>&1 | FileCheck %s --check-prefix=VERSION
-// VERSION: unsupported Tile version 18.0.0, this reader supports versions [13.1, 13.4]
+// VERSION: unsupported Tile version 18.0.0, this reader supports versions [13.1 - 13.4]
 //
 // Section id 127.
 // RUN: printf '\x7fTileIR\x00\x0d\x01\x00\x00\x7f\x00\x00' > %t.section.bc

@@ -28,7 +28,7 @@ cuda_tile.module @kernels {
 
 // -----
 
-// CHECK: type 'F8E8M0FNU' requires bytecode version 13.2+, targeting 13.1
+// CHECK: type 'Float8E8M0FNU' requires bytecode version 13.2+, targeting 13.1
 cuda_tile.module @kernels {
   entry @k(%x: tile<f8E8M0FNU>) {
     return
@@ -48,7 +48,29 @@ cuda_tile.module @kernels {
 
 // -----
 
-// CHECK: 'cuda_tile.global' op '@g': attribute 'symbol_visibility' requires bytecode version 13.3+, but targeting 13.1
+// CHECK: global `g` uses non-public symbol visibility, which cannot be encoded in bytecode version 13.1 (requires bytecode 13.3+)
 cuda_tile.module @kernels {
   global private @g <f32: 1.0> : tile<2xf32>
+}
+
+// -----
+
+// CHECK: 'cuda_tile.print_tko' op optional operand 'token' is provided but requires bytecode version 13.2, targeting 13.1
+cuda_tile.module @kernels {
+  entry @k() {
+    %t = make_token : token
+    %p = print_tko "x" token=%t -> token
+    return
+  }
+}
+
+// -----
+
+// CHECK: 'cuda_tile.print_tko' op result 'result_token' requires bytecode version 13.2 but is being used and targeting 13.1
+cuda_tile.module @kernels {
+  entry @k() {
+    %p = print_tko "x" -> token
+    %j = join_tokens %p, %p : token
+    return
+  }
 }

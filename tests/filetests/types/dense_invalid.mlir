@@ -112,10 +112,11 @@ cuda_tile.module @kernels {
 
 // -----
 
-// unknown element type.
+// unknown element type: named, and reported as no type by the element type check.
 cuda_tile.module @kernels {
   testing$func @f() {
     // expected-error @below {{'cuda_tile.constant' unknown type: f33}}
+    // expected-error @below {{expect element type to be one of i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN values, but got '<<NULL TYPE>>'}}
     %c = constant <f33: 1.0> : tile<f32>
     return
   }
@@ -145,7 +146,7 @@ cuda_tile.module @kernels {
 // A constant's type must be a tile of a number type (ODS's result constraint).
 cuda_tile.module @kernels {
   testing$func @f() {
-    // expected-error @below {{custom op 'cuda_tile.constant' result #0 must be tile of i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f4E2M1FN values, but got 'vector<4xf32>'}}
+    // expected-error @below {{custom op 'cuda_tile.constant' result #0 must be tile of i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN values, but got 'vector<4xf32>'}}
     %c = constant <f32: 1.0> : vector<4xf32>
     return
   }

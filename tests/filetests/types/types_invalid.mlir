@@ -58,7 +58,7 @@ cuda_tile.module @kernels {
 
 // i4 cannot be a pointee.
 cuda_tile.module @kernels {
-  // expected-error @below {{'cuda_tile.testing$func' op argument #0 has invalid type tile<ptr<i4>>: failed to verify 'pointeeType': f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f4E2M1FN or i1 or i8 or i16 or i32 or i64 or f8E8M0FNU}}
+  // expected-error @below {{'cuda_tile.testing$func' op argument #0 has invalid type tile<ptr<i4>>: failed to verify 'pointeeType': f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 or i32 or i64}}
   testing$func @f(%x: tile<ptr<i4>>) {
 
     return
@@ -69,7 +69,7 @@ cuda_tile.module @kernels {
 
 // no pointers to pointers.
 cuda_tile.module @kernels {
-  // expected-error @below {{failed to verify 'pointeeType': f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f4E2M1FN or i1 or i8 or i16 or i32 or i64 or f8E8M0FNU}}
+  // expected-error @below {{failed to verify 'pointeeType': f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 or i32 or i64}}
   testing$func @f(%x: tile<ptr<ptr<f32>>>) {
 
     return
@@ -80,7 +80,7 @@ cuda_tile.module @kernels {
 
 // unsupported element type.
 cuda_tile.module @kernels {
-  // expected-error @below {{failed to verify 'elementType': f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f4E2M1FN or i1 or i8 or i16 or i32 or i64 or Pointer type or f8E8M0FNU or i4}}
+  // expected-error @below {{failed to verify 'elementType': f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 or i32 or i64 or Pointer type (i4 is accepted as well)}}
   testing$func @f(%x: tile<4xf128>) {
 
     return
@@ -91,7 +91,7 @@ cuda_tile.module @kernels {
 
 // i4 cannot be a tensor_view element.
 cuda_tile.module @kernels {
-  // expected-error @below {{'cuda_tile.testing$func' op argument #0 has invalid type tensor_view<8xi4, strides=[1]>: failed to verify 'elementType': f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f4E2M1FN or i1 or i8 or i16 or i32 or i64 or f8E8M0FNU}}
+  // expected-error @below {{'cuda_tile.testing$func' op argument #0 has invalid type tensor_view<8xi4, strides=[1]>: failed to verify 'elementType': f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 or i32 or i64}}
   testing$func @f(%x: tensor_view<8xi4, strides=[1]>) {
 
     return
@@ -192,7 +192,7 @@ cuda_tile.module @kernels {
 // A type that is not a number type as a tile element: ODS's constraint, which
 // also allows pointers.
 cuda_tile.module @kernels {
-  // expected-error @below {{failed to verify 'elementType': f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f4E2M1FN or i1 or i8 or i16 or i32 or i64 or Pointer type}}
+  // expected-error @below {{failed to verify 'elementType': f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 or i32 or i64 or Pointer type}}
   testing$func @f(%x: tile<4xtoken>) {
     return
   }
@@ -201,7 +201,7 @@ cuda_tile.module @kernels {
 // -----
 
 cuda_tile.module @kernels {
-  // expected-error @below {{failed to verify 'elementType': f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f4E2M1FN or i1 or i8 or i16 or i32 or i64}}
+  // expected-error @below {{failed to verify 'elementType': f16 or bf16 or f32 or tf32 or f64 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 or i32 or i64}}
   testing$func @f(%x: tensor_view<4xi3, strides=[1]>) {
     return
   }

@@ -225,8 +225,9 @@ pub fn kernel_13_1() -> Module {
             .with("str", Attr::Str("sum %f".into()))
             .with_segments(&[1, 0]),
         &[r],
-        // 13.1's print: no token operand, no result.
-        &[],
+        // No token operand (13.1's print); the unused token result is not stored in a
+        // 13.1 file and comes back when read, as in NVIDIA 13.3.
+        &[tok],
     );
     let if2 = b.op(e, CudaTileOp::new(CtOp::If), &[cond], &[]);
     let (tb2, _) = b.block(if2, 0, &[]);
