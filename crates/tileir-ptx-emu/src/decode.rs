@@ -1000,7 +1000,31 @@ impl Decoder {
         let has = |m: &str| mods.contains(&m);
         let o = &i.operands;
         if has("bulk") {
-            return Err(decode_err(line, format!("'{}' (bulk / tensor-map copies) is not supported yet", i.opcode)));
+            if has("tensor") {
+                return Err(decode_err(line, format!("'{}' (tensor-map copies) is not supported yet", i.opcode)));
+            }
+            // Bulk copies complete when issued, so their groups have nothing left to wait for.
+            if has("commit_group") || has("wait_group") || has("prefetch") {
+                return Ok(Op::Nop);
+            }
+            self.ops(i, 3)?;
+            // The first space word after "bulk" is the destination's, the second the source's.
+            let spaces: Vec<Space> = mods.iter().filter_map(|m| match m.split("::").next() {
+                Some("global") => Some(Space::Global),
+                Some("shared") => Some(Space::Shared),
+                _ => None,
+            }).collect();
+            if spaces.len() != 2 {
+                return Err(decode_err(line, format!("'{}' needs a destination and a source state space", i.opcode)));
+            }
+            let (dst_space, dst) = self.addr(&o[0], spaces[0], line)?;
+            let (src_space, src) = self.addr(&o[1], spaces[1], line)?;
+            let size = self.src(&o[2], 32, line)?;
+            let mbar = match o.get(3) {
+                Some(m @ Operand::Addr { .. }) if mods.iter().any(|w| w.starts_with("mbarrier")) => Some(self.addr(m, Space::Shared, line)?.1),
+                _ => None,
+            };
+            return Ok(Op::BulkCopy { dst_space, dst, src_space, src, size, mbar });
         }
         if has("commit_group") {
             return Ok(Op::CpAsyncCommit);

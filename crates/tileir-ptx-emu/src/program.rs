@@ -527,6 +527,9 @@ pub enum Op {
     CpAsyncMbarArrive { noinc: bool, addr: Addr },
     /// mbarrier operations.
     Mbar { op: MbarOp, d: Option<Reg>, addr: Addr, b: Option<Src> },
+    /// `cp.async.bulk` (non-tensor): `size` bytes from `src` to `dst`, then complete_tx
+    /// of `size` bytes on `mbar` when given.
+    BulkCopy { dst_space: Space, dst: Addr, src_space: Space, src: Addr, size: Src, mbar: Option<Addr> },
     /// `mapa`: the address of a shared variable in CTA `rank` of the cluster.
     Mapa { d: Reg, a: Src, rank: Src },
 }

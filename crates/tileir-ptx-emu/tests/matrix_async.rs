@@ -177,3 +177,45 @@ fn mbarrier_misuse() {
     let e = run(&p, &cfg(1, 64), &[Arg::Buffer(0, 0)], &mut bufs).unwrap_err();
     assert!(e.message.contains("only 0 of 1 arrival(s) pending (tx-count 16)"), "{e}");
 }
+
+#[test]
+fn bulk_copy_completes_the_mbarrier_transaction() {
+    let text = r#".version 8.6
+.target sm_90a
+.address_size 64
+.shared .align 16 .b8 buf[256];
+.shared .align 8 .b8 bar[8];
+.visible .entry bulk(.param .u64 inp, .param .u64 out)
+{
+.reg .pred %p<4>; .reg .b32 %r<16>; .reg .b64 %rd<8>;
+ld.param.b64 %rd1, [inp];
+ld.param.b64 %rd2, [out];
+mov.u32 %r1, %tid.x;
+mov.u32 %r2, bar;
+mov.u32 %r3, buf;
+setp.ne.u32 %p1, %r1, 0;
+@%p1 bra $L_wait;
+mbarrier.init.shared.b64 [%r2], 1;
+mbarrier.arrive.expect_tx.shared.b64 %rd3, [%r2], 256;
+cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd1], 256, [%r2];
+$L_wait:
+bar.sync 0;
+$L_spin:
+mbarrier.try_wait.parity.shared.b64 %p2, [%r2], 0;
+@!%p2 bra $L_spin;
+shl.b32 %r4, %r1, 2;
+add.s32 %r5, %r3, %r4;
+ld.shared.b32 %r6, [%r5];
+mul.wide.u32 %rd4, %r1, 4;
+add.s64 %rd5, %rd2, %rd4;
+st.global.b32 [%rd5], %r6;
+ret;
+}
+"#;
+    let p = Module::parse(text).unwrap().kernel(None).unwrap();
+    let inp: Vec<u8> = (0..64u32).flat_map(|i| (i * 3 + 1).to_le_bytes()).collect();
+    let mut bufs = vec![Buffer::new("inp", inp), Buffer::new("out", vec![0u8; 256])];
+    run(&p, &cfg(1, 64), &[Arg::Buffer(0, 0), Arg::Buffer(1, 0)], &mut bufs).unwrap();
+    let out: Vec<u32> = bufs[1].data.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(out, (0..64u32).map(|i| i * 3 + 1).collect::<Vec<_>>());
+}

@@ -252,3 +252,25 @@ pub(crate) fn describe(env: &Env<'_>, a: u64) -> String {
         None => format!("mbarrier at shared {a:#x} (not initialized)"),
     }
 }
+
+/// `cp.async.bulk` for one lane: the copy happens at once (a legal completion time), then
+/// the mbarrier's transaction count drops by the bytes copied.
+#[allow(clippy::too_many_arguments)] // one lane of one decoded instruction: its operands
+pub(crate) fn bulk_copy(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, lane: usize, dst_space: Space, dst: Addr, src_space: Space, src: Addr, size: Src, mbar: Option<Addr>) -> Result<()> {
+    let d = val(&w.regs, dst.base, lane).wrapping_add(dst.off as u64);
+    let s = val(&w.regs, src.base, lane).wrapping_add(src.off as u64);
+    let n = val(&w.regs, size, lane) & 0xffff_ffff;
+    if d % 16 != 0 || s % 16 != 0 || n % 16 != 0 {
+        return Err(err(w, env, inst, lane, ErrorKind::Memory, format!("cp.async.bulk of {n} byte(s) from {s:#x} to {d:#x}: addresses and size must be multiples of 16")));
+    }
+    let mut off = 0;
+    while off < n {
+        let v = w.load_pub(env, src_space, lane, s + off, 8).map_err(|m| err(w, env, inst, lane, ErrorKind::Memory, format!("cp.async.bulk source: {m}")))?;
+        w.store_pub(env, dst_space, lane, d + off, 8, v).map_err(|m| err(w, env, inst, lane, ErrorKind::Memory, format!("cp.async.bulk destination: {m}")))?;
+        off += 8;
+    }
+    if let Some(m) = mbar {
+        mbarrier(w, env, inst, lane, MbarOp::CompleteTx, None, m, Some(Src::I(n)))?;
+    }
+    Ok(())
+}

@@ -847,6 +847,9 @@ impl Warp {
             Op::CpAsyncMbarArrive { noinc, addr } => {
                 try_lanes(exec, |l| super::asyncop::cp_async_arrive(self, env, inst, l, *noinc, *addr))?;
             }
+            Op::BulkCopy { dst_space, dst, src_space, src, size, mbar } => {
+                try_lanes(exec, |l| super::asyncop::bulk_copy(self, env, inst, l, *dst_space, *dst, *src_space, *src, *size, *mbar))?;
+            }
             Op::Mapa { d, a, rank } => {
                 let (d, a, rank) = (*d, *a, *rank);
                 let mut bad = None;
