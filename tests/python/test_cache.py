@@ -423,7 +423,8 @@ def test_module_command_runs(cache_dir):
     p = subprocess.run([sys.executable, "-m", "tileir.cache", "show"], capture_output=True, text=True,
                        env=dict(os.environ, TILEIR_CACHE_DIR=str(cache_dir)), timeout=120)
     assert p.returncode == 0, p.stderr
-    assert "0 entries" in p.stdout
+    assert "0 entries" in p.stdout and "PTX -> cubin:" in p.stdout
+    assert "Warning" not in p.stderr, p.stderr
 
 
 def test_max_bytes_knob_parses_sizes(monkeypatch):

@@ -532,6 +532,33 @@ def ptx_library(build: bool = True) -> Optional[str]:
     return None
 
 
+def ptx_compiler_status() -> str:
+    """One line saying which PTX compiler compiles go to, and why (for ``tileir-cache show``)."""
+    from ..knobs import ptx_compiler
+
+    mode = ptx_compiler()
+    archive = find_ptx_archive()
+    try:
+        exe = find_ptxas(None)
+    except ToolchainError as e:
+        exe = None
+        missing = str(e)
+    if _uses_process(None):
+        why = "TILEIR_PTXAS is set" if ptxas_override() else "TILEIR_PTX_COMPILER=process"
+        return "ptxas executable %s (%s)" % (exe or "(none: %s)" % missing, why)
+    if archive is None:
+        return ("ptxas executable %s, one process per kernel (NVIDIA's PTX compiler library is not installed: "
+                "pip install nvidia-nvptxcompiler for in-process compiles with a CUDA 13 toolchain)"
+                % (exe or "(none)"))
+    if mode == "auto" and not _library_fits(archive):
+        return ("ptxas executable %s: the PTX compiler library at %s is of another CUDA release, whose cubins "
+                "this ptxas's drivers may not load (TILEIR_PTX_COMPILER=library uses it anyway)" % (exe, archive))
+    state = _LIBRARY_STATE.get(archive)
+    if isinstance(state, Exception):
+        return "ptxas executable %s: the PTX compiler library failed: %s" % (exe, state)
+    return "NVIDIA's PTX compiler library, in the LLVM worker process (%s)" % archive
+
+
 def compile_ptx(ptx: str, *, arch: str, opt_level: int = 3, ptxas: Optional[str] = None,
                 extra_args: Sequence[str] = (), timeout: float = 120) -> PtxasResult:
     """PTX -> cubin: in-process through NVIDIA's PTX compiler library when it is installed

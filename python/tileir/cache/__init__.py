@@ -42,8 +42,8 @@ import warnings
 import zlib
 from typing import Any, Dict, List, Optional, Tuple
 
-from . import knobs
-from ._toolchain import ptxas as _ptxas
+from .. import knobs
+from .._toolchain import ptxas as _ptxas
 
 try:  # the builtin module: hashlib's import loads OpenSSL, which a cache hit need not pay for
     from _sha256 import sha256 as _sha256
@@ -107,9 +107,9 @@ def _package_fingerprint() -> str:
     hit = _toolchain_memo.get("package")
     if hit is not None:
         return hit
-    from . import _native
+    from .. import _native
 
-    root = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the tileir package
     parts = [f"tileir {_tileir_version()}", f"python {sys.version}", f"native {_stat_id(_native.__file__)}"]
     # An installed wheel is identified by its version and native module; a source tree
     # (editable install) also by its Python sources, which change without a version bump.
@@ -204,7 +204,7 @@ class _Describer:
         if isinstance(v, types.ModuleType):
             out.append(f"module:{v.__name__}")
             return
-        from ._compile import Kernel
+        from .._compile import Kernel
 
         if isinstance(v, Kernel):
             out.append("kernel:" + repr(sorted(v.hints.items())))
@@ -355,7 +355,7 @@ def _code_names(code: types.CodeType) -> set:
 def _source_text(fn: Any) -> str:
     """The function's source as the front end reads it (``nosource`` when there is none:
     the front end then fails anyway)."""
-    from ._frontend.translate import _fast_source
+    from .._frontend.translate import _fast_source
 
     try:
         lines, _ = _fast_source(fn)
@@ -676,6 +676,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     total = sum(e["bytes"] for e in items)
     state = "on" if knobs.cache_enabled() else "off (TILEIR_CACHE=0)"
     print(f"tileir compile cache: {root}")
+    print(f"  PTX -> cubin: {_ptxas.ptx_compiler_status()}")
     print(f"  {len(items)} entr{'y' if len(items) == 1 else 'ies'}, {_human(total)} of {_human(knobs.cache_max_bytes())}"
           f" (least recently used go first); cache {state}")
     limit = getattr(args, "limit", 20) or len(items)
@@ -687,6 +688,3 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"  ... {len(items) - limit} more")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())
