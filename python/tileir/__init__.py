@@ -23,7 +23,7 @@ from . import errors, knobs
 from . import _api
 from ._api import *  # noqa: F401,F403 - the kernel-side API, cuTile's names
 from ._api import OP_NAMES
-from ._compile import BACKEND_OPS, CompiledKernel, Kernel, compile, compile_to_ir, kernel, launch
+from ._compile import CompiledKernel, Kernel, compile, compile_to_ir, kernel, launch
 from ._interpret import interpret
 from .emulator import emulate  # noqa: F401 - ct.emulate: compiled PTX run by the emulator
 from ._frontend.values import Array, Scalar, Tile, TiledView
@@ -31,4 +31,4 @@ from ._frontend.values import Array, Scalar, Tile, TiledView
 __version__ = "0.1.0"
 
 __all__ = ["errors", "knobs", "interpret", "kernel", "Kernel", "compile", "compile_to_ir", "CompiledKernel", "launch",
-           "BACKEND_OPS", "OP_NAMES", "Array", "Tile", "TiledView", "Scalar"] + list(_api.__all__)
+           "OP_NAMES", "Array", "Tile", "TiledView", "Scalar"] + list(_api.__all__)
