@@ -894,7 +894,9 @@ impl Decoder {
                 self.ops(i, 3)?;
                 Op::Mapa { d: self.dreg(&o[0], line)?, a: self.src(&o[1], 64, line)?, rank: self.src(&o[2], 32, line)? }
             }
+            // wgmma.mma_async completes when issued, so fences and groups have nothing to order.
             "wgmma" if has("fence") || has("commit_group") || has("wait_group") => Op::Nop,
+            "wgmma" if has("mma_async") => self.wgmma(i, mods)?,
             "membar" | "fence" | "prefetch" | "prefetchu" | "griddepcontrol" | "setmaxnreg" | "nanosleep" | "pmevent" | "discard" | "applypriority" | "createpolicy" => {
                 if base == "createpolicy" {
                     self.ops(i, 1)?;
@@ -993,6 +995,66 @@ impl Decoder {
             return Err(decode_err(line, format!("'{}' needs {}, {na}, {nb} and {} registers, got {}, {}, {} and {}", i.opcode, want(d_f16), want(c_f16), ds.len(), a.len(), b.len(), c.len())));
         }
         Ok(Op::Mma { m, n, k, ab, d_f16, c_f16, ds, a, b, c })
+    }
+
+    fn wgmma(&mut self, i: &Instr, mods: &[&str]) -> Result<Op> {
+        let line = i.line;
+        let unsupported = |why: &str| decode_err(line, format!("unsupported wgmma form '{}': {why}", i.opcode));
+        let shape = mods.iter().find(|m| m.starts_with("m64n")).ok_or_else(|| unsupported("no m64nNkK shape"))?;
+        let (n, k) = shape[4..].split_once('k').and_then(|(n, k)| Some((n.parse::<u16>().ok()?, k.parse::<u8>().ok()?))).ok_or_else(|| unsupported("bad shape"))?;
+        let tys: Vec<&str> = mods.iter().copied().filter(|m| matches!(*m, "f16" | "bf16" | "f32" | "tf32" | "e4m3" | "e5m2" | "s8" | "u8" | "s32")).collect();
+        if tys.len() != 3 || tys[1] != tys[2] {
+            return Err(unsupported("expected dtype.atype.btype with equal A and B types"));
+        }
+        let ab = match (tys[1], k) {
+            ("f16", 16) => FloatFormat::F16,
+            ("bf16", 16) => FloatFormat::BF16,
+            ("e4m3", 32) => FloatFormat::F8E4M3FN,
+            ("e5m2", 32) => FloatFormat::F8E5M2,
+            _ => return Err(unsupported("only f16/bf16 (k16) and e4m3/e5m2 (k32) inputs")),
+        };
+        let d_f16 = match tys[0] {
+            "f32" => false,
+            "f16" => true,
+            _ => return Err(unsupported("accumulators must be f32 or f16")),
+        };
+        let o = &i.operands;
+        let ds = match o.first() {
+            Some(Operand::Vector(v)) => v.iter().map(|x| self.dreg(x, line)).collect::<Result<Vec<_>>>()?,
+            _ => return Err(unsupported("the accumulators must be a {...} list")),
+        };
+        let want = if d_f16 { n as usize / 4 } else { n as usize / 2 };
+        if ds.len() != want {
+            return Err(decode_err(line, format!("'{}' needs {want} accumulator registers, got {}", i.opcode, ds.len())));
+        }
+        let imm = |this: &mut Self, x: Option<&Operand>| -> Result<i64> {
+            match x.map(|x| this.src(x, 32, line)).transpose()? {
+                Some(Src::I(v)) => Ok(v as u32 as i32 as i64),
+                _ => Err(unsupported("scale and transpose operands must be immediates")),
+            }
+        };
+        let (a, rest) = match o.get(1) {
+            Some(Operand::Vector(v)) => (WgmmaA::Regs(v.iter().map(|x| self.src(x, 32, line)).collect::<Result<Vec<_>>>()?), 2),
+            Some(x) => (WgmmaA::Desc(self.src(x, 64, line)?), 2),
+            None => return Err(unsupported("missing A")),
+        };
+        let b = self.src(o.get(rest).ok_or_else(|| unsupported("missing B"))?, 64, line)?;
+        let scale_d = self.src(o.get(rest + 1).ok_or_else(|| unsupported("missing scale-d"))?, 1, line)?;
+        let neg_a = imm(self, o.get(rest + 2))? < 0;
+        let neg_b = imm(self, o.get(rest + 3))? < 0;
+        let (tnsp_a, tnsp_b) = match &a {
+            WgmmaA::Desc(_) => (imm(self, o.get(rest + 4)).unwrap_or(0) != 0, imm(self, o.get(rest + 5)).unwrap_or(0) != 0),
+            WgmmaA::Regs(r) => {
+                if r.len() != 4 || k != 16 {
+                    return Err(unsupported("register A needs four registers of 16-bit pairs"));
+                }
+                (false, imm(self, o.get(rest + 4)).unwrap_or(0) != 0)
+            }
+        };
+        if tnsp_a || tnsp_b {
+            return Err(unsupported("transposed (MN-major) shared-memory operands are not supported yet"));
+        }
+        Ok(Op::Wgmma { n, k, ab, d_f16, ds, a, b, scale_d, neg_a, neg_b, tnsp_a, tnsp_b })
     }
 
     fn cp_async(&mut self, i: &Instr, mods: &[&str]) -> Result<Op> {

@@ -527,6 +527,8 @@ pub enum Op {
     CpAsyncMbarArrive { noinc: bool, addr: Addr },
     /// mbarrier operations.
     Mbar { op: MbarOp, d: Option<Reg>, addr: Addr, b: Option<Src> },
+    /// `wgmma.mma_async` (one warp's 16-row slice of the warpgroup's m64nNk tile).
+    Wgmma { n: u16, k: u8, ab: tileir_numeric::FloatFormat, d_f16: bool, ds: Vec<Reg>, a: WgmmaA, b: Src, scale_d: Src, neg_a: bool, neg_b: bool, tnsp_a: bool, tnsp_b: bool },
     /// `cp.async.bulk` (non-tensor): `size` bytes from `src` to `dst`, then complete_tx
     /// of `size` bytes on `mbar` when given.
     BulkCopy { dst_space: Space, dst: Addr, src_space: Space, src: Addr, size: Src, mbar: Option<Addr> },
@@ -555,6 +557,15 @@ pub enum MbarOp {
     TryWait(bool),
     /// test_wait
     TestWait(bool),
+}
+
+/// The A operand of wgmma: a shared-memory matrix descriptor or registers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WgmmaA {
+    /// A 64-bit matrix descriptor.
+    Desc(Src),
+    /// Fragment registers (RS form).
+    Regs(Vec<Src>),
 }
 
 /// One instruction with its guard and source line.

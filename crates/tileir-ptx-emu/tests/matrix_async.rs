@@ -219,3 +219,122 @@ ret;
     let out: Vec<u32> = bufs[1].data.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
     assert_eq!(out, (0..64u32).map(|i| i * 3 + 1).collect::<Vec<_>>());
 }
+
+/// A warpgroup copies a shared-memory image in, runs one m64n8k16 wgmma on descriptors passed
+/// as parameters (scale-d = 0: D = A·Bᵀ), and stores D row-major.
+const WGMMA: &str = r#".version 8.6
+.target sm_90a
+.address_size 64
+.shared .align 1024 .b8 sm[9216];
+.visible .entry wg(.param .u64 img, .param .u32 nbytes, .param .u64 da, .param .u64 db, .param .u64 out)
+.reqntid 128, 1, 1
+{
+.reg .pred %p<3>; .reg .b32 %r<16>; .reg .b64 %rd<16>; .reg .f32 %f<5>;
+ld.param.b64 %rd1, [img];
+ld.param.b32 %r1, [nbytes];
+ld.param.b64 %rd2, [da];
+ld.param.b64 %rd3, [db];
+ld.param.b64 %rd4, [out];
+mov.u32 %r2, %tid.x;
+shl.b32 %r3, %r2, 4;
+mov.u32 %r4, sm;
+$L_copy:
+setp.ge.u32 %p1, %r3, %r1;
+@%p1 bra $L_done;
+cvt.u64.u32 %rd5, %r3;
+add.s64 %rd6, %rd1, %rd5;
+ld.global.v2.b64 {%rd7, %rd8}, [%rd6];
+add.s32 %r5, %r4, %r3;
+st.shared.v2.b64 [%r5], {%rd7, %rd8};
+add.s32 %r3, %r3, 2048;
+bra.uni $L_copy;
+$L_done:
+bar.sync 0;
+wgmma.fence.sync.aligned;
+setp.ne.b32 %p2, 0, 0;
+wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%f1, %f2, %f3, %f4}, %rd2, %rd3, %p2, 1, 1, 0, 0;
+wgmma.commit_group.sync.aligned;
+wgmma.wait_group.sync.aligned 0;
+shr.u32 %r6, %r2, 5;
+and.b32 %r7, %r2, 31;
+shr.u32 %r8, %r7, 2;
+and.b32 %r9, %r7, 3;
+shl.b32 %r10, %r6, 4;
+add.s32 %r10, %r10, %r8;
+shl.b32 %r11, %r10, 3;
+shl.b32 %r12, %r9, 1;
+add.s32 %r11, %r11, %r12;
+mul.wide.u32 %rd9, %r11, 4;
+add.s64 %rd10, %rd4, %rd9;
+st.global.v2.f32 [%rd10], {%f1, %f2};
+st.global.v2.f32 [%rd10+256], {%f3, %f4};
+ret;
+}
+"#;
+
+fn wgmma_case(a: &[Vec<f64>], b: &[Vec<f64>], image: Vec<u8>, da: u64, db: u64, k0: usize) {
+    let p = Module::parse(WGMMA).unwrap().kernel(None).unwrap();
+    let n = image.len() as u32;
+    let mut bufs = vec![Buffer::new("img", image), Buffer::new("out", vec![0u8; 64 * 8 * 4])];
+    run(&p, &cfg(1, 128), &[Arg::Buffer(0, 0), Arg::U32(n), Arg::U64(da), Arg::U64(db), Arg::Buffer(1, 0)], &mut bufs).unwrap();
+    let d: Vec<f32> = bufs[1].data.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+    for r in 0..64 {
+        for c in 0..8 {
+            let s: f64 = (0..16).map(|k| a[r][k0 + k] * b[c][k0 + k]).sum();
+            assert_eq!(d[r * 8 + c], s as f32, "D[{r}][{c}]");
+        }
+    }
+}
+
+fn desc(start: u64, lbo: u64, sbo: u64, swizzle: u64) -> u64 {
+    (start >> 4) | ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (swizzle << 62)
+}
+
+fn put(image: &mut [u8], addr: u64, x: f64) {
+    let h = bf16(x).to_le_bytes();
+    image[addr as usize..addr as usize + 2].copy_from_slice(&h);
+}
+
+#[test]
+fn wgmma_k_major_without_swizzle() {
+    let a: Vec<Vec<f64>> = (0..64).map(|r| (0..16).map(|k| ((r * 3 + k * 7) % 9) as f64 - 4.0).collect()).collect();
+    let b: Vec<Vec<f64>> = (0..8).map(|n| (0..16).map(|k| ((n * 5 + k) % 7) as f64 * 0.5 - 1.5).collect()).collect();
+    // Core matrices of 8 rows x 16 bytes: LBO 128 along K, SBO 256 along rows.
+    let at = |r: usize, k: usize| ((r / 8) * 256 + (k / 8) * 128 + (r % 8) * 16 + (k % 8) * 2) as u64;
+    let mut image = vec![0u8; 2048 + 256];
+    for r in 0..64 {
+        for k in 0..16 {
+            put(&mut image, at(r, k), a[r][k]);
+        }
+    }
+    for nn in 0..8 {
+        for k in 0..16 {
+            put(&mut image, 2048 + at(nn, k), b[nn][k]);
+        }
+    }
+    wgmma_case(&a, &b, image, desc(0, 128, 256, 0), desc(2048, 128, 256, 0), 0);
+}
+
+#[test]
+fn wgmma_k_major_128_byte_swizzle_second_k_step() {
+    let a: Vec<Vec<f64>> = (0..64).map(|r| (0..64).map(|k| ((r * 5 + k * 3) % 11) as f64 - 5.0).collect()).collect();
+    let b: Vec<Vec<f64>> = (0..8).map(|n| (0..64).map(|k| ((n * 7 + k * 2) % 5) as f64 - 2.0).collect()).collect();
+    // 128-byte rows, 8-row atoms of 1024 bytes, 16-byte chunks XOR-ed with the row in the atom.
+    let at = |base: u64, r: usize, k: usize| {
+        let a = base + ((r / 8) * 1024 + (r % 8) * 128 + k * 2) as u64;
+        a ^ (((a >> 7) & 7) << 4)
+    };
+    let mut image = vec![0u8; 8192 + 1024];
+    for r in 0..64 {
+        for k in 0..64 {
+            put(&mut image, at(0, r, k), a[r][k]);
+        }
+    }
+    for nn in 0..8 {
+        for k in 0..64 {
+            put(&mut image, at(8192, nn, k), b[nn][k]);
+        }
+    }
+    // The second K step starts 32 bytes into the (unswizzled) row.
+    wgmma_case(&a, &b, image, desc(32, 16, 1024, 1), desc(8192 + 32, 16, 1024, 1), 16);
+}

@@ -123,6 +123,7 @@ pub(crate) fn execute(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, here: u32, m
         }
         Op::Activemask { d } => for_lanes(here, |l| regs[*d as usize * 32 + l] = here as u64),
         Op::WarpSync { .. } => {}
+        Op::Wgmma { .. } => return super::matrix::wgmma(w, env, inst, &inst.op),
         Op::Ldmatrix { space, trans, ds, addr } => return super::matrix::ldmatrix(w, env, inst, *space, *trans, ds, *addr),
         Op::Stmatrix { space, trans, vals, addr } => return super::matrix::stmatrix(w, env, inst, *space, *trans, vals, *addr),
         Op::Mma { k, ab, d_f16, c_f16, ds, a, b, c, .. } => super::matrix::mma(w, *k, *ab, *d_f16, *c_f16, ds, a, b, c),

@@ -11,7 +11,7 @@ use super::cta::Env;
 use super::fp::to_f64;
 use super::warp::Warp;
 use crate::error::{EmuError, ErrorKind, Result};
-use crate::program::{Addr, Inst, Reg, Space, Src};
+use crate::program::{Addr, Inst, Reg, Space, Src, WgmmaA};
 
 fn val(regs: &[u64], s: Src, l: usize) -> u64 {
     match s {
@@ -160,4 +160,97 @@ pub(crate) fn mma(w: &mut Warp, k: u8, ab: FloatFormat, d_f16: bool, c_f16: bool
             }
         }
     }
+}
+
+/// The shared-memory address of element (`row`, `kk`) of a K-major operand described by
+/// matrix descriptor `desc` (elements of `es` bytes). Without swizzling, 8x16-byte core
+/// matrices sit `sbo` bytes apart along rows and `lbo` bytes apart along K; with a 32/64/128
+/// byte swizzle, rows of that width repeat every 8 rows at `sbo`, and address bits [4, 4+B)
+/// are XORed with bits [7, 7+B) (B = 1, 2, 3), on the absolute address.
+pub(crate) fn desc_address(desc: u64, row: usize, kk: usize, es: usize) -> u64 {
+    let start = (desc & 0x3fff) << 4;
+    let lbo = ((desc >> 16) & 0x3fff) << 4;
+    let sbo = ((desc >> 32) & 0x3fff) << 4;
+    let kb = (kk * es) as u64;
+    let (r8, r) = ((row / 8) as u64, (row % 8) as u64);
+    let (width, bits) = match desc >> 62 {
+        1 => (128u64, 3u32),
+        2 => (64, 2),
+        3 => (32, 1),
+        _ => return start + r8 * sbo + (kb / 16) * lbo + r * 16 + kb % 16,
+    };
+    let a = start + r8 * sbo + (kb / width) * lbo + r * width + kb % width;
+    a ^ (((a >> 7) & ((1 << bits) - 1)) << 4)
+}
+
+/// `wgmma.mma_async` for this warp's 16 rows of the warpgroup's tile (rows depend only on
+/// their own A rows, so each warp computes its slice alone). Sums are exact products summed
+/// in f64, rounded once.
+pub(crate) fn wgmma(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, op: &crate::program::Op) -> Result<()> {
+    let crate::program::Op::Wgmma { n, k, ab, d_f16, ds, a, b, scale_d, neg_a, neg_b, .. } = op else { return Ok(()) };
+    let (n, kk) = (*n as usize, *k as usize);
+    let es = (ab.bit_width() / 8) as usize;
+    let row0 = 16 * (w.id as usize % 4);
+    let load = |w: &mut Warp, env: &mut Env<'_>, addr: u64| -> Result<f64> {
+        let v = w.load_pub(env, Space::Shared, 0, addr, es as u64).map_err(|m| EmuError::new(ErrorKind::Memory, inst.line, format!("wgmma operand in warp {}: {m}", w.id)))?;
+        Ok(to_f64(*ab, v))
+    };
+    let mut am = vec![vec![0f64; kk]; 16];
+    match a {
+        WgmmaA::Desc(d) => {
+            let desc = val(&w.regs, *d, 0);
+            for (r, row) in am.iter_mut().enumerate() {
+                for (c, x) in row.iter_mut().enumerate() {
+                    *x = load(w, env, desc_address(desc, row0 + r, c, es))?;
+                }
+            }
+        }
+        WgmmaA::Regs(regs) => {
+            for lane in 0..32 {
+                for e in 0..8 {
+                    let (r, c) = a_pos(16, lane, e);
+                    am[r][c] = to_f64(*ab, (val(&w.regs, regs[e / 2], lane) >> (16 * (e % 2))) & 0xffff);
+                }
+            }
+        }
+    }
+    let bdesc = val(&w.regs, *b, 0);
+    let mut bm = vec![vec![0f64; kk]; n];
+    for (r, row) in bm.iter_mut().enumerate() {
+        for (c, x) in row.iter_mut().enumerate() {
+            *x = load(w, env, desc_address(bdesc, r, c, es))?;
+        }
+    }
+    let sign = if neg_a != neg_b { -1.0 } else { 1.0 };
+    for lane in 0..32 {
+        let (g, t) = (lane / 4, lane % 4);
+        let accumulate = val(&w.regs, *scale_d, lane) != 0;
+        for j in 0..n / 8 {
+            for e in 0..4 {
+                let (r, c) = (g + 8 * (e / 2), 8 * j + 2 * t + e % 2);
+                let mut s = 0f64;
+                for (x, y) in am[r].iter().zip(&bm[c]) {
+                    s += x * y;
+                }
+                s *= sign;
+                let idx = 4 * j + e;
+                if *d_f16 {
+                    let reg = ds[idx / 2] as usize * 32 + lane;
+                    let shift = 16 * (idx % 2);
+                    if accumulate {
+                        s += to_f64(FloatFormat::F16, (w.regs[reg] >> shift) & 0xffff);
+                    }
+                    let h = tileir_numeric::encode(FloatFormat::F16, s, Rounding::NearestEven, Saturation::None);
+                    w.regs[reg] = (w.regs[reg] & !(0xffff << shift)) | (h << shift);
+                } else {
+                    let reg = ds[idx] as usize * 32 + lane;
+                    if accumulate {
+                        s += f32::from_bits(w.regs[reg] as u32) as f64;
+                    }
+                    w.regs[reg] = (s as f32).to_bits() as u64;
+                }
+            }
+        }
+    }
+    Ok(())
 }

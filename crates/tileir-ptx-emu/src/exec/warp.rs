@@ -48,7 +48,7 @@ fn try_lanes<E>(mask: u32, mut f: impl FnMut(usize) -> std::result::Result<(), E
 pub(crate) fn sync_mask(op: &Op) -> Option<Src> {
     match op {
         Op::Shfl { mask, .. } | Op::Vote { mask: Some(mask), .. } | Op::Match { mask, .. } | Op::Redux { mask, .. } | Op::WarpSync { mask } | Op::Elect { mask, .. } => Some(*mask),
-        Op::Ldmatrix { .. } | Op::Stmatrix { .. } | Op::Mma { .. } => Some(Src::I(u32::MAX as u64)),
+        Op::Ldmatrix { .. } | Op::Stmatrix { .. } | Op::Mma { .. } | Op::Wgmma { .. } => Some(Src::I(u32::MAX as u64)),
         _ => None,
     }
 }
