@@ -74,7 +74,7 @@ fn vector_add_passes_through_every_stage() {
     assert!(!ll.contains("llvm.masked."), "masked intrinsics scalarize into branches: {ll}");
     assert_eq!(out.kernels[0].num_threads, 128);
     assert_eq!(out.kernels[0].params.len(), 9);
-    assert_eq!(out.canonical_pipeline, "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas{num-warps=0}");
+    assert_eq!(out.canonical_pipeline, "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas{num-warps=0 force-variant=}");
 }
 
 #[test]

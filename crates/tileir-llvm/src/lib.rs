@@ -15,7 +15,11 @@
 
 #![forbid(unsafe_code)]
 
+mod debug_ops;
+mod dispatch;
+mod reduce_tree;
 mod lower_ct;
 mod writer;
 
+pub use dispatch::FORCE_ATTR;
 pub use writer::{write_module, KernelAbi, LlvmOptions, LlvmOutput, ParamKind};

@@ -143,7 +143,9 @@ pub(crate) struct FuncWriter<'a> {
     pub(crate) cur_block: String,
     pub(crate) counter: usize,
     pub(crate) values: HashMap<ValueId, Lowered>,
-    pub(crate) coords: HashMap<Layout, ThreadCoords>,
+    /// Keyed by layout and tile shape: equal layouts over different shapes differ in which
+    /// threads own real elements.
+    pub(crate) coords: HashMap<(Layout, Vec<i64>), ThreadCoords>,
     pub(crate) tid: Option<String>,
     /// i64 forms of integer scalars, made once per region (cleared when a region ends, so a
     /// cached form is always defined in a block dominating its uses).
@@ -157,6 +159,10 @@ pub(crate) struct FuncWriter<'a> {
     pub(crate) loops: Vec<crate::lower_ct::LoopTargets>,
     /// Target architecture (`sm_90a`).
     pub(crate) target: String,
+    /// Symbol of the function being written (for `assert` reports).
+    pub(crate) function_name: String,
+    /// Results of ops that could not be written.
+    pub(crate) failed: std::collections::HashSet<ValueId>,
 }
 
 pub(crate) fn llvm_type(n: NumType) -> Option<&'static str> {
@@ -247,6 +253,8 @@ impl<'a> FuncWriter<'a> {
             smem_name,
             loops: Vec::new(),
             target: target.to_string(),
+            function_name: String::new(),
+            failed: Default::default(),
             counter: 0,
             values: HashMap::new(),
             coords: HashMap::new(),
@@ -281,8 +289,16 @@ impl<'a> FuncWriter<'a> {
         out
     }
 
+    /// Reports that `op` could not be written. Its results are marked failed, and an op
+    /// using a failed value reports nothing of its own: one mistake, one diagnostic.
     pub(crate) fn error(&mut self, op: OpId, message: String) {
-        let name = self.m.ops[op].kind.name();
+        let data = &self.m.ops[op];
+        let follows_failure = data.operands.iter().any(|v| self.failed.contains(v));
+        self.failed.extend(data.results.iter().copied());
+        if follows_failure {
+            return;
+        }
+        let name = data.kind.name();
         self.diags.push(Diagnostic::error(self.m.op_location(op), format!("'{name}': {message}")));
     }
 
@@ -300,6 +316,7 @@ impl<'a> FuncWriter<'a> {
     fn function(&mut self, func: OpId, name: &str, group: usize) -> Result<(String, Vec<ParamKind>), Vec<Diagnostic>> {
         let m = self.m;
         let Some(block) = m.entry_block(func, 0) else { return Err(vec![]) };
+        self.function_name = name.to_string();
         let mut params = Vec::new();
         let mut sig = Vec::new();
         let mut used_names = std::collections::HashSet::new();
@@ -422,16 +439,18 @@ impl<'a> FuncWriter<'a> {
                 }
                 TileAaOp::MakeMemref { num_dyn_sizes, .. } => self.make_memref(op, *num_dyn_sizes as usize),
                 TileAaOp::AddF(f) | TileAaOp::SubF(f) | TileAaOp::MulF(f) => {
-                    let inst = match k {
-                        TileAaOp::AddF(_) => "fadd",
-                        TileAaOp::SubF(_) => "fsub",
-                        _ => "fmul",
+                    // The same element-wise lowering as cuda_tile's ops of these names.
+                    let ct_op = match k {
+                        TileAaOp::AddF(_) => tileir_ir::CtOp::AddF,
+                        TileAaOp::SubF(_) => tileir_ir::CtOp::SubF,
+                        _ => tileir_ir::CtOp::MulF,
                     };
-                    if f.rounding != RoundingMode::NearestEven || f.flush_to_zero {
-                        self.error(op, "rounding modes other than nearest_even and flush_to_zero are not supported by the LLVM writer yet".into());
-                        return;
+                    let mut c = tileir_ir::CudaTileOp::new(ct_op)
+                        .with("rounding_mode", tileir_ir::Attr::Enum(RoundingMode::MNEMONIC, f.rounding.keyword()));
+                    if f.flush_to_zero {
+                        c = c.with("flush_to_zero", tileir_ir::Attr::Unit);
                     }
-                    self.elementwise(op, inst);
+                    self.ct_op(op, &c);
                 }
                 TileAaOp::TiledLoad(_) | TileAaOp::TiledStore(_) => {
                     self.error(op, "nv_tileaa tiled memory ops must be lowered to nv_tileas before LLVM emission".into())
@@ -465,38 +484,6 @@ impl<'a> FuncWriter<'a> {
         let sizes = resolve(self, &shape, &mut dyn_sizes);
         let strides = resolve(self, &strides, &mut dyn_strides);
         self.values.insert(data.results[0], Lowered::MemRef { base, sizes, strides });
-    }
-
-    fn elementwise(&mut self, op: OpId, inst: &str) {
-        let m = self.m;
-        let data = m.ops[op].clone();
-        let ty = m.value_type(data.results[0]);
-        let elem = match m.types.get(ty) {
-            Type::Tile { elem: TileElem::Num(n), .. } | Type::Scalar(n) => *n,
-            _ => return self.error(op, "expected a numeric tile".into()),
-        };
-        let Some(lt) = llvm_type(elem) else {
-            return self.error(op, format!("element type {elem} is not supported by the LLVM writer yet"));
-        };
-        let (Some(a), Some(b)) = (self.get(op, data.operands[0]), self.get(op, data.operands[1])) else { return };
-        let result = match (a, b) {
-            (Lowered::Tile(xs), Lowered::Tile(ys)) if xs.len() == ys.len() => {
-                let mut out = Vec::with_capacity(xs.len());
-                for (x, y) in xs.iter().zip(ys.iter()) {
-                    let r = self.fresh("e");
-                    self.line(&format!("{r} = {inst} {lt} {x}, {y}"));
-                    out.push(r);
-                }
-                Lowered::Tile(out)
-            }
-            (Lowered::Scalar(x), Lowered::Scalar(y)) => {
-                let r = self.fresh("s");
-                self.line(&format!("{r} = {inst} {lt} {x}, {y}"));
-                Lowered::Scalar(r)
-            }
-            _ => return self.error(op, "operands have mismatched layouts".into()),
-        };
-        self.values.insert(data.results[0], result);
     }
 
     pub(crate) fn thread_id(&mut self) -> String {
@@ -540,12 +527,12 @@ impl<'a> FuncWriter<'a> {
 
     /// Per-dimension base coordinates of this thread under `layout` for a tile of `shape`.
     pub(crate) fn thread_coords(&mut self, layout: &Layout, shape: &[i64]) -> ThreadCoords {
-        if let Some(c) = self.coords.get(layout) {
+        if let Some(c) = self.coords.get(&(layout.clone(), shape.to_vec())) {
             return c.clone();
         }
         self.thread_id();
         let coords = self.in_prologue(|w| w.thread_coords_uncached(layout, shape));
-        self.coords.insert(layout.clone(), coords.clone());
+        self.coords.insert((layout.clone(), shape.to_vec()), coords.clone());
         coords
     }
 
@@ -616,8 +603,20 @@ impl<'a> FuncWriter<'a> {
         let Some(ptx) = PtxScalar::of(elem) else {
             return self.error(op, format!("loads and stores of {elem} are not supported by the LLVM writer yet"));
         };
-        if access.ordering != tileir_ir::MemoryOrdering::Weak {
-            return self.error(op, format!("memory ordering '{}' is not supported by the LLVM writer yet", access.ordering));
+        // Ordered accesses are relaxed ("strong") element accesses at the op's scope, with a
+        // fence after an acquire load or before a release store: the PTX memory model's
+        // fence-based acquire/release patterns.
+        use tileir_ir::{MemoryOrdering, MemoryScope};
+        let strong = access.ordering != MemoryOrdering::Weak;
+        let (llvm_scope, ptx_scope) = match access.scope.unwrap_or(MemoryScope::Device) {
+            MemoryScope::TlBlk => ("syncscope(\"block\") ", "cta"),
+            MemoryScope::Device => ("syncscope(\"device\") ", "gpu"),
+            MemoryScope::Sys => ("", "sys"),
+        };
+        let qualifier = if strong { format!(".relaxed.{ptx_scope}") } else { String::new() };
+        match access.ordering {
+            MemoryOrdering::Release | MemoryOrdering::AcqRel if !is_load => self.line(&format!("fence {llvm_scope}release")),
+            _ => {}
         }
         let Some(Lowered::MemRef { base, sizes, strides }) = self.get(op, data.operands[0]) else {
             return self.error(op, "operand #0 is not a memref".into());
@@ -664,7 +663,7 @@ impl<'a> FuncWriter<'a> {
         let group = spt[rank - 1] as usize; // contiguous run along the fastest dimension
         let outer_spt: Vec<i64> = (0..rank - 1).map(|d| spt[d] as i64).collect();
         let bytes = elem.storage_bytes() as usize;
-        let vw = (vector_width as usize).clamp(1, group);
+        let vw = if strong { 1 } else { (vector_width as usize).clamp(1, group) };
         // Enumerate (rep multi-index, outer j multi-index); each gives one group along the last dim.
         let mut groups: Vec<Vec<i64>> = vec![vec![]]; // per-dimension offsets from origin (last dim: group start)
         for d in 0..rank {
@@ -705,13 +704,25 @@ impl<'a> FuncWriter<'a> {
             for k in 0..group / vw {
                 let p = if k == 0 {
                     addr.clone()
-                } else {
+                } else if strides[rank - 1] == "1" {
                     let p = self.fresh("addr");
                     self.line(&format!("{p} = getelementptr {lt}, ptr addrspace(1) {addr}, i64 {}", k * vw));
                     p
+                } else {
+                    // A permuted view walks its fastest tile dimension with a non-unit
+                    // stride (then vw is 1).
+                    let off = self.fresh("soff");
+                    self.line(&format!("{off} = mul i64 {}, {}", strides[rank - 1], k * vw));
+                    let p = self.fresh("addr");
+                    self.line(&format!("{p} = getelementptr {lt}, ptr addrspace(1) {addr}, i64 {off}"));
+                    p
                 };
                 if is_load {
-                    if vw == 1 {
+                    if strong {
+                        let v = self.fresh("ld");
+                        self.line(&format!("{v} = load atomic {lt}, ptr addrspace(1) {p} {llvm_scope}monotonic, align {align}"));
+                        fast_vals.push(v);
+                    } else if vw == 1 {
                         let v = self.fresh("ld");
                         self.line(&format!("{v} = load {lt}, ptr addrspace(1) {p}, align {align}"));
                         fast_vals.push(v);
@@ -726,7 +737,9 @@ impl<'a> FuncWriter<'a> {
                     }
                 } else {
                     let vals = &stored[gi * group + k * vw..gi * group + (k + 1) * vw];
-                    if vw == 1 {
+                    if strong {
+                        self.line(&format!("store atomic {lt} {}, ptr addrspace(1) {p} {llvm_scope}monotonic, align {align}", vals[0]));
+                    } else if vw == 1 {
                         self.line(&format!("store {lt} {}, ptr addrspace(1) {p}, align {align}", vals[0]));
                     } else {
                         let mut acc = "poison".to_string();
@@ -788,21 +801,26 @@ impl<'a> FuncWriter<'a> {
             }
             let disp = |j: usize| -> i64 { step_bytes.map(|s| s * j as i64).unwrap_or(0) };
             if is_load {
-                let vals = self.predicated_load(ptx, lt, &ptrs, &preds, &disp, &pad_bits);
+                let vals = self.predicated_load(ptx, lt, &ptrs, &preds, &disp, &pad_bits, &qualifier);
                 slow_vals.extend(vals);
             } else {
                 let vals: Vec<String> = stored[gi * group..(gi + 1) * group].to_vec();
-                self.predicated_store(ptx, lt, &ptrs, &preds, &disp, &vals);
+                self.predicated_store(ptx, lt, &ptrs, &preds, &disp, &vals, &qualifier);
             }
         }
         self.line(&format!("br label {l_join}"));
         self.label(&l_join);
+        let acquire = is_load && matches!(access.ordering, MemoryOrdering::Acquire | MemoryOrdering::AcqRel);
         if is_load {
             let mut loaded = Vec::with_capacity(fast_vals.len());
             for (f, s) in fast_vals.iter().zip(slow_vals.iter()) {
                 let r = self.fresh("v");
                 self.line(&format!("{r} = phi {lt} [ {f}, {l_fast} ], [ {s}, {l_slow} ]"));
                 loaded.push(r);
+            }
+            if acquire {
+                // After the phis, which must open the block.
+                self.line(&format!("fence {llvm_scope}acquire"));
             }
             self.values.insert(data.results[0], Lowered::Tile(loaded));
             self.values.insert(data.results[1], Lowered::Token);
@@ -857,6 +875,7 @@ impl<'a> FuncWriter<'a> {
         preds: &[String],
         disp: &dyn Fn(usize) -> i64,
         pad_bits: &str,
+        qualifier: &str,
     ) -> Vec<String> {
         let n = preds.len();
         let mut asm = String::new();
@@ -867,7 +886,7 @@ impl<'a> FuncWriter<'a> {
         let na = ptrs.len();
         let addr_of = |j: usize| if na == 1 { n } else { n + j };
         for j in 0..n {
-            let _ = write!(asm, "@${} ld.global.{} ${j}, [${}+{}];\\0A", n + na + j, ptx.ld_type, addr_of(j), disp(j));
+            let _ = write!(asm, "@${} ld{qualifier}.global.{} ${j}, [${}+{}];\\0A", n + na + j, ptx.ld_type, addr_of(j), disp(j));
         }
         let outs = vec![format!("={}", ptx.constraint); n];
         let ins: Vec<&str> = std::iter::repeat_n("l", na).chain(std::iter::repeat_n("b", n)).collect();
@@ -903,6 +922,7 @@ impl<'a> FuncWriter<'a> {
         preds: &[String],
         disp: &dyn Fn(usize) -> i64,
         vals: &[String],
+        qualifier: &str,
     ) {
         let n = preds.len();
         let mut asm = String::new();
@@ -910,7 +930,7 @@ impl<'a> FuncWriter<'a> {
         let na = ptrs.len();
         for j in 0..n {
             let a = if na == 1 { 0 } else { j };
-            let _ = write!(asm, "@${} st.global.{} [${a}+{}], ${};\\0A", na + j, ptx.ld_type, disp(j), na + n + j);
+            let _ = write!(asm, "@${} st{qualifier}.global.{} [${a}+{}], ${};\\0A", na + j, ptx.ld_type, disp(j), na + n + j);
         }
         let cons: Vec<String> = std::iter::repeat_n("l".to_string(), na)
             .chain(std::iter::repeat_n("b".to_string(), n))

@@ -26,6 +26,9 @@ pass_options! {
     pub struct ToTileAsOptions {
         /// Warps per CTA (1, 2, 4, 8 or 16); 0 picks from the largest tile (at most 4).
         num_warps("num-warps"): u32 = 0,
+        /// Forces lowering variants: `OP:VARIANT` entries separated by `;` (for example
+        /// `reduce:serial`), stamped on every op of that kind as `tileir.variant`.
+        force_variant("force-variant"): String = String::new(),
     }
 }
 
@@ -50,7 +53,10 @@ impl Pass for ConvertTileAaToTileAs {
                 format!("{NAME}: num-warps must be 0 (auto) or a power of two up to 16, got {w}"),
             )));
         }
-        convert(module, w)
+        let forced = parse_forced_variants(&self.options.force_variant).map_err(|e| {
+            Diagnostics::one(Diagnostic::error(tileir_ir::Location::Unknown, format!("{NAME}: option 'force-variant': {e}")))
+        })?;
+        convert(module, w, &forced)
     }
 }
 
@@ -88,6 +94,23 @@ pub fn blocked_layout(shape: &[i64], elem_bytes: u32, num_warps: u32) -> Layout 
     Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, order }
 }
 
+/// `OP:VARIANT;OP:VARIANT` → (op, variant) pairs; the op must be a cuda_tile op name.
+fn parse_forced_variants(text: &str) -> Result<HashMap<tileir_ir::CtOp, String>, String> {
+    let mut out = HashMap::new();
+    for entry in text.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+        let Some((op, variant)) = entry.split_once(':') else {
+            return Err(format!("expected OP:VARIANT, got '{entry}'"));
+        };
+        let op = op.trim().trim_start_matches("cuda_tile.");
+        let ct = tileir_ir::CtOp::from_mnemonic(op).ok_or_else(|| format!("'{op}' is not a cuda_tile op"))?;
+        if variant.trim().is_empty() {
+            return Err(format!("no variant named for '{op}'"));
+        }
+        out.insert(ct, variant.trim().to_string());
+    }
+    Ok(out)
+}
+
 /// Warp count for a kernel whose largest tile has `max_elements` elements.
 fn auto_num_warps(max_elements: i64, elem_bytes: u32) -> u32 {
     let per_thread = (MAX_VECTOR_BYTES / elem_bytes.max(1)).max(1) as i64;
@@ -98,7 +121,7 @@ fn auto_num_warps(max_elements: i64, elem_bytes: u32) -> u32 {
     w
 }
 
-fn convert(module: &mut Module, requested_warps: u32) -> Result<(), Diagnostics> {
+fn convert(module: &mut Module, requested_warps: u32, forced: &HashMap<tileir_ir::CtOp, String>) -> Result<(), Diagnostics> {
     let src = std::mem::take(module);
     let mut dst = Module::new();
     let mut diags = Vec::new();
@@ -127,7 +150,7 @@ fn convert(module: &mut Module, requested_warps: u32) -> Result<(), Diagnostics>
             }
             auto_num_warps(biggest.0, biggest.1)
         };
-        let mut cx = FuncConverter { src: &src, dst: &mut dst, values: HashMap::new(), num_warps };
+        let mut cx = FuncConverter { src: &src, dst: &mut dst, values: HashMap::new(), num_warps, forced };
         let fty = cx.ty(*function_type);
         let loc = cx.dst.locs.import(&src.locs, src.ops[top].loc);
         let func = cx.dst.create_op(
@@ -167,6 +190,7 @@ struct FuncConverter<'a> {
     dst: &'a mut Module,
     values: HashMap<ValueId, ValueId>,
     num_warps: u32,
+    forced: &'a HashMap<tileir_ir::CtOp, String>,
 }
 
 impl FuncConverter<'_> {
@@ -242,7 +266,14 @@ impl FuncConverter<'_> {
         }
         let result_types: Vec<TypeId> = data.results.iter().map(|&r| self.ty(src.value_type(r))).collect();
         let loc = self.dst.locs.import(&src.locs, data.loc);
-        let new_op = self.dst.create_op(data.kind.clone(), operands, &result_types, loc);
+        let mut kind = data.kind.clone();
+        if let OpKind::CudaTile(ct) = &mut kind {
+            if let Some(v) = self.forced.get(&ct.op) {
+                ct.discardable.retain(|(k, _)| k != "tileir.variant");
+                ct.discardable.push(("tileir.variant".into(), tileir_ir::Attr::Str(v.clone())));
+            }
+        }
+        let new_op = self.dst.create_op(kind, operands, &result_types, loc);
         self.dst.append_op(block, new_op);
         for (i, &r) in data.results.iter().enumerate() {
             let nr = self.dst.result(new_op, i);

@@ -1,0 +1,245 @@
+"""Numerics of the generated code, op family by op family: each kernel runs on the PTX
+emulator (``ct.emulate``, the exact PTX handed to ptxas) and on the reference interpreter
+(``ct.interpret``) with the same random inputs.
+
+Bounds (the backend's, documented in crates/tileir-llvm/src/lower_ct.rs):
+
+* integer ops, comparisons, selects, conversions, shape ops, gathers/scatters, atomics on
+  integers, float ``+ - * /``, ``sqrt``, ``fma``, ``min``/``max``, ``floor``/``ceil``: **bit-exact**;
+* reductions and scans: any grouping is allowed (cuda_tile leaves the order open), so float
+  sums are compared within ``n·u·Σ|x|``; integer ones exactly;
+* math through the MUFU approximations (``exp exp2 log log2 sin cos tan tanh sinh cosh pow
+  rsqrt``) and the polynomial ``atan2``: within the relative/absolute tolerances below.
+"""
+
+import numpy as np
+import pytest
+
+import tileir as ct
+
+C = ct.Constant
+
+
+def run_both(kern, grid, args):
+    a1 = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    a2 = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    ct.interpret(grid, kern, a1)
+    ct.emulate(grid, kern, a2)
+    return a1, a2
+
+
+def assert_bits(got, want):
+    if got.dtype.kind == "f":
+        same = (got.view(np.uint8) == want.view(np.uint8)).reshape(got.shape + (-1,)).all(axis=-1)
+        same |= np.isnan(got) & np.isnan(want)
+        assert same.all(), f"{(~same).sum()} elements differ; first {got[~same][:4]} vs {want[~same][:4]}"
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@ct.kernel
+def int_ops(A, B, O, T: C[int]):
+    a = ct.load(A, (0,), (T,))
+    b = ct.load(B, (0,), (T,))
+    ct.store(O, (0, 0), a + b)
+    ct.store(O, (1, 0), a - b)
+    ct.store(O, (2, 0), a * b)
+    ct.store(O, (3, 0), a // b)
+    ct.store(O, (4, 0), a % b)
+    ct.store(O, (5, 0), a & b)
+    ct.store(O, (6, 0), a | b)
+    ct.store(O, (7, 0), a ^ b)
+    ct.store(O, (8, 0), a << (b & 15))
+    ct.store(O, (9, 0), a >> (b & 15))
+    ct.store(O, (10, 0), ct.maximum(a, b))
+    ct.store(O, (11, 0), ct.minimum(a, b))
+    ct.store(O, (12, 0), -a)
+    ct.store(O, (13, 0), ct.abs(a))
+    ct.store(O, (14, 0), ct.where(a < b, a, b * 3))
+    ct.store(O, (15, 0), ct.astype(a == b, ct.int32) + ct.astype(a >= b, ct.int32) * 2)
+
+
+def test_integer_arithmetic_is_bit_exact():
+    rng = np.random.default_rng(1)
+    t = 128
+    a = rng.integers(-1000, 1000, t, dtype=np.int32)
+    b = rng.integers(1, 50, t, dtype=np.int32) * rng.choice([-1, 1], t).astype(np.int32)
+    r1, r2 = run_both(int_ops, (1,), [a, b, np.zeros((16, t), np.int32), t])
+    assert_bits(r2[2], r1[2])
+
+
+@ct.kernel
+def float_ops(A, B, O, T: C[int]):
+    a = ct.load(A, (0,), (T,))
+    b = ct.load(B, (0,), (T,))
+    ct.store(O, (0, 0), a + b)
+    ct.store(O, (1, 0), a - b)
+    ct.store(O, (2, 0), a * b)
+    ct.store(O, (3, 0), a / b)
+    ct.store(O, (4, 0), ct.sqrt(ct.abs(a)))
+    ct.store(O, (5, 0), ct.maximum(a, b))
+    ct.store(O, (6, 0), ct.minimum(a, b))
+    ct.store(O, (7, 0), ct.floor(a))
+    ct.store(O, (8, 0), ct.ceil(b))
+    ct.store(O, (9, 0), -a)
+    ct.store(O, (10, 0), ct.where(a > b, a, b))
+    ct.store(O, (11, 0), ct.astype(ct.astype(a, ct.float16), ct.float32))
+    ct.store(O, (12, 0), ct.astype(ct.astype(a * 1000.0, ct.int32), ct.float32))
+    ct.store(O, (13, 0), ct.astype(ct.astype(b, ct.bfloat16), ct.float32))
+
+
+def test_float_arithmetic_and_conversions_are_bit_exact():
+    rng = np.random.default_rng(2)
+    t = 256
+    a = (rng.standard_normal(t) * 10).astype(np.float32)
+    b = (rng.standard_normal(t) * 10).astype(np.float32)
+    a[:4] = [np.inf, -np.inf, np.nan, -0.0]
+    b[:4] = [1.0, np.nan, 2.0, 0.0]
+    r1, r2 = run_both(float_ops, (1,), [a, b, np.zeros((14, t), np.float32), t])
+    # Row 12 converts a*1000 to int32: NaN and infinities saturate in both.
+    assert_bits(r2[2], r1[2])
+
+
+@ct.kernel
+def math_ops(A, B, O, T: C[int]):
+    a = ct.load(A, (0,), (T,))
+    b = ct.load(B, (0,), (T,))
+    ct.store(O, (0, 0), ct.exp(a))
+    ct.store(O, (1, 0), ct.exp2(a))
+    ct.store(O, (2, 0), ct.log(ct.abs(a) + 0.5))
+    ct.store(O, (3, 0), ct.log2(ct.abs(a) + 0.5))
+    ct.store(O, (4, 0), ct.sin(a))
+    ct.store(O, (5, 0), ct.cos(a))
+    ct.store(O, (6, 0), ct.tanh(a))
+    ct.store(O, (7, 0), ct.sinh(a))
+    ct.store(O, (8, 0), ct.cosh(a))
+    ct.store(O, (9, 0), ct.rsqrt(ct.abs(a) + 0.5))
+    ct.store(O, (10, 0), ct.atan2(a, b))
+    ct.store(O, (11, 0), a ** 3)
+    ct.store(O, (12, 0), ct.pow(ct.abs(a) + 0.5, b))
+    ct.store(O, (13, 0), ct.tan(a * 0.5))
+
+
+#: (rtol, atol) per row of math_ops.
+MATH_TOL = [(2e-6, 0), (2e-6, 0), (2e-6, 2e-7), (2e-6, 2e-7), (0, 1e-6), (0, 1e-6), (2e-3, 1e-6), (5e-6, 1e-6),
+            (5e-6, 0), (2e-6, 0), (4e-7, 1e-7), (2e-6, 0), (2e-5, 1e-30), (2e-5, 2e-6)]
+
+
+def test_math_is_within_the_documented_bounds():
+    rng = np.random.default_rng(3)
+    t = 512
+    a = rng.uniform(-3.0, 3.0, t).astype(np.float32)
+    b = rng.uniform(-3.0, 3.0, t).astype(np.float32)
+    b[:6] = [0.0, -0.0, 1.0, -1.0, 0.0, -0.0]
+    a[:6] = [0.0, 0.0, 0.0, 0.0, -0.0, -0.0]
+    r1, r2 = run_both(math_ops, (1,), [a, b, np.zeros((14, t), np.float32), t])
+    for row, (rtol, atol) in enumerate(MATH_TOL):
+        np.testing.assert_allclose(r2[2][row], r1[2][row], rtol=rtol, atol=atol, err_msg=f"row {row}")
+    # atan2's signed-zero cases are exact.
+    assert_bits(r2[2][10][:6], np.arctan2(a[:6], b[:6]).astype(np.float32))
+
+
+@ct.kernel
+def reductions(X, S, M, P, Q, CS):
+    x = ct.load(X, (0, 0), (16, 64))
+    ct.store(S, (0,), ct.sum(x, axis=1))
+    ct.store(M, (0,), ct.max(x, axis=0))
+    ct.store(P, (0,), ct.astype(ct.argmax(x, axis=1), ct.int32))
+    ct.store(Q, (0,), ct.min(ct.astype(x * 100.0, ct.int32), axis=1))
+    ct.store(CS, (0, 0), ct.cumsum(x, axis=1))
+
+
+def test_reductions_and_scans():
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((16, 64)).astype(np.float32)
+    args = [x, np.zeros(16, np.float32), np.zeros(64, np.float32), np.zeros(16, np.int32), np.zeros(16, np.int32),
+            np.zeros((16, 64), np.float32)]
+    r1, r2 = run_both(reductions, (1,), args)
+    bound = 64 * np.finfo(np.float32).eps * np.abs(x).sum(axis=1)
+    assert (np.abs(r2[1] - r1[1]) <= bound).all()
+    assert_bits(r2[2], r1[2])
+    assert_bits(r2[3], r1[3])
+    assert_bits(r2[4], r1[4])
+    assert (np.abs(r2[5] - r1[5]) <= bound[:, None]).all()
+
+
+@ct.kernel
+def shapes(X, O1, O2, O3, O4):
+    x = ct.load(X, (0, 0), (8, 32))
+    ct.store(O1, (0, 0), ct.transpose(x))
+    ct.store(O2, (0, 0), ct.cat((ct.extract(x, (0, 1), (8, 16)), ct.extract(x, (0, 0), (8, 16))), axis=0))
+    ct.store(O3, (0, 0, 0), ct.permute(ct.reshape(x, (8, 4, 8)), (2, 0, 1)))
+    ct.store(O4, (0, 0), ct.broadcast_to(ct.sum(x, axis=0, keepdims=True), (4, 32)) + ct.expand_dims(ct.arange(4, dtype=ct.float32), 1))
+
+
+def test_shape_ops_are_bit_exact():
+    x = np.random.default_rng(5).standard_normal((8, 32)).astype(np.float32)
+    args = [x, np.zeros((32, 8), np.float32), np.zeros((16, 16), np.float32), np.zeros((8, 8, 4), np.float32),
+            np.zeros((4, 32), np.float32)]
+    r1, r2 = run_both(shapes, (1,), args)
+    for i in (1, 2, 3):
+        assert_bits(r2[i], r1[i])
+    np.testing.assert_allclose(r2[4], r1[4], rtol=1e-6, atol=1e-6)
+
+
+@ct.kernel
+def atomics(H, X, CNT, OLD, T: C[int]):
+    x = ct.load(X, (ct.bid(0),), (T,))
+    ct.atomic_add(H, (x,), 1)
+    old = ct.atomic_add(CNT, (0,), 1)
+    ct.store(OLD, (ct.bid(0),), old)
+
+
+def test_atomics_count_every_element_once():
+    rng = np.random.default_rng(6)
+    x = rng.integers(0, 16, 4 * 64, dtype=np.int32)
+    args = [np.zeros(16, np.int32), x, np.zeros(1, np.int32), np.zeros(4, np.int32), 64]
+    r1, r2 = run_both(atomics, (4,), args)
+    assert_bits(r2[0], np.bincount(x, minlength=16).astype(np.int32))
+    assert r2[2][0] == 4
+    assert sorted(r2[3].tolist()) == [0, 1, 2, 3]
+
+
+@ct.kernel
+def loops(X, O, N: C[int]):
+    acc = ct.zeros((32,), ct.float32)
+    for i in range(N):
+        x = ct.load(X, (i,), (32,))
+        if i % 2 == 0:
+            acc = acc + x
+        else:
+            acc = acc - x
+    k = 0
+    while k < 100:
+        k = k * 2 + 1
+    ct.store(O, (0,), acc * k)
+
+
+def test_control_flow():
+    x = np.random.default_rng(7).standard_normal(5 * 32).astype(np.float32)
+    r1, r2 = run_both(loops, (1,), [x, np.zeros(32, np.float32), 5])
+    assert_bits(r2[1], r1[1])
+
+
+@ct.kernel
+def printing(X, n: int):
+    x = ct.load(X, (0,), (4,))
+    ct.printf("n=%d x=%.3f\n", n, x)
+
+
+def test_print_matches_the_interpreter():
+    x = np.array([1.5, -2.25, 0.0, 3.0], np.float32)
+    r = ct.emulate((2,), printing, [x, 7])
+    assert r.output == "n=7 x=[1.500, -2.250, 0.000, 3.000]\n" * 2, r.output
+
+
+@ct.kernel
+def asserting(X):
+    x = ct.load(X, (0,), (4,))
+    ct.assert_(x >= 0, "negative input")
+
+
+def test_assert_traps_with_the_message():
+    ct.emulate((1,), asserting, [np.ones(4, np.float32)])
+    with pytest.raises(Exception, match="negative input|assert|trap"):
+        ct.emulate((1,), asserting, [np.array([1, -1, 2, 3], np.float32)])
