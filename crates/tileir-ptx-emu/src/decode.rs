@@ -894,8 +894,17 @@ impl Decoder {
                 self.ops(i, 3)?;
                 Op::Mapa { d: self.dreg(&o[0], line)?, a: self.src(&o[1], 64, line)?, rank: self.src(&o[2], 32, line)? }
             }
-            // wgmma.mma_async completes when issued, so fences and groups have nothing to order.
-            "wgmma" if has("fence") || has("commit_group") || has("wait_group") => Op::Nop,
+            // wgmma.mma_async computes when issued; groups only track which accumulators are
+            // still in flight (touching them before the wait is an error).
+            "wgmma" if has("fence") => Op::Nop,
+            "wgmma" if has("commit_group") => Op::WgmmaCommit,
+            "wgmma" if has("wait_group") => {
+                self.ops(i, 1)?;
+                match self.src(&o[0], 32, line)? {
+                    Src::I(n) => Op::WgmmaWait { n: n as u32 },
+                    Src::R(_) => return Err(decode_err(line, "wgmma.wait_group needs an immediate count")),
+                }
+            }
             "wgmma" if has("mma_async") => self.wgmma(i, mods)?,
             "membar" | "fence" | "prefetch" | "prefetchu" | "griddepcontrol" | "setmaxnreg" | "nanosleep" | "pmevent" | "discard" | "applypriority" | "createpolicy" => {
                 if base == "createpolicy" {

@@ -529,6 +529,10 @@ pub enum Op {
     Mbar { op: MbarOp, d: Option<Reg>, addr: Addr, b: Option<Src> },
     /// `wgmma.mma_async` (one warp's 16-row slice of the warpgroup's m64nNk tile).
     Wgmma { n: u16, k: u8, ab: tileir_numeric::FloatFormat, d_f16: bool, ds: Vec<Reg>, a: WgmmaA, b: Src, scale_d: Src, neg_a: bool, neg_b: bool, tnsp_a: bool, tnsp_b: bool },
+    /// `wgmma.commit_group`.
+    WgmmaCommit,
+    /// `wgmma.wait_group n`.
+    WgmmaWait { n: u32 },
     /// `cp.async.bulk` (non-tensor): `size` bytes from `src` to `dst`, then complete_tx
     /// of `size` bytes on `mbar` when given.
     BulkCopy { dst_space: Space, dst: Addr, src_space: Space, src: Addr, size: Src, mbar: Option<Addr> },
@@ -645,5 +649,179 @@ impl Program {
     /// The PTX line of instruction `pc` (0 past the end).
     pub fn line_of(&self, pc: u32) -> u32 {
         self.insts.get(pc as usize).map_or(0, |i| i.line)
+    }
+}
+
+impl Op {
+    /// Every register the operation reads or writes (for in-flight checks; not hot).
+    pub fn registers(&self) -> Vec<Reg> {
+        let mut out = Vec::new();
+        let mut s = |x: &Src| {
+            if let Src::R(r) = x {
+                out.push(*r);
+            }
+        };
+        let mut regs: Vec<Reg> = Vec::new();
+        match self {
+            Op::Mov { d, a, .. } => {
+                regs.push(*d);
+                s(a);
+            }
+            Op::Clock { d } | Op::Activemask { d } => regs.push(*d),
+            Op::Pack { d, parts, .. } => {
+                regs.push(*d);
+                parts.iter().for_each(&mut s);
+            }
+            Op::Unpack { ds, a, .. } => {
+                regs.extend(ds.iter().flatten());
+                s(a);
+            }
+            Op::IBin { d, a, b, .. } | Op::AddC { d, a, b, .. } | Op::Set { d, a, b, .. } | Op::FBin { d, a, b, .. } | Op::Szext { d, a, b, .. } => {
+                regs.push(*d);
+                s(a);
+                s(b);
+            }
+            Op::IUn { d, a, .. } | Op::FUn { d, a, .. } | Op::Testp { d, a, .. } | Op::Cvta { d, a, .. } | Op::Isspacep { d, a, .. } => {
+                regs.push(*d);
+                s(a);
+            }
+            Op::IMad { d, a, b, c, .. } | Op::Lop3 { d, a, b, c, .. } | Op::Prmt { d, a, b, c, .. } | Op::Bfe { d, a, b, c, .. } | Op::Shf { d, a, b, c, .. } | Op::Fma { d, a, b, c, .. } => {
+                regs.push(*d);
+                s(a);
+                s(b);
+                s(c);
+            }
+            Op::Selp { d, a, b, p, .. } => {
+                regs.push(*d);
+                s(a);
+                s(b);
+                s(p);
+            }
+            Op::Bfi { d, a, b, c, e, .. } => {
+                regs.push(*d);
+                [a, b, c, e].into_iter().for_each(&mut s);
+            }
+            Op::Setp { d, d2, a, b, comb, .. } => {
+                regs.extend(d.iter().chain(d2.iter()));
+                s(a);
+                s(b);
+                if let Some((_, c, _)) = comb {
+                    s(c);
+                }
+            }
+            Op::Cvt { d, a, b, .. } => {
+                regs.push(*d);
+                s(a);
+                if let Some(b) = b {
+                    s(b);
+                }
+            }
+            Op::Ld { ds, addr, .. } => {
+                regs.extend(ds.iter().flatten());
+                s(&addr.base);
+            }
+            Op::St { vals, addr, .. } => {
+                vals.iter().for_each(&mut s);
+                s(&addr.base);
+            }
+            Op::Atom { d, addr, b, c, .. } => {
+                regs.extend(d.iter());
+                s(&addr.base);
+                s(b);
+                if let Some(c) = c {
+                    s(c);
+                }
+            }
+            Op::Bar { id, count, d, p, .. } => {
+                s(id);
+                if let Some(c) = count {
+                    s(c);
+                }
+                regs.extend(d.iter());
+                if let Some((p, _)) = p {
+                    s(p);
+                }
+            }
+            Op::WarpSync { mask } => s(mask),
+            Op::Shfl { d, pd, a, b, c, mask, .. } => {
+                regs.push(*d);
+                regs.extend(pd.iter());
+                [a, b, c, mask].into_iter().for_each(&mut s);
+            }
+            Op::Vote { d, a, mask, .. } => {
+                regs.push(*d);
+                s(a);
+                if let Some(m) = mask {
+                    s(m);
+                }
+            }
+            Op::Match { d, pd, a, mask, .. } => {
+                regs.push(*d);
+                regs.extend(pd.iter());
+                s(a);
+                s(mask);
+            }
+            Op::Redux { d, a, mask, .. } => {
+                regs.push(*d);
+                s(a);
+                s(mask);
+            }
+            Op::Elect { d, p, mask } => {
+                regs.extend(d.iter().chain(p.iter()));
+                s(mask);
+            }
+            Op::Ldmatrix { ds, addr, .. } => {
+                regs.extend(ds.iter());
+                s(&addr.base);
+            }
+            Op::Stmatrix { vals, addr, .. } => {
+                vals.iter().for_each(&mut s);
+                s(&addr.base);
+            }
+            Op::Mma { ds, a, b, c, .. } => {
+                regs.extend(ds.iter());
+                a.iter().chain(b.iter()).chain(c.iter()).for_each(&mut s);
+            }
+            Op::Wgmma { ds, a, b, scale_d, .. } => {
+                regs.extend(ds.iter());
+                match a {
+                    WgmmaA::Regs(a) => a.iter().for_each(&mut s),
+                    WgmmaA::Desc(x) => s(x),
+                }
+                s(b);
+                s(scale_d);
+            }
+            Op::CpAsync { dst, src, src_size, .. } => {
+                s(&dst.base);
+                s(&src.base);
+                if let Some(x) = src_size {
+                    s(x);
+                }
+            }
+            Op::CpAsyncMbarArrive { addr, .. } => s(&addr.base),
+            Op::Mbar { d, addr, b, .. } => {
+                regs.extend(d.iter());
+                s(&addr.base);
+                if let Some(b) = b {
+                    s(b);
+                }
+            }
+            Op::BulkCopy { dst, src, size, mbar, .. } => {
+                s(&dst.base);
+                s(&src.base);
+                s(size);
+                if let Some(m) = mbar {
+                    s(&m.base);
+                }
+            }
+            Op::Mapa { d, a, rank } => {
+                regs.push(*d);
+                s(a);
+                s(rank);
+            }
+            Op::Bra { .. } | Op::Exit | Op::Trap | Op::Call { .. } | Op::Nop | Op::CpAsyncCommit | Op::CpAsyncWait { .. } | Op::WgmmaCommit | Op::WgmmaWait { .. } => {}
+        }
+        out.extend(regs);
+        out
     }
 }

@@ -1,4 +1,5 @@
 //! cp.async, ldmatrix, mma.sync and mbarrier kernels, checked against host computations,
+#![allow(clippy::needless_range_loop)] // index loops mirror the matrix formulas
 //! and the misuse each one reports.
 
 use tileir_numeric::{decode, encode, FloatFormat, Rounding, Saturation};
@@ -337,4 +338,16 @@ fn wgmma_k_major_128_byte_swizzle_second_k_step() {
     }
     // The second K step starts 32 bytes into the (unswizzled) row.
     wgmma_case(&a, &b, image, desc(32, 16, 1024, 1), desc(8192 + 32, 16, 1024, 1), 16);
+}
+
+#[test]
+fn touching_wgmma_accumulators_in_flight_is_an_error() {
+    let text = WGMMA.replace("wgmma.commit_group.sync.aligned;\n", "wgmma.commit_group.sync.aligned;\nadd.f32 %f1, %f1, %f1;\n");
+    let p = Module::parse(&text).unwrap().kernel(None).unwrap();
+    let mut bufs = vec![Buffer::new("img", vec![0u8; 2304]), Buffer::new("out", vec![0u8; 64 * 8 * 4])];
+    let args = [Arg::Buffer(0, 0), Arg::U32(2304), Arg::U64(desc(0, 128, 256, 0)), Arg::U64(desc(2048, 128, 256, 0)), Arg::Buffer(1, 0)];
+    let e = run(&p, &cfg(1, 128), &args, &mut bufs).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Undefined, "{e}");
+    assert!(e.message.contains("%f1 is an accumulator of the wgmma.mma_async at PTX line 31, still in flight"), "{e}");
+    assert_eq!(e.line, 33);
 }

@@ -99,6 +99,10 @@ pub(crate) struct Warp {
     pub spin_on: Option<u64>,
     /// Queued cp.async copies per lane.
     pub copies: Vec<super::asyncop::CopyQueue>,
+    /// Accumulators of wgmma.mma_async not yet committed, with the PTX line that issued them.
+    pub wg_uncommitted: Vec<(Reg, u32)>,
+    /// Committed wgmma groups not yet retired by a wait_group, oldest first.
+    pub wg_groups: std::collections::VecDeque<Vec<(Reg, u32)>>,
 }
 
 /// The group being executed: its PC, its lanes, and the smallest PC of the other runnable
@@ -127,6 +131,8 @@ impl Warp {
             spun: false,
             spin_on: None,
             copies: vec![Default::default(); 32],
+            wg_uncommitted: Vec::new(),
+            wg_groups: Default::default(),
         }
     }
 
@@ -284,6 +290,9 @@ impl Warp {
             }
             env.warp_insts += 1;
             env.thread_insts += exec.count_ones() as u64;
+            if (!self.wg_uncommitted.is_empty() || !self.wg_groups.is_empty()) && exec != 0 {
+                self.check_wgmma_in_flight(env, inst)?;
+            }
             match &inst.op {
                 Op::Bra { target } => {
                     let target = *target;
@@ -363,6 +372,9 @@ impl Warp {
                             continue;
                         }
                         collective::execute(self, env, inst, here, m)?;
+                        if let Op::Wgmma { ds, .. } = &inst.op {
+                            self.wg_uncommitted.extend(ds.iter().map(|&r| (r, inst.line)));
+                        }
                         self.sync_wait &= !here;
                         self.set_pc(here | g.mask, g.pc + 1);
                         match self.schedule() {
@@ -416,6 +428,28 @@ impl Warp {
         }
         self.set_pc(g.mask, g.pc);
         Ok(done)
+    }
+
+    /// Errors if `inst` touches an accumulator register of a wgmma.mma_async that no
+    /// wgmma.wait_group has retired yet (only later wgmma instructions may use them).
+    fn check_wgmma_in_flight(&self, env: &Env<'_>, inst: &Inst) -> Result<()> {
+        match &inst.op {
+            Op::Wgmma { .. } | Op::WgmmaCommit | Op::WgmmaWait { .. } | Op::Nop => return Ok(()),
+            _ => {}
+        }
+        let used = inst.op.registers();
+        let inflight = self.wg_uncommitted.iter().chain(self.wg_groups.iter().flatten());
+        for &(r, issued) in inflight {
+            if used.contains(&r) {
+                let name = env.ctx.prog.reg_names.get(r as usize).cloned().unwrap_or_default();
+                return Err(EmuError::new(
+                    ErrorKind::Undefined,
+                    inst.line,
+                    format!("warp {}: {name} is an accumulator of the wgmma.mma_async at PTX line {issued}, still in flight (no wgmma.wait_group has retired it)", self.id),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The member mask of a warp-synchronous instruction: one value for all executing lanes,
@@ -841,6 +875,15 @@ impl Warp {
             }
             Op::CpAsync { dst, src, size, src_size } => {
                 try_lanes(exec, |l| super::asyncop::cp_async(self, env, inst, l, *dst, *src, *size, *src_size))?;
+            }
+            Op::WgmmaCommit => {
+                let g = std::mem::take(&mut self.wg_uncommitted);
+                self.wg_groups.push_back(g);
+            }
+            Op::WgmmaWait { n } => {
+                while self.wg_groups.len() > *n as usize {
+                    self.wg_groups.pop_front();
+                }
             }
             Op::CpAsyncCommit => for_lanes(exec, |l| super::asyncop::commit(self, l)),
             Op::CpAsyncWait { n } => for_lanes(exec, |l| super::asyncop::wait(self, env, l, *n)),
