@@ -194,3 +194,44 @@ fn integer_division_by_zero_is_reported() {
     assert_eq!(e.kind, ErrorKind::Undefined);
     assert!(e.message.contains("thread (0,0,0): integer division by zero"), "{e}");
 }
+
+#[test]
+fn named_barriers_with_counts_and_bar_red() {
+    // Warps 0-1 produce into shared memory and bar.arrive on barrier 1 (64 producers + 64
+    // consumers); warps 2-3 bar.sync on it and read. bar.red.popc counts odd threads.
+    let text = ".version 8.6\n.target sm_90a\n.address_size 64\n.shared .align 4 .b8 s[256];\n\
+        .visible .entry k(.param .u64 out)\n{\n.reg .pred %p<4>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<8>;\n\
+        ld.param.b64 %rd1, [out];\nmov.u32 %r1, %tid.x;\nmov.u32 %r2, s;\nsetp.ge.u32 %p1, %r1, 64;\n@%p1 bra $L_cons;\n\
+        shl.b32 %r3, %r1, 2;\nadd.s32 %r4, %r2, %r3;\nadd.s32 %r5, %r1, 1000;\nst.shared.b32 [%r4], %r5;\nbar.arrive 1, 128;\nbra.uni $L_red;\n\
+        $L_cons:\nbar.sync 1, 128;\nsub.s32 %r6, %r1, 64;\nshl.b32 %r3, %r6, 2;\nadd.s32 %r4, %r2, %r3;\nld.shared.b32 %r7, [%r4];\n\
+        mul.wide.u32 %rd2, %r6, 4;\nadd.s64 %rd3, %rd1, %rd2;\nst.global.b32 [%rd3], %r7;\n\
+        $L_red:\nand.b32 %r8, %r1, 1;\nsetp.ne.u32 %p2, %r8, 0;\nbar.red.popc.u32 %r9, 0, %p2;\nelect.sync %r10|%p3, -1;\n\
+        @!%p3 bra $L_end;\nmov.u32 %r11, %warpid;\nadd.s32 %r12, %r11, 64;\nmul.wide.u32 %rd4, %r12, 4;\nadd.s64 %rd5, %rd1, %rd4;\nadd.s32 %r13, %r9, %r10;\nst.global.b32 [%rd5], %r13;\n\
+        $L_end:\nret;\n}\n";
+    let p = Module::parse(text).unwrap().kernel(None).unwrap();
+    let mut bufs = vec![Buffer::new("out", vec![0u8; 68 * 4])];
+    let mut c = cfg(1, 128);
+    c.options.race_check = true;
+    run(&p, &c, &[Arg::Buffer(0, 0)], &mut bufs).unwrap();
+    let out = u32s_of(&bufs[0].data);
+    for t in 0..64 {
+        assert_eq!(out[t], 1000 + t as u32);
+    }
+    // popc of odd threads (64) plus the elected lane (0) for each warp.
+    assert_eq!(out[64..68], [64, 64, 64, 64]);
+}
+
+#[test]
+fn assertfail_reports_message_and_location() {
+    let text = ".version 8.6\n.target sm_90a\n.address_size 64\n\
+        .global .align 1 .b8 $msg[5] = {98, 111, 111, 109, 0};\n.global .align 1 .b8 $file[4] = {107, 46, 112, 0};\n.global .align 1 .b8 $fn[2] = {102, 0};\n\
+        .extern .func __assertfail(.param .b64 a, .param .b64 b, .param .b32 c, .param .b64 d, .param .b64 e);\n\
+        .visible .entry k()\n{\n.reg .b64 %rd<8>;\n.reg .b32 %r<2>;\n\
+        mov.u64 %rd1, $msg;\nmov.u64 %rd2, $file;\nmov.u64 %rd3, $fn;\nmov.u32 %r1, 42;\nmov.u64 %rd4, 1;\n\
+        {\n.param .b64 p0;\nst.param.b64 [p0], %rd1;\n.param .b64 p1;\nst.param.b64 [p1], %rd2;\n.param .b32 p2;\nst.param.b32 [p2], %r1;\n\
+        .param .b64 p3;\nst.param.b64 [p3], %rd3;\n.param .b64 p4;\nst.param.b64 [p4], %rd4;\ncall.uni __assertfail, (p0, p1, p2, p3, p4);\n}\nret;\n}\n";
+    let p = Module::parse(text).unwrap().kernel(None).unwrap();
+    let e = run(&p, &cfg(1, 1), &[], &mut []).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Trap);
+    assert!(e.message.contains("assertion 'boom' failed at k.p:42 in f"), "{e}");
+}
