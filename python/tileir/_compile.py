@@ -253,6 +253,7 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
     )
     compiled.advisories = list(result.advisories)
     compiled.ptxas_arch = result.arch
+    _warn_spills(compiled, stacklevel=2)
     compiled.ptx_compiler = result.command[0] if result.command else ""
     _dump(compiled)
     if disk_key is not None:
@@ -269,6 +270,8 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
         kernel._cache.setdefault(key, compiled)
     return compiled
 
+
+_disk._prime()
 
 #: LLVM's IR pipeline, default<O2>: benches/llvm_pipeline.py found it gives SASS identical to
 #: or better than O3's (registers, instructions) on every sample (tileir's vector add,
@@ -289,8 +292,31 @@ def _dump(compiled: CompiledKernel) -> None:
                 f.write(text)
 
 
+def _spill_message(compiled: CompiledKernel) -> Optional[str]:
+    info = compiled.ptxas_info
+    if info is None or not info.spills:
+        return None
+    return (f"kernel '{compiled.name}' spills registers on {compiled.target}: {info.spill_stores_bytes} bytes stored, "
+            f"{info.spill_loads_bytes} bytes loaded ({info.registers} registers); smaller tiles or more warps avoid it")
+
+
+def _warn_spills(compiled: CompiledKernel, stacklevel: int) -> None:
+    """A register spill is a performance warning, kept on the kernel too."""
+    message = _spill_message(compiled)
+    if message is not None:
+        import warnings
+
+        from .errors import TileIRPerformanceWarning
+
+        if message not in compiled.warnings:
+            compiled.warnings.append(message)
+        warnings.warn(message, TileIRPerformanceWarning, stacklevel=stacklevel + 1)
+
+
 def _replay_warnings(compiled: CompiledKernel, stacklevel: int) -> None:
-    """A kernel from the persistent cache warns as its compile did (ptxas advisories)."""
+    """A kernel from the persistent cache warns as its compile did (ptxas advisories,
+    spills)."""
+    _warn_spills(compiled, stacklevel + 1)
     advisories = compiled.advisories
     if advisories:
         from ._toolchain import PtxasResult, warn_advisories
