@@ -254,20 +254,8 @@ impl<'a> Reader<'a> {
         width: usize,
         what: &str,
     ) -> Result<Vec<Cursor<'a>>, BytecodeError> {
-        let n = c.count(&format!("number of {what}"), width)?;
-        c.align(width, &format!("padding before the {what} offsets"))?;
-        let mut offsets = Vec::with_capacity(n);
-        for _ in 0..n {
-            let at = c.pos;
-            let off = if width == 4 {
-                u64::from(c.u32le("an offset")?)
-            } else {
-                c.u64le("an offset")?
-            };
-            offsets.push((at, off));
-        }
-        let base = c.pos;
-        let len = c.remaining() as u64;
+        let (base, len, offsets) = self.table_offsets(c, width, what)?;
+        let n = offsets.len();
         let mut out = Vec::with_capacity(n);
         for i in 0..n {
             let (at, start) = offsets[i];
@@ -289,11 +277,42 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
+    /// The layout of an offset table: where its data starts, how long it is, and each
+    /// record's offset (with the position it was read at).
+    fn table_offsets(
+        &self,
+        c: &mut Cursor<'a>,
+        width: usize,
+        what: &str,
+    ) -> Result<(usize, u64, Vec<(usize, u64)>), BytecodeError> {
+        let n = c.count(&format!("number of {what}"), width)?;
+        c.align(width, &format!("padding before the {what} offsets"))?;
+        let mut offsets = Vec::with_capacity(n);
+        for _ in 0..n {
+            let at = c.pos;
+            let off = if width == 4 {
+                u64::from(c.u32le("an offset")?)
+            } else {
+                c.u64le("an offset")?
+            };
+            offsets.push((at, off));
+        }
+        Ok((c.pos, c.remaining() as u64, offsets))
+    }
+
+    /// Strings are sliced as NVIDIA's reader slices them (LLVM `StringRef::slice`): an
+    /// offset past the data or before the previous one clamps to an empty string rather
+    /// than failing, so a damaged table is reported where a string is misused (an empty
+    /// dictionary key, say), as NVIDIA's tools report it.
     fn string_section(&mut self, mut c: Cursor<'a>) -> Result<(), BytecodeError> {
-        let entries = self.table(&mut c, 4, "strings")?;
-        for mut e in entries {
-            let at = e.pos;
-            let bytes = e.bytes(e.remaining(), "string data")?;
+        let (base, len, offsets) = self.table_offsets(&mut c, 4, "strings")?;
+        let n = offsets.len();
+        for i in 0..n {
+            let (at, start) = offsets[i];
+            let stop = if i + 1 < n { offsets[i + 1].1 } else { len };
+            let start = start.min(len);
+            let stop = stop.clamp(start, len);
+            let bytes = &self.data[base + start as usize..base + stop as usize];
             let s = std::str::from_utf8(bytes)
                 .map_err(|_| BytecodeError::at(at, "string is not valid UTF-8"))?;
             self.strings.push(s);

@@ -94,6 +94,43 @@ fn section_structure_errors() {
 }
 
 #[test]
+fn damaged_string_offsets_are_reported_where_a_string_is_misused() {
+    // NVIDIA's reader slices strings leniently (an offset out of order gives an empty
+    // string); the damage shows where the string is used: here an empty hint key.
+    let good = write(&roundtrip::kernel_13_1(), Version::V13_1).unwrap();
+    let s = good.iter().rposition(|&b| b == 0x81).unwrap();
+    // id, one-byte length and alignment, padding to 4, count, padding to 4, offsets.
+    let mut p = s + 3;
+    while p % 4 != 0 {
+        p += 1;
+    }
+    let count = usize::from(good[p]);
+    let mut table = p + 1;
+    while table % 4 != 0 {
+        table += 1;
+    }
+    let data = table + 4 * count;
+    let offset = |i: usize| {
+        u32::from_le_bytes(good[table + 4 * i..table + 4 * i + 4].try_into().unwrap()) as usize
+    };
+    let key = (0..count)
+        .find(|&i| {
+            let end = if i + 1 < count { offset(i + 1) } else { good[data..].iter().position(|&b| b == 0).unwrap() };
+            &good[data + offset(i)..data + end] == b"sm_90"
+        })
+        .expect("the hint key is a string");
+    assert!(key > 0);
+    let mut bad = good.clone();
+    // The key's start moves past the end: its slice clamps to nothing.
+    bad[table + 4 * key..table + 4 * key + 4].copy_from_slice(&0x7000_0000u32.to_le_bytes());
+    let e = err(&bad);
+    assert!(
+        e.message.contains("invalid empty attribute name for DictionaryAttr element 0"),
+        "{e}"
+    );
+}
+
+#[test]
 fn table_indices_are_checked() {
     // A function whose name index points past the string table.
     let m = roundtrip::kernel_13_1();

@@ -1,7 +1,7 @@
 // Malformed bytecode given to tileir-translate -cudatilebc-to-mlir: the cases of
-// NVIDIA's test/Bytecode/invalid/invalid_structure.mlir, whose binary fixtures
-// are not public, rebuilt here from our own bytes. Each is an error, never a
-// crash, and nothing is printed.
+// NVIDIA's test/Bytecode/invalid/invalid_structure.mlir, rebuilt here from our own
+// bytes (its fixtures are not copied). Each is an error, never a crash, and nothing
+// is printed.
 //
 // Magic number.
 // RUN: printf '\x7fTileIQ\x00\x0d\x01\x00\x00' > %t.magic.bc
