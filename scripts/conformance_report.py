@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Per-case report of NVIDIA's cuda_tile conformance suite run with tileir's tools.
 
-    python3 scripts/conformance_report.py /path/to/cuda-tile/test [--tools target/debug]
+    python3 scripts/conformance_report.py [/path/to/cuda-tile/test] [--tools target/debug]
+
+The suite defaults to ../shared/conformance/cuda-tile-13.3.2/test. Files tileir does not
+pass on purpose are listed, with reasons, in KNOWN_DIFFERENCES of
+crates/tileir-tools/tests/conformance.rs (the CI test, which runs whole files as lit does).
 
 `-verify-diagnostics` files are counted per `// -----` chunk (each chunk is run on its
 own, padded with blank lines so line numbers stay those of the whole file); every other
@@ -49,7 +53,9 @@ def run_lines(text):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("root")
+    repo = Path(__file__).resolve().parent.parent
+    ap.add_argument("root", nargs="?", default=str(repo.parent / "shared" / "conformance" / "cuda-tile-13.3.2" / "test"),
+                    help="the suite's test/ directory (default: ../shared/conformance/cuda-tile-13.3.2/test)")
     ap.add_argument("--tools", default=str(Path(__file__).resolve().parent.parent / "target" / "debug"))
     ap.add_argument("--show", type=int, default=0, help="print the first N failing chunks' errors per file")
     args = ap.parse_args()
