@@ -243,3 +243,58 @@ def test_assert_traps_with_the_message():
     ct.emulate((1,), asserting, [np.ones(4, np.float32)])
     with pytest.raises(Exception, match="negative input|assert|trap"):
         ct.emulate((1,), asserting, [np.array([1, -1, 2, 3], np.float32)])
+
+
+@ct.kernel
+def scaled_mma(A, SA, B, SB, Z):
+    a = ct.load(A, (0, 0), (16, 32)).astype(ct.float8_e4m3fn)
+    b = ct.load(B, (0, 0), (32, 16)).astype(ct.float8_e4m3fn)
+    sa = ct.load(SA, (0, 0), (16, 1)).astype(ct.float8_e8m0fnu, rounding_mode=ct.RoundingMode.RZ)
+    sb = ct.load(SB, (0, 0), (1, 16)).astype(ct.float8_e8m0fnu, rounding_mode=ct.RoundingMode.RZ)
+    ct.store(Z, (0, 0), ct.mma_scaled(a, sa, b, sb, ct.zeros((16, 16), ct.float32)))
+
+
+def test_block_scaled_mma_is_exact_on_exact_data():
+    rng = np.random.default_rng(8)
+    a = rng.integers(-8, 9, (16, 32)).astype(np.float32)
+    b = rng.integers(-8, 9, (32, 16)).astype(np.float32)
+    sa = np.exp2(rng.integers(-3, 4, (16, 1))).astype(np.float32) * 1.5  # RZ drops the 1.5
+    sb = np.exp2(rng.integers(-3, 4, (1, 16))).astype(np.float32)
+    r1, r2 = run_both(scaled_mma, (1,), [a, sa, b, sb, np.zeros((16, 16), np.float32)])
+    assert_bits(r2[4], r1[4])
+    np.testing.assert_array_equal(r2[4], (a * (sa / 1.5)) @ (b * sb))
+
+
+@ct.kernel
+def tensor_core_mma(A, B, Cin, Z, M: C[int], N: C[int], K: C[int]):
+    a = ct.load(A, (0, 0), (M, K))
+    b = ct.load(B, (0, 0), (K, N))
+    c = ct.load(Cin, (0, 0), (M, N))
+    ct.store(Z, (0, 0), ct.mma(a, b, c))
+
+
+@ct.kernel
+def tensor_core_mma_bf16(A, B, Cin, Z, M: C[int], N: C[int], K: C[int]):
+    a = ct.load(A, (0, 0), (M, K)).astype(ct.bfloat16)
+    b = ct.load(B, (0, 0), (K, N)).astype(ct.bfloat16)
+    c = ct.load(Cin, (0, 0), (M, N))
+    ct.store(Z, (0, 0), ct.mma(a, b, c))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("mnk", [(64, 32, 32), (32, 64, 64), (16, 32, 16)])
+def test_tensor_core_mma_is_exact_on_integer_data(dtype, mnk):
+    m, n, k = mnk
+    rng = np.random.default_rng(9)
+    a = rng.integers(-4, 5, (m, k)).astype(np.float32)
+    b = rng.integers(-4, 5, (k, n)).astype(np.float32)
+    c = rng.integers(-50, 50, (m, n)).astype(np.float32)
+    if dtype == "float16":
+        kern, args = tensor_core_mma, [a.astype(np.float16), b.astype(np.float16), c, np.zeros((m, n), np.float32), m, n, k]
+    else:
+        kern, args = tensor_core_mma_bf16, [a, b, c, np.zeros((m, n), np.float32), m, n, k]
+    compiled = ct.compile(kern, args, target="sm_90a")
+    assert "mma.sync.aligned.m16n8k16" in compiled.asm["ptx"]
+    r1, r2 = run_both(kern, (1,), args)
+    assert_bits(r2[3], r1[3])
+    np.testing.assert_array_equal(r2[3], a @ b + c)

@@ -161,5 +161,6 @@ def test_rust_panic_becomes_internal_compiler_error():
 def test_pass_registry_describes_options():
     reg = {p["name"]: p for p in _native.pass_registry()}
     assert set(reg) >= {"convert-cuda-tile-to-tileaa", "convert-tileaa-to-tileas"}
-    (opt,) = reg["convert-tileaa-to-tileas"]["options"]
+    opt, force = reg["convert-tileaa-to-tileas"]["options"]
     assert opt[:3] == ("num-warps", "u32", "0") and "Warps per CTA" in opt[3]
+    assert force[:3] == ("force-variant", "string", "") and "OP:VARIANT" in force[3]

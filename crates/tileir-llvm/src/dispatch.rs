@@ -33,7 +33,7 @@ pub(crate) fn variants(op: CtOp) -> &'static [Variant] {
     match op {
         CtOp::Reduce => REDUCE,
         CtOp::Scan => SCAN,
-        CtOp::MmaF | CtOp::MmaI => DOT,
+        CtOp::MmaF | CtOp::MmaI | CtOp::MmaFScaled => DOT,
         _ => &[],
     }
 }
@@ -45,7 +45,10 @@ const REDUCE: &[Variant] = &[
 
 const SCAN: &[Variant] = &[Variant { name: "serial", rejects: |_, _, _| None, lower: |w, op, c| w.reduce_scan(op, c) }];
 
-const DOT: &[Variant] = &[Variant { name: "fma", rejects: |_, _, _| None, lower: |w, op, c| w.dot(op, c) }];
+const DOT: &[Variant] = &[
+    Variant { name: "mma_sync", rejects: crate::mma_sync::mma_sync_rejects, lower: |w, op, c| w.mma_sync(op, c) },
+    Variant { name: "fma", rejects: |_, _, _| None, lower: |w, op, c| w.dot(op, c) },
+];
 
 /// The variant `c` forces, if any.
 pub(crate) fn forced(c: &CudaTileOp) -> Option<&str> {

@@ -19,6 +19,7 @@ mod debug_ops;
 mod dispatch;
 mod reduce_tree;
 mod lower_ct;
+mod mma_sync;
 mod writer;
 
 pub use dispatch::FORCE_ATTR;

@@ -227,7 +227,7 @@ impl FuncWriter<'_> {
         self.smem_bytes = self.smem_bytes.max(bytes.div_ceil(16) * 16);
     }
 
-    fn smem_ptr(&mut self, byte_offset: &str) -> String {
+    pub(crate) fn smem_ptr(&mut self, byte_offset: &str) -> String {
         let name = self.smem_name.clone();
         self.emit("sp", format!("getelementptr i8, ptr addrspace(3) {name}, i32 {byte_offset}"))
     }
@@ -272,7 +272,7 @@ impl FuncWriter<'_> {
 
     /// Stores every element the thread owns of tile `v` at `base_bytes + linear * size`.
     /// A rank-0 value is stored by thread 0 only (every thread holds the same value).
-    fn spill_to_smem(&mut self, v: ValueId, base_bytes: u64) -> R<()> {
+    pub(crate) fn spill_to_smem(&mut self, v: ValueId, base_bytes: u64) -> R<()> {
         let t = self.val_ty(v);
         let elems = self.elems(v)?;
         let size = smem_elem_bytes(t.elem);
@@ -432,7 +432,7 @@ impl FuncWriter<'_> {
                 let size = smem_elem_bytes(rt.elem);
                 self.gather_through_smem(&[src], result, &mut |w, coords, _| Ok(w.emit("pk", format!("mul i32 {}, {size}", coords[0]))))
             }
-            CtOp::Reduce | CtOp::Scan | CtOp::MmaF | CtOp::MmaI => self.dispatch(op, c),
+            CtOp::Reduce | CtOp::Scan | CtOp::MmaF | CtOp::MmaI | CtOp::MmaFScaled => self.dispatch(op, c),
             CtOp::For => self.for_loop(op, c),
             CtOp::Loop => self.general_loop(op),
             CtOp::If => self.if_op(op),
@@ -750,10 +750,32 @@ impl FuncWriter<'_> {
         let sb = c.enum_attr::<Signedness>("signedness_rhs").unwrap_or(Signedness::Signed);
         let bytes_a = (at.shape.iter().product::<i64>() as u64 * smem_elem_bytes(at.elem)).div_ceil(16) * 16;
         let bytes_b = (bt.shape.iter().product::<i64>() as u64 * smem_elem_bytes(bt.elem)).div_ceil(16) * 16;
-        self.scratch(bytes_a + bytes_b);
+        // mmaf_scaled: per-block scale factors of A (M x K/V) and B (K/V x N).
+        let scaled = c.op == CtOp::MmaFScaled;
+        let scales = if scaled {
+            let (sa_v, sb_v) = (data.operands[3], data.operands[4]);
+            let (sat, sbt) = (self.val_ty(sa_v), self.val_ty(sb_v));
+            if matches!(an, NumType::F4E2M1FN) {
+                return Err("the FMA variant of 'mmaf_scaled' cannot read f4E2M1FN operands yet".into());
+            }
+            let ks = sat.shape[rank - 1];
+            if ks <= 0 || k_dim % ks != 0 {
+                return Err(format!("scale blocks ({ks}) do not divide K ({k_dim})"));
+            }
+            let bytes_sa = (sat.shape.iter().product::<i64>() as u64 * smem_elem_bytes(sat.elem)).div_ceil(16) * 16;
+            let bytes_sb = (sbt.shape.iter().product::<i64>() as u64 * smem_elem_bytes(sbt.elem)).div_ceil(16) * 16;
+            Some((sa_v, sb_v, sat, sbt, k_dim / ks, bytes_a + bytes_b, bytes_a + bytes_b + bytes_sa, bytes_sa + bytes_sb))
+        } else {
+            None
+        };
+        self.scratch(bytes_a + bytes_b + scales.as_ref().map(|s| s.7).unwrap_or(0));
         self.barrier();
         self.spill_to_smem(a, 0)?;
         self.spill_to_smem(b, bytes_a)?;
+        if let Some((sa_v, sb_v, _, _, _, off_sa, off_sb, _)) = &scales {
+            self.spill_to_smem(*sa_v, *off_sa)?;
+            self.spill_to_smem(*sb_v, *off_sb)?;
+        }
         self.barrier();
         let accs = self.elems(acc)?;
         let coords = self.result_coords(data.results[0]);
@@ -801,9 +823,30 @@ impl FuncWriter<'_> {
             } else {
                 // Operands widen exactly to the accumulator type (fp8 through f16).
                 let bn = bt.num().ok_or("pointer operand")?;
-                let xw = self.ftof(an, cn, &x, RoundingMode::NearestEven)?;
-                let yw = self.ftof(bn, cn, &y, RoundingMode::NearestEven)?;
+                let mut xw = self.ftof(an, cn, &x, RoundingMode::NearestEven)?;
+                let mut yw = self.ftof(bn, cn, &y, RoundingMode::NearestEven)?;
                 let _ = (alt, blt);
+                if let Some((_, _, sat, sbt, v, off_sa, off_sb, _)) = &scales {
+                    // Each operand times its block's scale: exact in f32 (an fp8 value times
+                    // a power of two or another fp8 value).
+                    let kb = self.emit("kb", format!("udiv i32 {k}, {v}"));
+                    let mut sac = rc.clone();
+                    sac[rank - 1] = kb.clone();
+                    let mut sbc = rc.clone();
+                    sbc[rank - 2] = kb;
+                    let lsa = self.linear(&sac, &sat.shape);
+                    let osa = self.emit("os", format!("mul i32 {lsa}, {}", smem_elem_bytes(sat.elem)));
+                    let osa = self.emit("os", format!("add i32 {osa}, {off_sa}"));
+                    let sx = self.smem_load(sat.elem, &osa)?;
+                    let lsb = self.linear(&sbc, &sbt.shape);
+                    let osb = self.emit("os", format!("mul i32 {lsb}, {}", smem_elem_bytes(sbt.elem)));
+                    let osb = self.emit("os", format!("add i32 {osb}, {off_sb}"));
+                    let sy = self.smem_load(sbt.elem, &osb)?;
+                    let fx = self.scale_to_f32(sat.num().unwrap_or(NumType::F8E8M0FNU), &sx)?;
+                    let fy = self.scale_to_f32(sbt.num().unwrap_or(NumType::F8E8M0FNU), &sy)?;
+                    xw = self.emit("sx", format!("fmul float {xw}, {fx}"));
+                    yw = self.emit("sy", format!("fmul float {yw}, {fy}"));
+                }
                 let fma = format!("llvm.fma.{}", if clt == "double" { "f64" } else if clt == "half" { "f16" } else { "f32" });
                 self.intrinsic(clt, &fma, &[(clt, &xw), (clt, &yw), (clt, &phis[i])])
             };
@@ -1479,6 +1522,21 @@ impl FuncWriter<'_> {
         })
     }
 
+    /// A block-scale factor as f32: e8m0 is 2^(bits-127) (bits 0 is 2^-127, a subnormal;
+    /// 255 is NaN), e4m3 an ordinary fp8 value.
+    fn scale_to_f32(&mut self, n: NumType, v: &str) -> R<String> {
+        if n != NumType::F8E8M0FNU {
+            return self.ftof(n, NumType::F32, v, RoundingMode::NearestEven);
+        }
+        let w = self.emit("e8", format!("zext i8 {v} to i32"));
+        let sh = self.emit("e8", format!("shl i32 {w}, 23"));
+        let z = self.emit("e8", format!("icmp eq i32 {w}, 0"));
+        let sh = self.emit("e8", format!("select i1 {z}, i32 4194304, i32 {sh}"));
+        let nan = self.emit("e8", format!("icmp eq i32 {w}, 255"));
+        let sh = self.emit("e8", format!("select i1 {nan}, i32 2143289344, i32 {sh}"));
+        Ok(self.emit("e8", format!("bitcast i32 {sh} to float")))
+    }
+
     /// f16/bf16 → f32 (the precision math is computed in); other types unchanged.
     fn widen_small_float(&mut self, n: NumType, v: &str) -> R<String> {
         Ok(match n {
@@ -1492,6 +1550,38 @@ impl FuncWriter<'_> {
         let is_fp8 = |n: NumType| matches!(n, NumType::F8E4M3FN | NumType::F8E5M2);
         if from == to {
             return Ok(v.to_string());
+        }
+        if from == NumType::F8E8M0FNU {
+            let f = self.scale_to_f32(from, v)?;
+            return self.ftof(NumType::F32, to, &f, rounding);
+        }
+        if to == NumType::F8E8M0FNU {
+            // The biased exponent of the f32 value: rounding toward zero takes it as is,
+            // toward +inf adds one when any mantissa bit is set, to nearest when the
+            // mantissa is at least half; NaN gives 255 (e8m0's NaN).
+            let x = self.ftof(from, NumType::F32, v, RoundingMode::NearestEven)?;
+            let b = self.emit("e8", format!("bitcast float {x} to i32"));
+            let e0 = self.emit("e8", format!("lshr i32 {b}, 23"));
+            let e = self.emit("e8", format!("and i32 {e0}, 255"));
+            let mant = self.emit("e8", format!("and i32 {b}, 8388607"));
+            let up = match rounding {
+                RoundingMode::Zero | RoundingMode::NegativeInf => None,
+                RoundingMode::PositiveInf => Some(self.emit("e8", format!("icmp ne i32 {mant}, 0"))),
+                RoundingMode::NearestEven => Some(self.emit("e8", format!("icmp uge i32 {mant}, 4194304"))),
+                other => return Err(format!("'ftof' to f8E8M0FNU with rounding '{other}' is not supported")),
+            };
+            let e = match up {
+                Some(u) => {
+                    let inc = self.emit("e8", format!("zext i1 {u} to i32"));
+                    let s = self.emit("e8", format!("add i32 {e}, {inc}"));
+                    self.emit("e8", format!("call i32 @llvm.umin.i32(i32 {s}, i32 254)"))
+                }
+                None => e,
+            };
+            self.declare("declare i32 @llvm.umin.i32(i32, i32)");
+            let nan = self.emit("e8", format!("fcmp uno float {x}, 0.0"));
+            let e = self.emit("e8", format!("select i1 {nan}, i32 255, i32 {e}"));
+            return Ok(self.emit("e8", format!("trunc i32 {e} to i8")));
         }
         if is_fp8(from) || is_fp8(to) {
             if !self.target.starts_with("sm_9") && !self.target.starts_with("sm_89") {

@@ -18,6 +18,9 @@ pub const NAME: &str = "convert-tileaa-to-tileas";
 /// Widest per-thread global access, in bytes.
 const MAX_VECTOR_BYTES: u32 = 16;
 
+/// Largest-tile size from which the automatic warp count is 8.
+const LARGE_TILE_ELEMENTS: i64 = 8192;
+
 /// Element size the canonical per-shape layout is chosen for.
 const CANONICAL_ELEM_BYTES: u32 = 4;
 
@@ -114,6 +117,11 @@ fn parse_forced_variants(text: &str) -> Result<HashMap<tileir_ir::CtOp, String>,
 /// Warp count for a kernel whose largest tile has `max_elements` elements.
 fn auto_num_warps(max_elements: i64, elem_bytes: u32) -> u32 {
     let per_thread = (MAX_VECTOR_BYTES / elem_bytes.max(1)).max(1) as i64;
+    // Large tiles get 8 warps, so that a thread's share of a 128x64 or 128x128
+    // accumulator (32 or 64 registers) fits its register budget instead of spilling.
+    if max_elements >= LARGE_TILE_ELEMENTS {
+        return 8;
+    }
     let mut w = 4;
     while w > 1 && 32 * w as i64 * per_thread > max_elements {
         w /= 2;
