@@ -607,7 +607,7 @@ impl Decoder {
                 let cmp = cmp_of(cmp_word).ok_or_else(|| decode_err(line, format!("unknown comparison '{cmp_word}' in '{}'", i.opcode)))?;
                 let st = *tys.last().ok_or_else(unsupported)?;
                 let t = match st {
-                    TyW::F(k @ (FKind::F16 | FKind::BF16 | FKind::F32 | FKind::F64)) => CmpTy::Float(k),
+                    TyW::F(k @ (FKind::F16 | FKind::BF16 | FKind::F32 | FKind::F64)) => CmpTy::Float(k, has("ftz")),
                     other => CmpTy::Int(other.int().ok_or_else(unsupported)?),
                 };
                 let sbits = st.bits();

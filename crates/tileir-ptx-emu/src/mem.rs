@@ -166,6 +166,38 @@ impl GlobalMem {
         Ok(())
     }
 
+    /// Loads `out.len()` consecutive elements of `size` bytes from `addr` with one bounds
+    /// check (vector loads).
+    #[inline]
+    pub fn load_n(&self, addr: u64, size: u64, out: &mut [u64]) -> Result<(), Fault> {
+        let (b, off) = self.find(addr, size * out.len() as u64)?;
+        for (i, o) in out.iter_mut().enumerate() {
+            let off = off + i * size as usize;
+            *o = extract(b.words[off / 8].load(Ordering::Relaxed), off, size);
+        }
+        Ok(())
+    }
+
+    /// Stores consecutive elements of `size` bytes at `addr` with one bounds check.
+    #[inline]
+    pub fn store_n(&self, addr: u64, size: u64, vals: &[u64]) -> Result<(), Fault> {
+        let (b, off) = self.find(addr, size * vals.len() as u64)?;
+        if b.read_only {
+            return Err(Fault(format!("store of {} byte(s) at {addr:#x} into read-only '{}'", size * vals.len() as u64, b.name)));
+        }
+        for (i, &v) in vals.iter().enumerate() {
+            let off = off + i * size as usize;
+            let word = &b.words[off / 8];
+            if size == 8 {
+                word.store(v, Ordering::Relaxed);
+            } else {
+                let (m, v) = insert_mask(off, size, v);
+                let _ = word.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| Some((w & !m) | v));
+            }
+        }
+        Ok(())
+    }
+
     /// Atomic read-modify-write of `size` (4 or 8) bytes: `f(old)` is stored; returns old.
     pub fn atomic(&self, addr: u64, size: u64, f: impl Fn(u64) -> u64) -> Result<u64, Fault> {
         let (b, off) = self.find(addr, size)?;

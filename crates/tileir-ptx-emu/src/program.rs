@@ -217,8 +217,8 @@ pub enum Cmp {
 pub enum CmpTy {
     /// Integers.
     Int(IntTy),
-    /// Floats (scalar only; packed compares are split by the decoder).
-    Float(FKind),
+    /// Floats (scalar only), and whether `.ftz` flushes subnormal inputs.
+    Float(FKind, bool),
 }
 
 /// Boolean combination of setp with a third predicate.

@@ -734,7 +734,7 @@ impl Warp {
                     let (x, y) = (val(regs, *a, l), val(regs, *b, l));
                     let r = match t {
                         CmpTy::Int(it) => alu::icmp(*cmp, *it, x, y),
-                        CmpTy::Float(k) => fp::fcmp(*cmp, *k, false, x, y),
+                        CmpTy::Float(k, ftz) => fp::fcmp(*cmp, *k, *ftz, x, y),
                     };
                     let (mut p, mut q) = (r, !r);
                     if let Some((op, c, neg)) = comb {
@@ -759,7 +759,7 @@ impl Warp {
                 let (x, y) = (val(regs, *a, l), val(regs, *b, l));
                 let r = match t {
                     CmpTy::Int(it) => alu::icmp(*cmp, *it, x, y),
-                    CmpTy::Float(k) => fp::fcmp(*cmp, *k, false, x, y),
+                    CmpTy::Float(k, ftz) => fp::fcmp(*cmp, *k, *ftz, x, y),
                 };
                 let v = match (r, float_result) {
                     (true, true) => 0x3f80_0000,
@@ -827,13 +827,21 @@ impl Warp {
                 let size = (*bits as u64) / 8;
                 let total = size * ds.len() as u64;
                 let reg_bits = &env.ctx.prog.reg_bits;
+                let global = matches!(space, Space::Global | Space::Const);
                 try_lanes(exec, |l| {
                     let a = val(&self.regs, addr.base, l).wrapping_add(addr.off as u64);
                     if a % total != 0 {
                         return Err(self.mem_err(env, inst, l, format!("misaligned {} load of {total} byte(s) at {a:#x} (needs {total}-byte alignment)", space.name())));
                     }
+                    let mut vals = [0u64; 8];
+                    let n = ds.len().min(8);
+                    // Global vectors: one bounds check for the whole access.
+                    let fast = global && ds.len() <= 8;
+                    if fast {
+                        env.ctx.global.load_n(a, size, &mut vals[..n]).map_err(|f| self.mem_err(env, inst, l, f.0))?;
+                    }
                     for (i, d) in ds.iter().enumerate() {
-                        let v = self.load(env, *space, l, a + i as u64 * size, size).map_err(|m| self.mem_err(env, inst, l, m))?;
+                        let v = if fast { vals[i] } else { self.load(env, *space, l, a + i as u64 * size, size).map_err(|m| self.mem_err(env, inst, l, m))? };
                         if let Some(d) = d {
                             let rb = reg_bits[*d as usize];
                             let v = if *sext { (alu::sext(v, *bits) as u64) & alu::mask(rb) } else { v };
@@ -846,10 +854,20 @@ impl Warp {
             Op::St { space, bits, vals, addr } => {
                 let size = (*bits as u64) / 8;
                 let total = size * vals.len() as u64;
+                let global = matches!(space, Space::Global | Space::Const) && vals.len() <= 8;
+                let m = alu::mask(*bits);
                 try_lanes(exec, |l| {
                     let a = val(&self.regs, addr.base, l).wrapping_add(addr.off as u64);
                     if a % total != 0 {
                         return Err(self.mem_err(env, inst, l, format!("misaligned {} store of {total} byte(s) at {a:#x} (needs {total}-byte alignment)", space.name())));
+                    }
+                    if global {
+                        let mut vs = [0u64; 8];
+                        for (i, s) in vals.iter().enumerate() {
+                            vs[i] = val(&self.regs, *s, l) & m;
+                        }
+                        env.effects += 1;
+                        return env.ctx.global.store_n(a, size, &vs[..vals.len()]).map_err(|f| self.mem_err(env, inst, l, f.0));
                     }
                     for (i, s) in vals.iter().enumerate() {
                         let v = val(&self.regs, *s, l) & alu::mask(*bits);
