@@ -201,12 +201,9 @@ def _library_fits(archive: str) -> bool:
         exe = find_ptxas(None)
     except ToolchainError:
         return True  # no executable to fall back to: the library is all there is
+    # A ptxas outside NVIDIA's wheels (CUDA_HOME, PATH) is of unknown release without
+    # running it, which a cache hit must not do: it keeps being used.
     exe_major = _cuda_major_of_path(exe)
-    if exe_major is None:
-        try:
-            exe_major = int(ptxas_version(exe).split(".")[0])
-        except (ToolchainError, ValueError):
-            return False
     return lib_major is not None and lib_major == exe_major
 
 

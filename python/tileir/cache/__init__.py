@@ -464,12 +464,16 @@ def _decode(data: bytes, key: Optional[str]) -> Tuple[Dict[str, Any], Dict[str, 
     return header, blobs
 
 
+_TOUCH_AFTER = 60.0
+
+
 def load(key: str) -> Optional[Tuple[Dict[str, Any], Dict[str, bytes]]]:
     """The entry for ``key`` as ``(header, blobs)``, or None (absent or corrupt)."""
     path = _entry_path(knobs.cache_dir(), key)
     try:
         with open(path, "rb") as f:
             data = f.read()
+            mtime = os.fstat(f.fileno()).st_mtime
     except OSError:
         stats["misses"] += 1
         return None
@@ -479,10 +483,11 @@ def load(key: str) -> Optional[Tuple[Dict[str, Any], Dict[str, bytes]]]:
         stats["corrupt"] += 1
         stats["misses"] += 1
         return None
-    try:
-        os.utime(path)  # the LRU clock
-    except OSError:
-        pass
+    if time.time() - mtime > _TOUCH_AFTER:
+        try:
+            os.utime(path)  # the LRU clock (to the minute: a hit need not write every time)
+        except OSError:
+            pass
     stats["hits"] += 1
     return entry
 
