@@ -436,3 +436,17 @@ def test_max_bytes_knob_parses_sizes(monkeypatch):
     monkeypatch.setenv("TILEIR_CACHE_MAX_BYTES", "lots")
     with pytest.raises(ValueError, match="TILEIR_CACHE_MAX_BYTES"):
         knobs.cache_max_bytes()
+
+
+def test_stage_texts_of_a_hit_read_like_a_dict(cache_dir, tmp_path):
+    import copy
+    import pickle
+
+    kern, _ = load_kernel(tmp_path)
+    k1 = ct.compile(kern, (*arrays(), 256))
+    k2 = ct.compile(kern.replace_hints(), (*arrays(), 256))
+    assert k2.from_cache
+    plain = dict(k1.asm)
+    assert dict(k2.asm) == plain and {**k2.asm} == plain and sorted(k2.asm) == sorted(plain)
+    assert pickle.loads(pickle.dumps(k2.asm)) == plain and copy.deepcopy(k2.asm) == plain
+    assert "ptx" in k2.asm and k2.asm.get("ptx") == plain["ptx"] and len(k2.asm) == len(plain)

@@ -1066,3 +1066,23 @@ def test_auto_keeps_a_cuda12_ptxas_over_a_cuda13_library(fake_ptx_library, monke
                                                                               "cuda_nvcc" / "bin" / "ptxas"))
     monkeypatch.setenv("TILEIR_PTX_COMPILER", "library")
     assert ptxas_mod.ptx_library() is not None
+
+
+def test_worker_prestart_then_request():
+    with LLVMWorker() as w:
+        w.prestart()
+        w.prestart()  # already starting: nothing more
+        assert w.starts == 1 and w.pid is not None
+        ptx, times = w.compile_to_ptx(STORE_TID_IR, cpu="sm_90a")
+        assert ".entry k(" in ptx and "startup" in times
+        assert w.starts == 1
+
+
+def test_worker_custom_pass_pipeline():
+    with LLVMWorker() as w:
+        default, _ = w.compile_to_ptx(STORE_TID_IR, cpu="sm_90a", opt_level=2)
+        mine, _ = w.compile_to_ptx(STORE_TID_IR, cpu="sm_90a", passes=["instruction_combine", "simplify_cfg"])
+        none, _ = w.compile_to_ptx(STORE_TID_IR, cpu="sm_90a", passes=[])
+        assert ".entry k(" in default and ".entry k(" in mine and ".entry k(" in none
+        with pytest.raises(LLVMError, match="unknown LLVM pass 'no_such'"):
+            w.compile_to_ptx(STORE_TID_IR, cpu="sm_90a", passes=["no_such"])
