@@ -511,8 +511,12 @@ impl Decoder {
                     return Ok(Op::FBin { op, k, m: fm, d, a, b });
                 }
                 let it = t.int().ok_or_else(unsupported)?;
-                if has("cc") || base == "addc" {
-                    return Err(unsupported());
+                if has("cc") {
+                    if !matches!(base, "add" | "sub") || it.bits < 32 {
+                        return Err(unsupported());
+                    }
+                    let (a, b) = (self.src(&o[1], it.bits, line)?, self.src(&o[2], it.bits, line)?);
+                    return Ok(Op::AddC { sub: base == "sub", use_carry: false, set_carry: true, bits: it.bits, d, a, b });
                 }
                 let op = match base {
                     "add" if has("sat") => IntBin::AddSat,
@@ -541,7 +545,17 @@ impl Decoder {
                 let (a, b) = (self.src(&o[1], it.bits, line)?, self.src(&o[2], bbits, line)?);
                 Op::IBin { op, t: it, d, a, b }
             }
-            "addc" | "subc" if false => return Err(unsupported()),
+            "addc" | "subc" => {
+                let t = last_ty()?;
+                self.ops(i, 3)?;
+                let bits = t.bits();
+                if bits < 32 {
+                    return Err(unsupported());
+                }
+                let d = self.dreg(&o[0], line)?;
+                let (a, b) = (self.src(&o[1], bits, line)?, self.src(&o[2], bits, line)?);
+                Op::AddC { sub: base == "subc", use_carry: true, set_carry: has("cc"), bits, d, a, b }
+            }
             "mad" | "fma" | "mad24" => {
                 let t = last_ty()?;
                 self.ops(i, 4)?;

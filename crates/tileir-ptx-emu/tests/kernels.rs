@@ -214,8 +214,8 @@ fn named_barriers_with_counts_and_bar_red() {
     c.options.race_check = true;
     run(&p, &c, &[Arg::Buffer(0, 0)], &mut bufs).unwrap();
     let out = u32s_of(&bufs[0].data);
-    for t in 0..64 {
-        assert_eq!(out[t], 1000 + t as u32);
+    for (t, &v) in out[..64].iter().enumerate() {
+        assert_eq!(v, 1000 + t as u32);
     }
     // popc of odd threads (64) plus the elected lane (0) for each warp.
     assert_eq!(out[64..68], [64, 64, 64, 64]);
@@ -234,4 +234,16 @@ fn assertfail_reports_message_and_location() {
     let e = run(&p, &cfg(1, 1), &[], &mut []).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Trap);
     assert!(e.message.contains("assertion 'boom' failed at k.p:42 in f"), "{e}");
+}
+
+#[test]
+fn carry_chains() {
+    // out[0..2] = 0x00000001_ffffffff + tid (as a 64-bit add in two 32-bit halves),
+    // out[2..4] = 0x00000002_00000000 - 1 - tid (sub.cc / subc).
+    let body = "add.cc.u32 %r2, %r1, 0xffffffff;\naddc.u32 %r3, 1, 0;\nsub.cc.u32 %r4, 0, 1;\nsubc.cc.u32 %r5, 2, 0;\nsub.cc.u32 %r6, %r4, %r1;\nsubc.u32 %r7, %r5, 0;\n\
+                setp.ne.u32 %p1, %r1, 1;\n@%p1 bra $L_end;\nst.global.v2.b32 [%rd1], {%r2, %r3};\nst.global.v2.b32 [%rd1+8], {%r6, %r7};\n$L_end:\nret;";
+    let out = run_simple(body, 1, 32, 4).unwrap();
+    let sum = 0x1_ffff_ffffu64 + 1;
+    let dif = 0x2_0000_0000u64 - 1 - 1;
+    assert_eq!(out, vec![sum as u32, (sum >> 32) as u32, dif as u32, (dif >> 32) as u32]);
 }

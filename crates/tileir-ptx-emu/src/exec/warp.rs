@@ -97,6 +97,8 @@ pub(crate) struct Warp {
     pub spun: bool,
     /// The mbarrier address the parked lanes wait on (for reports).
     pub spin_on: Option<u64>,
+    /// CC.CF of each lane (add.cc / addc chains).
+    pub carry: u32,
     /// Queued cp.async copies per lane.
     pub copies: Vec<super::asyncop::CopyQueue>,
     /// Accumulators of wgmma.mma_async not yet committed, with the PTX line that issued them.
@@ -131,6 +133,7 @@ impl Warp {
             spun: false,
             spin_on: None,
             copies: vec![Default::default(); 32],
+            carry: 0,
             wg_uncommitted: Vec::new(),
             wg_groups: Default::default(),
         }
@@ -725,7 +728,27 @@ impl Warp {
             }
             Op::IUn { op, t, d, a } => map1(regs, exec, *d, *a, |x| alu::iun(*op, *t, x)),
             Op::IMad { mode, t, d, a, b, c } => map3(regs, exec, *d, *a, *b, *c, |x, y, z| alu::imad(*mode, *t, x, y, z)),
-            Op::AddC { .. } => return Err(EmuError::new(ErrorKind::Decode, inst.line, "carry arithmetic is not supported")),
+            Op::AddC { sub, use_carry, set_carry, bits, d, a, b } => {
+                // CC.CF holds the carry of add chains and the borrow of sub chains.
+                let m = alu::mask(*bits);
+                let mut carry = self.carry;
+                for_lanes(exec, |l| {
+                    let (x, y) = (val(regs, *a, l) & m, val(regs, *b, l) & m);
+                    let cin = if *use_carry { ((carry >> l) & 1) as u128 } else { 0 };
+                    let (r, cout) = if *sub {
+                        let r = (x as u128).wrapping_sub(y as u128).wrapping_sub(cin);
+                        (r as u64 & m, (y as u128 + cin) > x as u128)
+                    } else {
+                        let r = x as u128 + y as u128 + cin;
+                        (r as u64 & m, r >> *bits != 0)
+                    };
+                    set!(*d, l, r);
+                    if *set_carry {
+                        carry = (carry & !(1 << l)) | ((cout as u32) << l);
+                    }
+                });
+                self.carry = carry;
+            }
             Op::Setp { cmp, t: CmpTy::Int(it), d: Some(d), d2: None, a, b, comb: None } => {
                 map2(regs, exec, *d, *a, *b, |x, y| alu::icmp(*cmp, *it, x, y) as u64)
             }
