@@ -829,11 +829,20 @@ impl Decoder {
                     TyW::F(k) => AtomTy::Float(k),
                     other => AtomTy::Int(other.int().ok_or_else(unsupported)?),
                 };
-                if has("v2") || has("v4") || has("v8") {
-                    return Err(unsupported());
-                }
                 let bits = t.bits();
                 let space = space_of(mods);
+                if has("v2") || has("v4") || has("v8") {
+                    if base != "red" {
+                        return Err(unsupported());
+                    }
+                    self.ops(i, 2)?;
+                    let (space, addr) = self.addr(&o[0], space, line)?;
+                    let vals = match &o[1] {
+                        Operand::Vector(v) => v.iter().map(|x| self.src(x, bits, line)).collect::<Result<Vec<_>>>()?,
+                        _ => return Err(decode_err(line, format!("'{}' needs a {{...}} vector of values", i.opcode))),
+                    };
+                    return Ok(Op::RedVec { space, op, t: at, addr, vals });
+                }
                 let (d, rest) = if base == "atom" {
                     self.ops(i, 3)?;
                     (Some(self.dreg(&o[0], line)?), &o[1..])

@@ -483,6 +483,8 @@ pub enum Op {
     St { space: Space, bits: u8, vals: Vec<Src>, addr: Addr },
     /// atom (d: None for red).
     Atom { space: Space, op: AtomOp, t: AtomTy, d: Option<Reg>, addr: Addr, b: Src, c: Option<Src> },
+    /// Vector `red` (`red.global.v4.f32.add`): one atomic per element.
+    RedVec { space: Space, op: AtomOp, t: AtomTy, addr: Addr, vals: Vec<Src> },
     /// Branch to instruction index.
     Bra { target: u32 },
     /// ret/exit: the thread finishes.
@@ -799,6 +801,10 @@ impl Op {
                 }
             }
             Op::CpAsyncMbarArrive { addr, .. } => s(&addr.base),
+            Op::RedVec { addr, vals, .. } => {
+                s(&addr.base);
+                vals.iter().for_each(&mut s);
+            }
             Op::Mbar { d, addr, b, .. } => {
                 regs.extend(d.iter());
                 s(&addr.base);

@@ -247,3 +247,15 @@ fn carry_chains() {
     let dif = 0x2_0000_0000u64 - 1 - 1;
     assert_eq!(out, vec![sum as u32, (sum >> 32) as u32, dif as u32, (dif >> 32) as u32]);
 }
+
+#[test]
+fn vector_red_and_float_atomics() {
+    // Every thread of 2 CTAs adds {1, 2, 3, 4} (f32) to out[0..4]; atom.add.f32 returns the
+    // old value; atom.global.max.s32 keeps the largest tid.
+    let body = "mov.b32 %r2, 0f3F800000;\nmov.b32 %r3, 0f40000000;\nmov.b32 %r4, 0f40400000;\nmov.b32 %r5, 0f40800000;\n\
+                red.global.v4.f32.add [%rd1], {%r2, %r3, %r4, %r5};\natom.global.max.s32 %r6, [%rd1+16], %r1;\nret;";
+    let out = run_simple(body, 2, 64, 8).unwrap();
+    let f: Vec<f32> = out[..4].iter().map(|&b| f32::from_bits(b)).collect();
+    assert_eq!(f, vec![128.0, 256.0, 384.0, 512.0]);
+    assert_eq!(out[4], 63);
+}

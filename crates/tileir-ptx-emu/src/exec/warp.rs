@@ -911,6 +911,24 @@ impl Warp {
                     Ok(())
                 })?;
             }
+            Op::RedVec { space, op, t, addr, vals } => {
+                let size = match t {
+                    AtomTy::Int(it) => it.bits as u64 / 8,
+                    AtomTy::Float(k) => crate::decode::fkind_bits(*k) as u64 / 8,
+                };
+                let total = size * vals.len() as u64;
+                try_lanes(exec, |l| {
+                    let a = val(&self.regs, addr.base, l).wrapping_add(addr.off as u64);
+                    if a % total != 0 {
+                        return Err(self.mem_err(env, inst, l, format!("misaligned vector red of {total} byte(s) at {a:#x}")));
+                    }
+                    for (i, s) in vals.iter().enumerate() {
+                        let bv = val(&self.regs, *s, l);
+                        self.atomic(env, *space, l, a + i as u64 * size, *op, *t, bv, None).map_err(|m| self.mem_err(env, inst, l, m))?;
+                    }
+                    Ok(())
+                })?;
+            }
             Op::Call { func, args, ret } => {
                 try_lanes(exec, |l| printf::call(self, env, inst, l, *func, args, *ret))?;
             }
