@@ -16,11 +16,12 @@ A value the key cannot describe faithfully (an object whose ``repr`` shows an ad
 makes the kernel uncacheable: it is compiled, never stored.
 
 Entries live in ``TILEIR_CACHE_DIR`` (default ``~/.cache/tileir`` or the platform's cache
-folder), one file per key: a magic tag, the CRC-32 and length of the body, and the body (a marshal header, the cubin, and the stage texts compressed). A writer writes a temporary file in
-the same folder and renames it over the entry (atomic), so concurrent processes never see
-half an entry; a reader that finds a bad tag, checksum or body counts the entry as
-corrupt, recompiles and replaces it. Each hit touches the entry's modification time;
-when the folder grows past ``TILEIR_CACHE_MAX_BYTES`` (default 1 GiB) the least recently
+folder), one file per key: a magic tag, the CRC-32 and length of the body, and the body (a
+marshal header, the cubin, and the stage texts, compressed and inflated only when read). A
+writer writes a temporary file in the same folder and renames it over the entry (atomic),
+so concurrent processes never see half an entry; a reader that finds a bad tag, length,
+checksum or body counts the entry as corrupt, recompiles and replaces it. A hit touches the
+entry's modification time (at most once a minute); when the folder grows past ``TILEIR_CACHE_MAX_BYTES`` (default 1 GiB) the least recently
 used entries are removed. A folder that cannot be written warns once
 (:class:`CacheWarning`) and compiling carries on without storing.
 
