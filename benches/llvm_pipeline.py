@@ -88,7 +88,7 @@ def samples(probes_dir: str):
             out.append((f"tileir {name}", ct.compile(getattr(mod, name), args).asm["llvm"]))
         except Exception as e:  # the backend cannot lower it yet
             print(f"(tileir {name}: not compiled yet: {str(e).splitlines()[0][:100]})")
-    for path in sorted(glob.glob(os.path.join(probes_dir, "*.ll"))):
+    for path in sorted(glob.glob(os.path.join(probes_dir, "*.ll")) if probes_dir else []):
         with open(path) as f:
             out.append(("probe " + os.path.basename(path)[:-3], f.read()))
     return out
@@ -97,7 +97,8 @@ def samples(probes_dir: str):
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--probes", default=os.path.join(REPO, "..", "shared", "nvptx_probe", "tests"))
+    ap.add_argument("--probes", default=os.path.join(REPO, "..", "shared", "nvptx_probe", "tests"),
+                    help="folder of .ll probes to add to the samples ('' for tileir's kernels only)")
     args = ap.parse_args()
 
     from tileir._toolchain import compile_ptx, compile_to_ptx
