@@ -100,49 +100,5 @@ def test_bad_ptx_is_a_parse_error_with_line():
     assert e.value.kind == "Parse" and e.value.line == 4
 
 
-# --- every sample kernel: the compiled PTX under emulation against the reference interpreter
-
-from frontend_samples import SAMPLES  # noqa: E402
-
-#: Samples whose compiled code is wrong (ct.interpret agrees with NumPy, the PTX does not);
-#: found by this test. Strict xfail: fixing the backend turns them into failures to remove.
-BACKEND_BUGS = {
-    "attention": "K is loaded transposed (order=(0, 2, 1)); the in-bounds fast path reads elements 1..3 of each "
-                 "thread's group at +2/+4/+6 bytes instead of +stride, so Q·Kᵀ is wrong",
-}
-
-#: Samples whose compiled code legitimately rounds differently from the interpreter.
-TOLERANCE = {
-    "softmax": dict(rtol=1e-6, atol=1e-8),  # ex2.approx / div.approx
-    "matmul_f32": dict(rtol=0, atol=0.02),  # operands rounded to tf32 for the tensor cores
-    "layer_norm_fwd": dict(rtol=1e-5, atol=1e-6),  # ex2.approx and another summation order
-}
-
-
-def _random_like(rng, x):
-    if isinstance(x, np.ndarray) and x.dtype.kind == "f":
-        return rng.standard_normal(x.shape).astype(x.dtype)
-    return x.copy() if isinstance(x, np.ndarray) else x
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=BACKEND_BUGS[n])) if n in BACKEND_BUGS else n
-    for n in sorted(SAMPLES)])
-def test_sample_emulation_matches_interpreter(name):
-    kern, make_args = SAMPLES[name]
-    rng = np.random.default_rng(0)
-    emu_args = [_random_like(rng, x) for x in make_args()]
-    ref_args = [x.copy() if isinstance(x, np.ndarray) else x for x in emu_args]
-    try:
-        k = ct.compile(kern, emu_args)
-    except ct.errors.CompilationError as e:
-        pytest.skip(f"the backend cannot compile '{name}' yet: {e}")
-    grid = (2,)
-    emulate(grid, k, emu_args)
-    ct.interpret(grid, kern, ref_args)
-    for i, (got, want) in enumerate(zip(emu_args, ref_args)):
-        if isinstance(got, np.ndarray):
-            if name in TOLERANCE:
-                np.testing.assert_allclose(got, want, err_msg=f"argument #{i}", **TOLERANCE[name])
-            else:
-                np.testing.assert_array_equal(got, want, err_msg=f"argument #{i}")
+# Every sample kernel under the emulator against ct.interpret, with per-run tolerances, is
+# test_backend_emulated.py (sample_runs.py).
