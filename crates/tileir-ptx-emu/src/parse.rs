@@ -168,17 +168,23 @@ impl Parser {
         let mut v = VarDecl { line, vec: 1, ..Default::default() };
         let space = self.word()?;
         v.space = space.trim_start_matches('.').to_string();
+        // `.ptr .global .align N` describes the pointee, not the parameter's own alignment.
+        let mut after_ptr = false;
         loop {
             match self.peek() {
                 Some(Tok::Word(w)) if w.starts_with('.') => {
                     let w = w.clone();
                     self.pos += 1;
                     match w.as_str() {
+                        ".align" if after_ptr => {
+                            self.number()?;
+                        }
+                        ".ptr" => after_ptr = true,
                         ".align" => v.align = self.number()? as u32,
                         ".v2" => v.vec = 2,
                         ".v4" => v.vec = 4,
                         ".v8" => v.vec = 8,
-                        ".ptr" | ".global" | ".shared" | ".const" | ".local" | ".param" => {}
+                        ".global" | ".shared" | ".const" | ".local" | ".param" => {}
                         _ => v.ty = w[1..].to_string(),
                     }
                 }

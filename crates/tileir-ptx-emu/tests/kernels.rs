@@ -259,3 +259,15 @@ fn vector_red_and_float_atomics() {
     assert_eq!(f, vec![128.0, 256.0, 384.0, 512.0]);
     assert_eq!(out[4], 63);
 }
+
+#[test]
+fn pointer_parameters_keep_their_natural_alignment() {
+    // `.ptr .global .align 1` is the pointee's alignment: the u64 still sits at offset 8.
+    let text = ".version 8.6\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u32 n, .param .u64 .ptr .global .align 1 out)\n{\n\
+        .reg .b32 %r<2>;\n.reg .b64 %rd<2>;\nld.param.b32 %r1, [n];\nld.param.b64 %rd1, [out];\nst.global.b32 [%rd1], %r1;\nret;\n}\n";
+    let p = Module::parse(text).unwrap().kernel(None).unwrap();
+    assert_eq!(p.params[1].offset, 8);
+    let mut bufs = vec![Buffer::new("out", vec![0u8; 4])];
+    run(&p, &cfg(1, 1), &[Arg::U32(7), Arg::Buffer(0, 0)], &mut bufs).unwrap();
+    assert_eq!(u32s_of(&bufs[0].data), vec![7]);
+}
