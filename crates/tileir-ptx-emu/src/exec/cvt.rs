@@ -224,4 +224,34 @@ mod tests {
         assert_eq!(cvt(F32, F32, FMods { sat: true, ..RN }, f(3.0), None), f(1.0));
         assert_eq!(cvt(F16, F32, RN, 0x7f80_0001, None), 0x7fff);
     }
+
+    #[test]
+    fn rounding_saturation_and_special_values() {
+        let d = |x: f64| x.to_bits();
+        let f64t = CvtTy::Float(FloatFormat::F64);
+        // Ties to even on .rni; NaN to 0; infinities saturate.
+        assert_eq!(cvt(S32, F32, rnd(Rnd::Rn), f(-2.5), None), (-2i32) as u32 as u64);
+        assert_eq!(cvt(S64, f64t, rnd(Rnd::Rz), d(1e300), None), i64::MAX as u64);
+        assert_eq!(cvt(S64, f64t, rnd(Rnd::Rz), d(f64::NEG_INFINITY), None), i64::MIN as u64);
+        assert_eq!(cvt(U64, f64t, rnd(Rnd::Rz), d(f64::NAN), None), 0);
+        // f64 -> f32 in each direction.
+        let x = d(1.0 + 2f64.powi(-30));
+        assert_eq!(cvt(F32, f64t, FMods { rnd: Rnd::Rz, ..RN }, x, None), f(1.0));
+        assert_eq!(cvt(F32, f64t, FMods { rnd: Rnd::Rp, ..RN }, x, None), f(1.0 + 2f32.powi(-23)));
+        assert_eq!(cvt(f64t, F32, RN, f(0.1), None), d(0.1f32 as f64));
+        // f16 subnormals: 2^-25 is a tie (to 0), 3 * 2^-26 rounds up to 2^-24.
+        assert_eq!(cvt(F16, F32, RN, f(2f32.powi(-25)), None), 0x0000);
+        assert_eq!(cvt(F16, F32, RN, f(3.0 * 2f32.powi(-26)), None), 0x0001);
+        // fp8 with .satfinite: infinity saturates to 448, NaN stays NaN.
+        let e4 = CvtTy::Pair(FloatFormat::F8E4M3FN);
+        let sf = FMods { nan: true, ..RN };
+        assert_eq!(cvt(e4, F32, sf, f(f32::INFINITY), Some(f(f32::NAN))), 0x7E7F);
+        let e5 = CvtTy::Pair(FloatFormat::F8E5M2);
+        assert_eq!(cvt(e5, F32, RN, f(1.0), Some(f(-2.0))), 0x3CC0);
+        // Integer narrowing truncates unless .sat.
+        let s8 = CvtTy::Int(IntTy { bits: 8, signed: true });
+        assert_eq!(cvt(s8, S32, RN, 0x1ff, None), 0xff);
+        assert_eq!(cvt(s8, S32, FMods { sat: true, ..RN }, 0x1ff, None), 0x7f);
+        assert_eq!(cvt(U32, S32, FMods { sat: true, ..RN }, 0xffff_ffff, None), 0);
+    }
 }

@@ -487,4 +487,43 @@ mod tests {
         assert!(testp(5, FKind::F32, 1));
         assert!(testp(1, FKind::F32, f(f32::NEG_INFINITY)));
     }
+
+    #[test]
+    fn half_precision_rounding_overflow_subnormals() {
+        let h = |r: Rnd| FMods { rnd: r, ..RN };
+        // 1 + 2^-11 is the tie between 1 and 1 + 2^-10.
+        assert_eq!(fbin(FBin::Add, FKind::F16, RN, 0x3C00, 0x1000), 0x3C00);
+        assert_eq!(fbin(FBin::Add, FKind::F16, h(Rnd::Rp), 0x3C00, 0x1000), 0x3C01);
+        // 65504 + 65504 overflows: to infinity when rounding to nearest, to max when toward zero.
+        assert_eq!(fbin(FBin::Add, FKind::F16, RN, 0x7BFF, 0x7BFF), 0x7C00);
+        assert_eq!(fbin(FBin::Add, FKind::F16, h(Rnd::Rz), 0x7BFF, 0x7BFF), 0x7BFF);
+        // 2^-24 * 0.5 is the tie between 0 and the smallest subnormal.
+        assert_eq!(fbin(FBin::Mul, FKind::F16, RN, 0x0001, 0x3800), 0x0000);
+        assert_eq!(fbin(FBin::Mul, FKind::F16, h(Rnd::Rp), 0x0001, 0x3800), 0x0001);
+        assert_eq!(fbin(FBin::Mul, FKind::F16, RN, 0x0001, 0x3E00), 0x0002);
+        // NaN results are canonical in every width.
+        assert_eq!(fbin(FBin::Sub, FKind::F16, RN, 0x7C00, 0x7C00), 0x7FFF);
+        assert_eq!(fbin(FBin::Mul, FKind::BF16x2, RN, 0x7F80_0000, 0x0000_3F80), 0x7FFF_0000);
+    }
+
+    #[test]
+    fn double_precision_and_special_values() {
+        let d = |x: f64| x.to_bits();
+        let third = 1.0f64 / 3.0;
+        // RN of 1/3 is below 1/3, so RP is one ulp up and RZ equals RN.
+        assert_eq!(fbin(FBin::Div, FKind::F64, with(Rnd::Rp), d(1.0), d(3.0)), d(third) + 1);
+        assert_eq!(fbin(FBin::Div, FKind::F64, with(Rnd::Rz), d(1.0), d(3.0)), d(third));
+        assert_eq!(fun(FUn::Sqrt, FKind::F32, RN, f(-1.0)), 0x7fff_ffff);
+        assert_eq!(fun(FUn::Sqrt, FKind::F32, RN, f(-0.0)), f(-0.0));
+        assert_eq!(fun(FUn::Rcp, FKind::F32, RN, f(0.0)), f(f32::INFINITY));
+        assert_eq!(fun(FUn::Rcp, FKind::F32, RN, f(f32::NEG_INFINITY)), f(-0.0));
+        assert_eq!(fun(FUn::Ex2, FKind::F32, FMods { approx: true, ftz: true, ..RN }, f(f32::NEG_INFINITY)), f(0.0));
+        assert_eq!(fun(FUn::Lg2, FKind::F32, FMods { approx: true, ..RN }, f(0.0)), f(f32::NEG_INFINITY));
+        assert_eq!(fun(FUn::Neg, FKind::F32, RN, f(0.0)), f(-0.0));
+        assert_eq!(fun(FUn::Abs, FKind::F16x2, RN, 0x8001_BC00), 0x0001_3C00);
+        assert_eq!(fbin(FBin::CopySign, FKind::F32, RN, f(-1.0), f(2.5)), f(-2.5));
+        // fma keeps the product exact: 2^-30 survives in (1+2^-15)^2 - 1.
+        let x = f(1.0 + 2f32.powi(-15));
+        assert_eq!(fma(FKind::F32, RN, x, x, f(-1.0)), f(2f32.powi(-14) + 2f32.powi(-30)));
+    }
 }
