@@ -8,6 +8,8 @@
    tolerance). The maximum absolute and relative errors are printed.
 2. Bandwidth of softmax, layer norm and transpose at large sizes, next to a
    device-to-device copy and torch in the same run (CUDA events, medians).
+3. Throughput of the f16 matmul sample at 4096^3 (tensor-core and FMA tile shapes), next
+   to torch's cuBLAS matmul in the same run.
 """
 
 from __future__ import annotations
@@ -136,6 +138,32 @@ def bandwidth(target: str, repeats: int) -> None:
     print(line)
 
 
+def matmul_throughput(repeats: int) -> None:
+    """f16 x f16 -> f32-accumulated f16 matmul, 4096^3, next to torch (cuBLAS) in the same run."""
+    from frontend_samples import matmul
+
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    rng = np.random.default_rng(2)
+    n = 4096
+    a = (rng.standard_normal((n, n)) * 0.1).astype(np.float16)
+    b = (rng.standard_normal((n, n)) * 0.1).astype(np.float16)
+    da, db, dc = cuda.to_device(a), cuda.to_device(b), cuda.empty((n, n), np.float16)
+    flops = 2 * n ** 3
+    for tm, tn, tk in [(64, 64, 64), (128, 128, 64)]:
+        grid = (ct.cdiv(n, tm) * ct.cdiv(n, tn),)
+        k = ct.compile(matmul, (da, db, dc, tm, tn, tk), target=target_of_device())
+        variant = "mma.sync" if "mma.sync" in k.asm["ptx"] else "fma"
+        ms = time_ms(lambda: ct.launch(None, grid, matmul, (da, db, dc, tm, tn, tk)), repeats)
+        print(f"matmul {n}^3 f16 tiles {tm}x{tn}x{tk} ({variant}): {ms:.2f} ms, {flops / ms / 1e9:.1f} TFLOP/s")
+    if torch is not None:
+        ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+        tms = time_ms(lambda: ta @ tb, repeats)
+        print(f"torch (cuBLAS) f16 matmul: {tms:.2f} ms, {flops / tms / 1e9:.1f} TFLOP/s")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=30)
@@ -164,6 +192,10 @@ def main() -> int:
             bandwidth(target, args.repeats)
         except Exception as e:
             print(f"bandwidth: ERROR {type(e).__name__}: {e}")
+        try:
+            matmul_throughput(max(3, args.repeats // 3))
+        except Exception as e:
+            print(f"matmul: ERROR {type(e).__name__}: {e}")
     return 1 if failures else 0
 
 
