@@ -102,3 +102,19 @@ def test_bad_ptx_is_a_parse_error_with_line():
 
 # Every sample kernel under the emulator against ct.interpret, with per-run tolerances, is
 # test_backend_emulated.py (sample_runs.py).
+
+
+def test_list_of_arrays_parameters():
+    from test_frontend_lists import copy_into_list, sum_list
+
+    rng = np.random.default_rng(3)
+    xs = [rng.standard_normal(1000).astype(np.float32) for _ in range(3)]
+    got, want = np.zeros(1000, np.float32), np.zeros(1000, np.float32)
+    emulate((4,), sum_list, (xs, got, 256))
+    ct.interpret((4,), sum_list, (xs, want, 256))
+    np.testing.assert_array_equal(got, want)
+    src = rng.standard_normal(64).astype(np.float32)
+    outs = [np.zeros(64, np.float32) for _ in range(3)]
+    emulate((8,), copy_into_list, (src, outs, 2))
+    np.testing.assert_array_equal(outs[2], src)
+    assert not outs[0].any() and not outs[1].any()
