@@ -960,11 +960,18 @@ def test_ptx_library_cubins_match_ptxas(monkeypatch, tmp_path):
     monkeypatch.delenv("TILEIR_PTXAS", raising=False)
     monkeypatch.setenv("TILEIR_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("TILEIR_PTX_COMPILER", raising=False)
-    if ptxas_mod.find_ptx_archive() is None:
+    archive = ptxas_mod.find_ptx_archive()
+    if archive is None:
         pytest.skip("NVIDIA's PTX compiler library is not installed (pip install nvidia-nvptxcompiler)")
-    library = ptxas_mod.ptx_library()
-    if library is None:
-        pytest.skip("the PTX compiler library could not be linked (no C compiler)")
+    major = ptxas_mod._cuda_major_of_path(archive)
+    exe = _same_version_ptxas(f"{major}", explicit) if major else None
+    if exe is None and not os.environ.get("TILEIR_NVPTXCOMPILER_STATIC"):
+        pytest.skip(f"no ptxas of the library's CUDA {major} release to compare it with (set TILEIR_PTXAS)")
+    monkeypatch.setenv("TILEIR_PTX_COMPILER", "library")
+    try:
+        ptxas_mod.ptx_library()
+    except ToolchainError as e:
+        pytest.skip(f"the PTX compiler library could not be linked: {e}")
     ptx, _ = llvm_worker_mod.compile_to_ptx(STORE_TID_IR, cpu="sm_90a")
     version = ptxas_mod.compile_ptx(ptx, arch="sm_90a").command[0].split()[-1]
     exe = _same_version_ptxas(version, explicit)
@@ -1053,6 +1060,7 @@ def test_auto_keeps_a_cuda12_ptxas_over_a_cuda13_library(fake_ptx_library, monke
     shutil.copy(fake_ptx_library, root / "cu13" / "lib" / "libnvptxcompiler_static.a")
     monkeypatch.delenv("TILEIR_NVPTXCOMPILER_STATIC")
     monkeypatch.setattr(ptxas_mod, "_NVIDIA_ROOTS", [str(root)])
+    monkeypatch.setattr(ptxas_mod, "_DRIVER_MAJOR", [None])  # no driver on this machine
     assert ptxas_mod.find_ptx_archive() == str(root / "cu13" / "lib" / "libnvptxcompiler_static.a")
     for exe_layout, expect_library in (("cuda_nvcc", False), ("cu12", False), ("cu13", True)):
         exe = tmp_path / exe_layout / "nvidia" / exe_layout / "bin" / "ptxas"
@@ -1064,8 +1072,35 @@ def test_auto_keeps_a_cuda12_ptxas_over_a_cuda13_library(fake_ptx_library, monke
         assert ptxas_mod.ptx_compiler_fingerprint().startswith("nvptxcompiler:") == expect_library
     monkeypatch.setattr(ptxas_mod, "find_ptxas", lambda explicit=None: str(tmp_path / "cuda_nvcc" / "nvidia" /
                                                                               "cuda_nvcc" / "bin" / "ptxas"))
+    assert ptxas_mod.ptx_library() is None
+    # a driver that runs CUDA 13 cubins (r580+): the library, whatever the ptxas
+    monkeypatch.setattr(ptxas_mod, "_DRIVER_MAJOR", [580])
+    assert ptxas_mod.ptx_library() is not None
+    monkeypatch.setattr(ptxas_mod, "_DRIVER_MAJOR", [570])
+    assert ptxas_mod.ptx_library() is None
     monkeypatch.setenv("TILEIR_PTX_COMPILER", "library")
     assert ptxas_mod.ptx_library() is not None
+
+
+def test_driver_branch_from_proc(monkeypatch, tmp_path):
+    import builtins
+
+    lines = {"text": "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build\n"}
+    real_open = builtins.open
+
+    def fake_open(path, *args, **kwargs):
+        if path == "/proc/driver/nvidia/version":
+            fake = tmp_path / "version"
+            fake.write_text(lines["text"])
+            return real_open(fake, *args, **kwargs)
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", fake_open)
+    monkeypatch.setattr(ptxas_mod, "_DRIVER_MAJOR", [])
+    assert ptxas_mod.installed_driver_branch() == 580
+    lines["text"] = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.183.01  Sun May 12 19:39:15 UTC 2024\n"
+    monkeypatch.setattr(ptxas_mod, "_DRIVER_MAJOR", [])
+    assert ptxas_mod.installed_driver_branch() == 535
 
 
 def test_worker_prestart_then_request():
@@ -1086,3 +1121,21 @@ def test_worker_custom_pass_pipeline():
         assert ".entry k(" in default and ".entry k(" in mine and ".entry k(" in none
         with pytest.raises(LLVMError, match="unknown LLVM pass 'no_such'"):
             w.compile_to_ptx(STORE_TID_IR, cpu="sm_90a", passes=["no_such"])
+
+
+def test_ptx_library_that_cannot_be_linked_falls_back_once(fake_ptx_library, monkeypatch, tmp_path):
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
+    monkeypatch.setenv("TILEIR_TOOLCHAIN_DIR", str(tmp_path / "tc2"))
+    import tempfile
+
+    (tmp_path / "tmpdir").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmpdir"))  # the second place it would link to
+    assert ptxas_mod.ptx_library() is None  # auto: the ptxas executable
+    markers = list((tmp_path / "tc2").glob("*.failed"))
+    assert len(markers) == 1
+    monkeypatch.setattr(ptxas_mod, "_LIBRARY_STATE", {})  # a new process: the marker saves the attempt
+    monkeypatch.setenv("CC", "cc")
+    assert ptxas_mod.ptx_library() is None
+    monkeypatch.setenv("TILEIR_PTX_COMPILER", "library")  # asked for: tries again (and works with cc)
+    monkeypatch.setattr(ptxas_mod, "_LIBRARY_STATE", {})
+    assert ptxas_mod.ptx_library() is not None

@@ -189,14 +189,39 @@ def _cuda_major_of_path(path: str) -> Optional[int]:
     return None
 
 
+#: The first driver branch of each CUDA major release (CUDA 13 needs r580).
+_MIN_DRIVER = {12: 525, 13: 580}
+_DRIVER_MAJOR: List[Optional[int]] = []
+
+
+def installed_driver_branch() -> Optional[int]:
+    """The NVIDIA kernel driver's branch (580 for 580.95.05) from /proc/driver/nvidia/version,
+    read once per process (no libcuda load); None without a driver (or off Linux)."""
+    if not _DRIVER_MAJOR:
+        value = None
+        try:
+            with open("/proc/driver/nvidia/version", "r", errors="replace") as f:
+                match = re.search(r"Kernel Module\s+(?:for\s+\S+\s+)?(\d+)\.", f.read())
+            value = int(match.group(1)) if match else None
+        except OSError:
+            pass
+        _DRIVER_MAJOR.append(value)
+    return _DRIVER_MAJOR[0]
+
+
 def _library_fits(archive: str) -> bool:
     """Whether ``auto`` uses the PTX compiler library at ``archive``: when it was named
-    explicitly (TILEIR_NVPTXCOMPILER_STATIC), or when its CUDA release is the one of the
-    ptxas executable tileir would otherwise run. Cubins of CUDA 13's compiler use a new ELF
-    ABI that drivers before r580 do not load, so a CUDA 12 toolchain keeps its ptxas."""
+    explicitly (TILEIR_NVPTXCOMPILER_STATIC); when its CUDA release is the one of the
+    ptxas executable tileir would otherwise run; or when this machine's driver runs that
+    release's cubins. Cubins of CUDA 13's compiler use a new ELF ABI (drivers before r580
+    are not made for it), so without such a driver a CUDA 12 toolchain keeps its ptxas."""
     if os.environ.get("TILEIR_NVPTXCOMPILER_STATIC"):
         return True
     lib_major = _cuda_major_of_path(archive)
+    if lib_major is not None:
+        driver = installed_driver_branch()
+        if driver is not None and driver >= _MIN_DRIVER.get(lib_major, 10**6):
+            return True
     try:
         exe = find_ptxas(None)
     except ToolchainError:
@@ -506,7 +531,13 @@ def ptx_library(build: bool = True) -> Optional[str]:
     import tempfile
 
     errors = []
-    for root in (toolchain_dir(), os.path.join(tempfile.gettempdir(), "tileir-%s" % getattr(os, "getuid", lambda: "")())):
+    roots = (toolchain_dir(), os.path.join(tempfile.gettempdir(), "tileir-%s" % getattr(os, "getuid", lambda: "")()))
+    failed_marker = _ptx_library.shared_path(archive, roots[0]) + ".failed"
+    if mode == "auto" and os.path.isfile(failed_marker):
+        # An earlier process could not link it (no C compiler): do not try in every process.
+        _LIBRARY_STATE[archive] = ToolchainError("linking failed before (%s)" % failed_marker)
+        return None
+    for root in roots:
         so = _ptx_library.shared_path(archive, root)
         if os.path.isfile(so):
             _LIBRARY_STATE[archive] = so
@@ -524,6 +555,12 @@ def ptx_library(build: bool = True) -> Optional[str]:
     err = ToolchainError("could not link %s into a shared library (a C compiler, cc, is needed): %s"
                          % (archive, "; ".join(errors)))
     _LIBRARY_STATE[archive] = err
+    try:
+        os.makedirs(os.path.dirname(failed_marker), exist_ok=True)
+        with open(failed_marker, "w") as f:
+            f.write(str(err) + "\n")
+    except OSError:
+        pass
     if mode == "library":
         raise err
     return None
@@ -548,8 +585,12 @@ def ptx_compiler_status() -> str:
                 "pip install nvidia-nvptxcompiler for in-process compiles with a CUDA 13 toolchain)"
                 % (exe or "(none)"))
     if mode == "auto" and not _library_fits(archive):
-        return ("ptxas executable %s: the PTX compiler library at %s is of another CUDA release, whose cubins "
-                "this ptxas's drivers may not load (TILEIR_PTX_COMPILER=library uses it anyway)" % (exe, archive))
+        major = _cuda_major_of_path(archive)
+        driver = installed_driver_branch()
+        return ("ptxas executable %s: the PTX compiler library (CUDA %s) is installed, but its cubins need driver "
+                "r%s+ and this machine has %s (TILEIR_PTX_COMPILER=library uses it anyway)"
+                % (exe, major or "?", _MIN_DRIVER.get(major or 0, "?"),
+                   "r%d" % driver if driver else "no NVIDIA driver"))
     state = _LIBRARY_STATE.get(archive)
     if isinstance(state, Exception):
         return "ptxas executable %s: the PTX compiler library failed: %s" % (exe, state)
