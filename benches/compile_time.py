@@ -122,8 +122,9 @@ def tileir_fresh(name: str, path: str, repeats: int, work: str) -> dict:
             "registers": last.get("registers"), "cold_stages": last.get("timings", {}), "worker_start_s": last_start}
 
 
-def tileir_in_process(name: str, path: str, repeats: int) -> dict:
-    """Triton's "cold": a warmed-up process, a fresh kernel object, no persistent cache."""
+def tileir_in_process(name: str, path: str, repeats: int, ptx_compiler: str | None = None) -> dict:
+    """Triton's "cold": a warmed-up process, a fresh kernel object, no persistent cache.
+    ``ptx_compiler`` sets TILEIR_PTX_COMPILER for the measurement."""
     import importlib.util
 
     import numpy as np  # noqa: F401  (the args expression)
@@ -131,6 +132,9 @@ def tileir_in_process(name: str, path: str, repeats: int) -> dict:
     import tileir as ct
 
     os.environ["TILEIR_CACHE"] = "0"
+    saved_mode = os.environ.pop("TILEIR_PTX_COMPILER", None)
+    if ptx_compiler:
+        os.environ["TILEIR_PTX_COMPILER"] = ptx_compiler
     try:
         spec = importlib.util.spec_from_file_location(f"bench_inproc_{name}", path)
         mod = importlib.util.module_from_spec(spec)
@@ -141,11 +145,15 @@ def tileir_in_process(name: str, path: str, repeats: int) -> dict:
             ct.compile(kern.replace_hints(), args, target="sm_90a")
         except Exception as e:
             return {"error": type(e).__name__ + ": " + str(e).splitlines()[0][:200]}
-        runs = [ct.compile(kern.replace_hints(), args, target="sm_90a").timings for _ in range(repeats)]
+        ks = [ct.compile(kern.replace_hints(), args, target="sm_90a") for _ in range(repeats)]
+        runs = [k.timings for k in ks]
     finally:
         os.environ.pop("TILEIR_CACHE", None)
+        os.environ.pop("TILEIR_PTX_COMPILER", None)
+        if saved_mode is not None:
+            os.environ["TILEIR_PTX_COMPILER"] = saved_mode
     stages = {s: statistics.median(r[s] for r in runs) for s in runs[0]}
-    return {"median_s": stages["total"], "stages": stages}
+    return {"median_s": stages["total"], "stages": stages, "ptx_compiler": ks[-1].ptx_compiler}
 
 
 PEER_SNIPPET = """
@@ -183,6 +191,9 @@ def main() -> int:
 
     ms = lambda s: f"{s * 1e3:8.2f} ms"  # noqa: E731
     peer = run_peers(kernels, args.repeats, peer_python)
+    from tileir._toolchain import find_ptx_archive
+
+    lib_available = find_ptx_archive() is not None
     work = tempfile.mkdtemp(prefix="tileir-compile-bench-")
     try:
         print(f"compile time, Python kernel -> cubin, sm_90a; medians of {args.repeats}")
@@ -208,7 +219,16 @@ def main() -> int:
             if "error" not in inproc:
                 st = inproc["stages"]
                 print(f"  tileir in-process recompile     {ms(inproc['median_s'])}   (front end {ms(st['frontend'])}, "
-                      f"Rust {ms(st['rust_passes'])}, LLVM {ms(st['llvm'])}, PTX->cubin {ms(st['ptxas'])})")
+                      f"Rust {ms(st['rust_passes'])}, LLVM {ms(st['llvm'])}, PTX->cubin {ms(st['ptxas'])}; "
+                      f"{os.path.basename(inproc['ptx_compiler'] or '?')})")
+                if not inproc["ptx_compiler"].startswith("nvPTXCompiler") and lib_available:
+                    lib = tileir_in_process(name, path, args.repeats, ptx_compiler="library")
+                    if "error" not in lib:
+                        st = lib["stages"]
+                        print(f"    same, PTX compiler library    {ms(lib['median_s'])}   (LLVM {ms(st['llvm'])}, PTX->cubin "
+                              f"{ms(st['ptxas'])}; {lib['ptx_compiler']}: CUDA 13 cubins, for drivers r580+)")
+                    else:
+                        print(f"    same, PTX compiler library: {lib['error']}")
             pk = peer.get(name, {})
             fastest = None
             tri = pk.get("triton", {})
