@@ -28,6 +28,12 @@ def _gpu_available():
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a CUDA GPU and driver")
+    # The tests' compiles go to a cache of their own, not the user's ~/.cache/tileir
+    # (tests that study the cache set TILEIR_CACHE_DIR themselves).
+    if "TILEIR_CACHE_DIR" not in os.environ:
+        import tempfile
+
+        os.environ["TILEIR_CACHE_DIR"] = tempfile.mkdtemp(prefix="tileir-test-cache-")
 
 
 def pytest_collection_modifyitems(config, items):

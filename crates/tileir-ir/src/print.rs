@@ -1049,7 +1049,15 @@ impl<'a> Printer<'a> {
         // `if` and `for` print their discardable attributes after the regions (NVIDIA's
         // loop-split hints); other custom forms have no place for them.
         // Functions print theirs as `attributes {…}` before the body.
-        let trailing_attrs = matches!(ct.op, CtOp::If | CtOp::For | CtOp::Entry | CtOp::TestingFunc);
+        let trailing_attrs = matches!(
+            ct.op,
+            CtOp::If
+                | CtOp::For
+                | CtOp::Entry
+                | CtOp::TestingFunc
+                | CtOp::TestingBytecodeNewAttribute
+                | CtOp::TestingBytecodeEvolution
+        );
         if !ct.discardable.is_empty() && !trailing_attrs {
             return false;
         }
@@ -1535,6 +1543,46 @@ impl<'a> Printer<'a> {
                     let _ = write!(self.out, " -> {}", self.type_list(&res, short));
                 }
             }
+            // Test-only (NVIDIA's bytecode versioning tests):
+            // `testing$bytecode_test_new_attribute [new_flag] [new_param = N] [{attrs}]`,
+            // `new_param` elided at its default (42).
+            CtOp::TestingBytecodeNewAttribute => {
+                let _ = write!(self.out, "{prefix}{mn}");
+                if ct.flag("new_flag") {
+                    self.out.push_str(" new_flag");
+                }
+                match ct.get("new_param") {
+                    Some(Attr::Int(42)) | None => {}
+                    Some(Attr::Int(n)) => {
+                        let _ = write!(self.out, " new_param = {n}");
+                    }
+                    Some(_) => return false,
+                }
+                self.trailing_discardable(ct);
+            }
+            // `testing$bytecode_test_evolution(%in, … : !cuda_tile.tile<…>, …) [new_attr = N]
+            // [token = %t : token] -> token [{attrs}]`: the inputs' types print in full
+            // (a plain `type($inputs)` directive), the tokens short.
+            CtOp::TestingBytecodeEvolution => {
+                let (inputs, token) = (group("inputs"), group("optional_token"));
+                let [r] = res.as_slice() else { return false };
+                self.results_prefix(op);
+                let l = self.operand_list(&inputs);
+                let _ = write!(self.out, "{prefix}{mn}({l} : {})", self.type_list(&inputs, false));
+                match ct.get("new_attr") {
+                    None => {}
+                    Some(Attr::Int(n)) => {
+                        let _ = write!(self.out, " new_attr = {n}");
+                    }
+                    Some(_) => return false,
+                }
+                if let [t] = token.as_slice() {
+                    let n = self.name(*t);
+                    let _ = write!(self.out, " token = {n} : {}", self.vty(*t, short));
+                }
+                let _ = write!(self.out, " -> {}", self.vty(*r, short));
+                self.trailing_discardable(ct);
+            }
             CtOp::PrintTko => {
                 let Some(s) = ct.str("str") else { return false };
                 let (args, token) = (group("args"), group("token"));
@@ -1927,6 +1975,10 @@ impl<'a> Printer<'a> {
         }
         if let Some(p) = a.padding {
             let _ = write!(s, " padding = {}", p.keyword());
+        }
+        if let Some(step) = &a.origin_step {
+            let parts: Vec<String> = step.iter().map(|v| v.to_string()).collect();
+            let _ = write!(s, " origin_step = [{}]", parts.join(", "));
         }
         s
     }

@@ -352,6 +352,7 @@ impl FuncWriter<'_> {
     /// The generic data path of a relayout: stores `sources` (each at its own byte
     /// offset), then gives each register of `result` the element at the byte offset
     /// `source_offset(result coords)` returns.
+    #[allow(clippy::type_complexity)]
     fn gather_through_smem(
         &mut self,
         sources: &[ValueId],

@@ -212,11 +212,11 @@ impl FuncWriter<'_> {
             "declare {{ float, float, float, float }} @{name}({arg_ty}, {arg_ty}, {arg_ty}, {arg_ty}, {arg_ty}, {arg_ty}, float, float, float, float)"
         ));
         let mut next = Vec::new();
-        for mi in 0..fm as usize {
-            for ni in 0..fn_ as usize {
+        for (mi, a_frag) in a_frags.iter().enumerate() {
+            for (ni, b_frag) in b_frags.iter().enumerate() {
                 let base = (mi * fn_ as usize + ni) * 4;
-                let mut args: Vec<String> = a_frags[mi].iter().map(|r| format!("{arg_ty} {r}")).collect();
-                args.extend(b_frags[ni].iter().map(|r| format!("{arg_ty} {r}")));
+                let mut args: Vec<String> = a_frag.iter().map(|r| format!("{arg_ty} {r}")).collect();
+                args.extend(b_frag.iter().map(|r| format!("{arg_ty} {r}")));
                 args.extend(phis[base..base + 4].iter().map(|p| format!("float {p}")));
                 let d = self.emit("mma", format!("call {{ float, float, float, float }} @{name}({})", args.join(", ")));
                 for e in 0..4 {

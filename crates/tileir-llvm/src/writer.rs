@@ -636,8 +636,10 @@ impl<'a> FuncWriter<'a> {
         let mut tile_start = Vec::new();
         let mut origin = Vec::new();
         for d in 0..rank {
+            // Tile origins are index x tile shape, or index x traversal stride (strided views).
+            let step = access.origin_step.as_ref().and_then(|s| s.get(d).copied()).unwrap_or(shape[d]);
             let t = self.fresh("tile");
-            self.line(&format!("{t} = mul i64 {}, {}", tile_index[d], shape[d]));
+            self.line(&format!("{t} = mul i64 {}, {step}", tile_index[d]));
             let o = self.fresh("org");
             self.line(&format!("{o} = add i64 {t}, {}", coords.base[d]));
             tile_start.push(t);
@@ -867,6 +869,7 @@ impl<'a> FuncWriter<'a> {
 
     /// Predicated element loads of one group in one inline-asm statement: each register
     /// starts as the padding bits and element j is loaded only when `preds[j]` holds.
+    #[allow(clippy::too_many_arguments)]
     fn predicated_load(
         &mut self,
         ptx: PtxScalar,
@@ -914,6 +917,7 @@ impl<'a> FuncWriter<'a> {
     }
 
     /// Predicated element stores of one group in one inline-asm statement.
+    #[allow(clippy::too_many_arguments)]
     fn predicated_store(
         &mut self,
         ptx: PtxScalar,

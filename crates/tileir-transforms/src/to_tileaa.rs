@@ -42,6 +42,8 @@ struct ViewInfo {
     padding: Option<PaddingValue>,
     /// Tile shape of the view (for index-space queries).
     tile: Vec<i64>,
+    /// A strided view's step between tile origins, per tile dimension.
+    origin_step: Option<Vec<i64>>,
 }
 
 /// One size or stride of a memref: static, or the (nv_tileaa) value holding it.
@@ -296,9 +298,9 @@ impl Converter<'_> {
             }
             CtOp::GetTensorShape | CtOp::GetIndexSpaceShape => {
                 let view = data.operands[0];
-                let (memref, tile) = match (self.views.get(&view), self.values.get(&view)) {
-                    (Some(v), _) => (v.memref, Some(v.tile.clone())),
-                    (None, Some(&m)) => (m, None),
+                let (memref, tile, step) = match (self.views.get(&view), self.values.get(&view)) {
+                    (Some(v), _) => (v.memref, Some(v.tile.clone()), v.origin_step.clone()),
+                    (None, Some(&m)) => (m, None, None),
                     _ => {
                         self.unsupported(op, "on a view tileir cannot lower");
                         return;
@@ -312,7 +314,22 @@ impl Converter<'_> {
                     let rty = result_types[d];
                     let Some(&size) = info.sizes.get(d) else { return };
                     let mut v = self.extent_value(size, rty, block, loc);
-                    if kind.op == CtOp::GetIndexSpaceShape {
+                    if kind.op == CtOp::GetIndexSpaceShape && step.is_some() {
+                        // A strided view needs ceil((size - tile) / step) + 1 origins.
+                        let t = tile.as_ref().map(|t| t[d]).unwrap_or(1);
+                        let st = step.as_ref().map(|s| s[d]).unwrap_or(1);
+                        let tv = self.int_constant(t, rty, block, loc);
+                        let sv = self.int_constant(st, rty, block, loc);
+                        let one = self.int_constant(1, rty, block, loc);
+                        let signed = tileir_ir::Attr::Enum(tileir_ir::Signedness::MNEMONIC, "signed");
+                        let mut b = Builder::at_end(&mut self.dst, block);
+                        let diff = b.value(OpKind::CudaTile(CudaTileOp::new(CtOp::SubI)), vec![v, tv], rty, loc);
+                        let div = CudaTileOp::new(CtOp::DivI)
+                            .with("signedness", signed)
+                            .with("rounding", tileir_ir::Attr::Enum(tileir_ir::RoundingMode::MNEMONIC, "positive_inf"));
+                        let q = b.value(OpKind::CudaTile(div), vec![diff, sv], rty, loc);
+                        v = b.value(OpKind::CudaTile(CudaTileOp::new(CtOp::AddI)), vec![q, one], rty, loc);
+                    } else if kind.op == CtOp::GetIndexSpaceShape {
                         let t = tile.as_ref().map(|t| t[d]).unwrap_or(1);
                         let tv = self.int_constant(t, rty, block, loc);
                         let div = CudaTileOp::new(CtOp::DivI)
@@ -340,7 +357,30 @@ impl Converter<'_> {
                     };
                     self.permuted_memref(&info, &pv.dim_map, block, loc)
                 };
-                self.views.insert(data.results[0], ViewInfo { memref, padding: pv.padding, tile: pv.tile_shape.clone() });
+                self.views.insert(data.results[0], ViewInfo { memref, padding: pv.padding, tile: pv.tile_shape.clone(), origin_step: None });
+                return;
+            }
+            CtOp::MakeStridedView => {
+                let Type::StridedView(sv) = src.types.get(src.value_type(data.results[0])).clone() else { return };
+                let rank = sv.tile_shape.len();
+                let dim_map: Vec<i64> = if sv.dim_map.is_empty() { (0..rank as i64).collect() } else { sv.dim_map.clone() };
+                let identity = dim_map.iter().enumerate().all(|(i, &d)| d == i as i64);
+                let memref = if identity {
+                    operands[0]
+                } else {
+                    let Some(info) = self.memrefs.get(&operands[0]).cloned() else {
+                        self.unsupported(op, "with a dim_map over a tensor view not made by make_tensor_view");
+                        return;
+                    };
+                    self.permuted_memref(&info, &dim_map, block, loc)
+                };
+                // Traversal strides are given per tensor dimension; tile dimension i walks
+                // tensor dimension dim_map[i].
+                let step: Vec<i64> = dim_map.iter().map(|&d| sv.traversal_strides.get(d as usize).copied().unwrap_or(1)).collect();
+                self.views.insert(
+                    data.results[0],
+                    ViewInfo { memref, padding: sv.padding, tile: sv.tile_shape.clone(), origin_step: Some(step) },
+                );
                 return;
             }
             CtOp::LoadViewTko | CtOp::StoreViewTko => {
@@ -354,7 +394,14 @@ impl Converter<'_> {
                 let ordering = kind.enum_attr("memory_ordering_semantics").unwrap_or(MemoryOrdering::Weak);
                 let scope = kind.enum_attr("memory_scope");
                 let (num_indices, has_token) = (kind.segments[leading], kind.segments[leading + 1] > 0);
-                let access = TiledAccess { ordering, scope, padding: if is_load { view.padding } else { None }, num_indices, has_token };
+                let access = TiledAccess {
+                    ordering,
+                    scope,
+                    padding: if is_load { view.padding } else { None },
+                    num_indices,
+                    has_token,
+                    origin_step: view.origin_step.clone(),
+                };
                 // operands (views skipped): load: indices…, token? ; store: tile, indices…, token?
                 let mut new_operands = vec![view.memref];
                 new_operands.extend(operands);

@@ -228,7 +228,7 @@ impl FuncConverter<'_> {
     }
 
     /// Vector width for a tiled access of `tile` through `memref` (defined by make_memref).
-    fn vector_width(&self, memref: ValueId, tile: TypeId) -> u32 {
+    fn vector_width(&self, memref: ValueId, tile: TypeId, origin_step: Option<&[i64]>) -> u32 {
         let src = self.src;
         let Type::MemRef { elem, strides, .. } = src.types.get(src.value_type(memref)) else { return 1 };
         let Some(Layout::Blocked { size_per_thread, .. }) = (match self.dst.types.get(tile) {
@@ -253,7 +253,9 @@ impl FuncConverter<'_> {
         // Each row start must stay aligned too: outer strides must be static multiples of w.
         while w > 1 {
             let rows_aligned = strides[..rank - 1].iter().all(|s| matches!(s, Dim::Static(v) if v % w as i64 == 0));
-            if rows_aligned && alignment >= w * bytes {
+            // A strided view's tile origins must stay aligned too.
+            let origins_aligned = origin_step.is_none_or(|st| st.last().is_some_and(|&v| v % w as i64 == 0));
+            if rows_aligned && origins_aligned && alignment >= w * bytes {
                 break;
             }
             w /= 2;
@@ -331,12 +333,12 @@ impl FuncConverter<'_> {
         let result_types: Vec<TypeId> = data.results.iter().map(|&r| self.ty(src.value_type(r))).collect();
         let new_kind = match kind {
             TileAaOp::TiledLoad(access) => {
-                let vector_width = self.vector_width(data.operands[0], result_types[0]);
+                let vector_width = self.vector_width(data.operands[0], result_types[0], access.origin_step.as_deref());
                 OpKind::TileAs(TileAsOp::TiledLoad { access: access.clone(), vector_width })
             }
             TileAaOp::TiledStore(access) => {
                 let value_ty = self.dst.value_type(operands[1]);
-                let vector_width = self.vector_width(data.operands[0], value_ty);
+                let vector_width = self.vector_width(data.operands[0], value_ty, access.origin_step.as_deref());
                 OpKind::TileAs(TileAsOp::TiledStore { access: access.clone(), vector_width })
             }
             TileAaOp::Func { .. } => {

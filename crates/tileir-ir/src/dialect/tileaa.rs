@@ -21,6 +21,9 @@ pub struct TiledAccess {
     pub num_indices: u32,
     /// Whether a token operand is present.
     pub has_token: bool,
+    /// Distance in elements between consecutive tile origins per dimension, when it is not
+    /// the tile shape (a cuda_tile `strided_view`'s traversal strides).
+    pub origin_step: Option<Vec<i64>>,
 }
 
 impl TiledAccess {
@@ -36,7 +39,8 @@ impl TiledAccess {
             r.error("requires attribute 'operandSegmentSizes'".to_string());
             vec![0; leading + 2]
         });
-        TiledAccess { ordering, scope, padding, num_indices: seg[leading] as u32, has_token: seg[leading + 1] > 0 }
+        let origin_step = r.int_array("origin_step");
+        TiledAccess { ordering, scope, padding, num_indices: seg[leading] as u32, has_token: seg[leading + 1] > 0, origin_step }
     }
     pub(crate) fn attrs(&self, out: &mut NamedAttrs, leading: usize) {
         out.push(("mem_semantic".into(), Attr::Enum(MemoryOrdering::MNEMONIC, self.ordering.keyword())));
@@ -49,6 +53,9 @@ impl TiledAccess {
         out.push(("operandSegmentSizes".into(), Attr::IntArray(seg)));
         if let Some(p) = self.padding {
             out.push(("padding_value".into(), Attr::Enum("padding_value", p.keyword())));
+        }
+        if let Some(step) = &self.origin_step {
+            out.push(("origin_step".into(), Attr::IntArray(step.clone())));
         }
     }
 }
