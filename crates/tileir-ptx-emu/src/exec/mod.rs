@@ -88,6 +88,13 @@ pub fn launch(prog: &Program, cfg: &LaunchConfig, params: &[u8], global: &Global
             ));
         }
     }
+    if let Some(c) = prog.cluster {
+        if c.iter().product::<u32>() > 1 {
+            // Each CTA is its own cluster here; running a kernel that relies on bigger
+            // clusters would give wrong values instead of an error.
+            return Err(EmuError::new(ErrorKind::Launch, 0, format!("kernel '{}' requires clusters of {:?} CTAs; the emulator runs clusters of one CTA", prog.name, c)));
+        }
+    }
     if params.len() < prog.param_bytes {
         return Err(EmuError::new(ErrorKind::Launch, 0, format!("kernel '{}' takes {} parameter bytes, got {}", prog.name, prog.param_bytes, params.len())));
     }
