@@ -105,9 +105,14 @@ fn barrier_and_shared_memory_reverse() {
     let p = Module::parse(&racy).unwrap().kernel(None).unwrap();
     let e = run(&p, &c, &[Arg::Buffer(0, 0)], &mut bufs).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Memory, "{e}");
-    assert!(e.message.contains("race"), "{e}");
-    // Warp 1 read byte 0x100 before warp 2 (thread 64) stores it at line 16: write after read.
-    assert_eq!(e.line, 16, "{e}");
+    // Warp 0 runs first and reads (line 19) bytes warp 3 has not written yet.
+    assert!(e.message.contains("read of shared byte 0x1fc, which nothing has written"), "{e}");
+    assert_eq!(e.line, 19, "{e}");
+    // With the other warps' bytes written first, the same missing barrier is a race.
+    let racy2 = racy.replace("ld.shared.b32 %r7, [%r6];", "st.shared.b32 [%r6], %r5;\nld.shared.b32 %r7, [%r6];");
+    let p = Module::parse(&racy2).unwrap().kernel(None).unwrap();
+    let e = run(&p, &c, &[Arg::Buffer(0, 0)], &mut bufs).unwrap_err();
+    assert!(e.message.contains("shared-memory race"), "{e}");
 }
 
 #[test]

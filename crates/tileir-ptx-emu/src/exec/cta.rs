@@ -127,7 +127,9 @@ pub(crate) fn run_cta(ctx: &LaunchCtx<'_>, ctaid: [u32; 3]) -> Result<CtaResult>
     let mut env = Env {
         ctx,
         ctaid,
-        shared: vec![0u8; shared_len],
+        // Shared memory starts as garbage on a GPU: a poison pattern (NaN in every float
+        // width) makes reads of never-written bytes show up instead of reading as zero.
+        shared: vec![ctx.cfg.options.shared_fill; shared_len],
         bars: vec![BarState::default(); 16],
         out: String::new(),
         race: ctx.cfg.options.race_check.then(|| RaceShadow {

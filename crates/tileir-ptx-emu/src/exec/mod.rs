@@ -31,11 +31,14 @@ pub struct Options {
     pub max_warp_steps: u64,
     /// OS threads running CTAs (0: all available cores).
     pub threads: usize,
+    /// The byte shared memory starts filled with (0xFF: NaN in every float format, -1 in
+    /// every integer one). With `race_check`, reading a never-written byte is an error.
+    pub shared_fill: u8,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { race_check: false, max_warp_steps: 1 << 28, threads: 0 }
+        Options { race_check: false, max_warp_steps: 1 << 28, threads: 0, shared_fill: 0xFF }
     }
 }
 

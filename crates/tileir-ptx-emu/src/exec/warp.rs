@@ -533,7 +533,10 @@ impl Warp {
                     for i in a..a + size {
                         let i = i as usize;
                         let w = r.writer[i];
-                        if w != 0 && r.write_epoch[i] == r.epoch && (w - 1) / 32 != self.id {
+                        if w == 0 {
+                            return Err(format!("read of shared byte {i:#x}, which nothing has written in this launch"));
+                        }
+                        if r.write_epoch[i] == r.epoch && (w - 1) / 32 != self.id {
                             return Err(format!("shared-memory race: read of byte {i:#x} written by thread {} (another warp) with no barrier between", w - 1));
                         }
                         r.reader[i] = me;
