@@ -101,8 +101,69 @@ pub fn decode_kernel(module: &PtxModule, name: Option<&str>) -> Result<Program> 
     let mut d = Decoder::new(f);
     d.module_vars(module)?;
     d.params(f)?;
-    d.body(f)?;
+    // Device functions the kernel reaches, placed after it; their parameters and results
+    // live in local memory like call arguments (no recursion: one frame per function).
+    let funcs = reachable_functions(module, f);
+    let mut base = count_insts(f) + 1;
+    for g in &funcs {
+        let slot = |v: &VarDecl, d: &mut Decoder| -> Result<(u64, usize)> {
+            let size = var_bytes(v)?;
+            let off = align_up(d.local_bytes, (v.align.max(8)) as usize);
+            d.local_bytes = off + size.max(8);
+            Ok((off as u64, size))
+        };
+        let mut ps = Vec::new();
+        for p in &g.params {
+            ps.push(slot(p, &mut d)?);
+        }
+        let mut rs = Vec::new();
+        for r in &g.returns {
+            rs.push(slot(r, &mut d)?);
+        }
+        d.funcs.insert(g.name.clone(), (base, ps, rs));
+        base += count_insts(g) + 1;
+    }
+    d.body(f, false)?;
+    for g in &funcs {
+        let (_, ps, rs) = d.funcs[&g.name].clone();
+        for (v, s) in g.params.iter().zip(&ps).chain(g.returns.iter().zip(&rs)) {
+            d.call_params.insert(v.name.clone(), *s);
+        }
+        if d.insts.len() as u32 != d.funcs[&g.name].0 {
+            return Err(decode_err(g.line, format!("internal: function '{}' placed at {} instead of {}", g.name, d.insts.len(), d.funcs[&g.name].0)));
+        }
+        d.body(g, true)?;
+    }
     Ok(d.finish(f))
+}
+
+fn count_insts(f: &Function) -> u32 {
+    f.body.iter().filter(|s| matches!(s, Stmt::Inst(_))).count() as u32
+}
+
+/// The `.func`s with bodies that `f` calls, directly or not, in first-call order.
+fn reachable_functions<'a>(m: &'a PtxModule, f: &'a Function) -> Vec<&'a Function> {
+    let mut out: Vec<&Function> = Vec::new();
+    let mut todo = vec![f];
+    while let Some(g) = todo.pop() {
+        for s in &g.body {
+            let Stmt::Inst(i) = s else { continue };
+            if !i.opcode.starts_with("call") {
+                continue;
+            }
+            for o in &i.operands {
+                if let Operand::Name(n) = o {
+                    if let Some(h) = m.functions.iter().find(|h| !h.is_entry && &h.name == n) {
+                        if !out.iter().any(|x| x.name == h.name) {
+                            out.push(h);
+                            todo.push(h);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 fn var_bytes(v: &VarDecl) -> Result<usize> {
@@ -120,6 +181,10 @@ fn align_up(x: usize, a: usize) -> usize {
     x.div_ceil(a) * a
 }
 
+/// A device function's first instruction and the local (offset, size) slots of its
+/// parameters and results.
+type FuncSlots = (u32, Vec<(u64, usize)>, Vec<(u64, usize)>);
+
 struct Decoder {
     name: String,
     reg_names: Vec<String>,
@@ -133,7 +198,9 @@ struct Decoder {
     /// symbol → (space, address in that space)
     symbols: HashMap<String, (Space, u64)>,
     /// body `.param` variables (call arguments), placed in local memory
-    call_params: HashMap<String, u64>,
+    call_params: HashMap<String, (u64, usize)>,
+    /// callee name → (first instruction, parameter slots, return slots) as (offset, size)
+    funcs: HashMap<String, FuncSlots>,
     params: Vec<ParamSlot>,
     param_bytes: usize,
     shared_bytes: usize,
@@ -155,6 +222,7 @@ impl Decoder {
             labels: HashMap::new(),
             symbols: HashMap::new(),
             call_params: HashMap::new(),
+            funcs: HashMap::new(),
             params: Vec::new(),
             param_bytes: 0,
             shared_bytes: 0,
@@ -236,9 +304,12 @@ impl Decoder {
         Ok(())
     }
 
-    fn body(&mut self, f: &Function) -> Result<()> {
+    fn body(&mut self, f: &Function, is_func: bool) -> Result<()> {
+        // Labels are per function; registers get a scope of their own.
+        self.labels.clear();
+        self.scopes.push(HashMap::new());
         // Pass 1: labels → instruction index.
-        let mut n = 0u32;
+        let mut n = self.insts.len() as u32;
         for s in &f.body {
             match s {
                 Stmt::Label(l, line) if self.labels.insert(l.clone(), n).is_some() => {
@@ -292,7 +363,7 @@ impl Decoder {
                         "param" => {
                             let off = align_up(self.local_bytes, align.max(8));
                             self.local_bytes = off + size.max(8);
-                            self.call_params.insert(v.name.clone(), off as u64);
+                            self.call_params.insert(v.name.clone(), (off as u64, size));
                             self.symbols.insert(v.name.clone(), (Space::Local, off as u64));
                         }
                         "shared" => {
@@ -315,7 +386,13 @@ impl Decoder {
             }
         }
         // Falling off the end is an implicit exit.
-        self.insts.push(Inst { op: Op::Exit, guard: NO_GUARD, guard_neg: false, line: f.body.iter().rev().find_map(|s| match s { Stmt::Inst(i) => Some(i.line), _ => None }).unwrap_or(f.line) });
+        // Falling off the end returns (a function) or exits (the kernel).
+        let line = f.body.iter().rev().find_map(|s| match s {
+            Stmt::Inst(i) => Some(i.line),
+            _ => None,
+        });
+        self.insts.push(Inst { op: if is_func { Op::Ret } else { Op::Exit }, guard: NO_GUARD, guard_neg: false, line: line.unwrap_or(f.line) });
+        self.scopes.pop();
         Ok(())
     }
 
@@ -390,7 +467,7 @@ impl Decoder {
         };
         if let Operand::Name(n) = &**base {
             if !self.scopes.iter().any(|s| s.contains_key(n)) {
-                if let Some(&off) = self.call_params.get(n) {
+                if let Some(&(off, _)) = self.call_params.get(n) {
                     return Ok((Space::Local, Addr { base: Src::I(off), off: *offset }));
                 }
                 if let Some(&(sym_space, a)) = self.symbols.get(n) {
@@ -724,7 +801,8 @@ impl Decoder {
                 let target = *self.labels.get(l).ok_or_else(|| decode_err(line, format!("label '{l}' is not defined")))?;
                 Op::Bra { target }
             }
-            "ret" | "exit" => Op::Exit,
+            "ret" => Op::Ret,
+            "exit" => Op::Exit,
             "trap" | "brkpt" => Op::Trap,
             "call" => self.call(i)?,
             "bar" | "barrier" => {
@@ -1156,34 +1234,44 @@ impl Decoder {
 
     fn call(&mut self, i: &Instr) -> Result<Op> {
         let line = i.line;
-        let mut ret = None;
-        let mut func = None;
-        let mut args = Vec::new();
+        let mut ret: Vec<(u64, usize)> = Vec::new();
+        let mut name = None;
+        let mut args: Vec<(u64, usize)> = Vec::new();
+        let slot = |this: &Self, a: &Operand, what: &str| -> Result<(u64, usize)> {
+            let Operand::Name(n) = a else { return Err(decode_err(line, format!("call {what} must be .param variables"))) };
+            this.call_params.get(n).copied().ok_or_else(|| decode_err(line, format!("call {what} '{n}' is not a .param variable")))
+        };
         for o in &i.operands {
             match o {
-                Operand::Group(g) if func.is_none() => {
-                    if let Some(Operand::Name(n)) = g.first() {
-                        ret = Some(*self.call_params.get(n).ok_or_else(|| decode_err(line, format!("call result '{n}' is not a .param variable")))?);
+                Operand::Group(g) if name.is_none() => {
+                    for a in g {
+                        ret.push(slot(self, a, "result")?);
                     }
                 }
-                Operand::Name(n) if func.is_none() => {
-                    func = Some(match n.as_str() {
-                        "vprintf" => CallFn::Vprintf,
-                        "__assertfail" => CallFn::AssertFail,
-                        other => return Err(decode_err(line, format!("call of '{other}' is not supported (only vprintf and __assertfail)"))),
-                    })
-                }
+                Operand::Name(n) if name.is_none() => name = Some(n.clone()),
                 Operand::Group(g) => {
                     for a in g {
-                        let Operand::Name(n) = a else { return Err(decode_err(line, "call arguments must be .param variables")) };
-                        args.push(*self.call_params.get(n).ok_or_else(|| decode_err(line, format!("call argument '{n}' is not a .param variable")))?);
+                        args.push(slot(self, a, "argument")?);
                     }
                 }
                 _ => {}
             }
         }
-        let func = func.ok_or_else(|| decode_err(line, "call without a function name"))?;
-        Ok(Op::Call { func, args, ret })
+        let name = name.ok_or_else(|| decode_err(line, "call without a function name"))?;
+        if let Some((target, ps, rs)) = self.funcs.get(&name).cloned() {
+            if ps.len() != args.len() || rs.len() < ret.len() {
+                return Err(decode_err(line, format!("call of '{name}' passes {} argument(s) and {} result(s); it takes {} and returns {}", args.len(), ret.len(), ps.len(), rs.len())));
+            }
+            let args = args.iter().zip(&ps).map(|(a, p)| (a.0, p.0, a.1.min(p.1) as u32)).collect();
+            let rets = rs.iter().zip(&ret).map(|(r, c)| (r.0, c.0, r.1.min(c.1) as u32)).collect();
+            return Ok(Op::CallFunc { target, args, rets });
+        }
+        let func = match name.as_str() {
+            "vprintf" => CallFn::Vprintf,
+            "__assertfail" => CallFn::AssertFail,
+            other => return Err(decode_err(line, format!("call of '{other}', which has no body here (only vprintf and __assertfail are provided)"))),
+        };
+        Ok(Op::Call { func, args: args.iter().map(|a| a.0).collect(), ret: ret.first().map(|r| r.0) })
     }
 }
 

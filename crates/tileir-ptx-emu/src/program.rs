@@ -485,6 +485,11 @@ pub enum Op {
     Atom { space: Space, op: AtomOp, t: AtomTy, d: Option<Reg>, addr: Addr, b: Src, c: Option<Src> },
     /// Vector `red` (`red.global.v4.f32.add`): one atomic per element.
     RedVec { space: Space, op: AtomOp, t: AtomTy, addr: Addr, vals: Vec<Src> },
+    /// Call of a `.func` with a body: copy arguments (local slot → callee slot, bytes), push
+    /// the return point, jump. `rets` are copied back (callee slot → caller slot) on return.
+    CallFunc { target: u32, args: Vec<(u64, u64, u32)>, rets: Vec<(u64, u64, u32)> },
+    /// `ret`: return from a `.func` (or end the thread in the kernel itself).
+    Ret,
     /// Branch to instruction index.
     Bra { target: u32 },
     /// ret/exit: the thread finishes.
@@ -825,7 +830,7 @@ impl Op {
                 s(a);
                 s(rank);
             }
-            Op::Bra { .. } | Op::Exit | Op::Trap | Op::Call { .. } | Op::Nop | Op::CpAsyncCommit | Op::CpAsyncWait { .. } | Op::WgmmaCommit | Op::WgmmaWait { .. } => {}
+            Op::Bra { .. } | Op::Exit | Op::Ret | Op::CallFunc { .. } | Op::Trap | Op::Call { .. } | Op::Nop | Op::CpAsyncCommit | Op::CpAsyncWait { .. } | Op::WgmmaCommit | Op::WgmmaWait { .. } => {}
         }
         out.extend(regs);
         out

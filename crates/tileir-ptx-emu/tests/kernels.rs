@@ -276,3 +276,26 @@ fn pointer_parameters_keep_their_natural_alignment() {
     run(&p, &cfg(1, 1), &[Arg::U32(7), Arg::Buffer(0, 0)], &mut bufs).unwrap();
     assert_eq!(u32s_of(&bufs[0].data), vec![7]);
 }
+
+#[test]
+fn device_function_calls_with_divergence() {
+    // Odd lanes call sq(tid) = tid*tid through .param arguments; even lanes call it with
+    // tid+1 and then add one; the function itself branches on its argument.
+    let text = ".version 8.6\n.target sm_90a\n.address_size 64\n\
+        .func (.param .b32 sq_ret) sq(.param .b32 sq_x)\n{\n.reg .pred %p<2>;\n.reg .b32 %r<4>;\n\
+        ld.param.b32 %r1, [sq_x];\nmul.lo.s32 %r2, %r1, %r1;\nsetp.gt.u32 %p1, %r1, 20;\n@%p1 add.s32 %r2, %r2, 1000;\nst.param.b32 [sq_ret], %r2;\nret;\n}\n\
+        .visible .entry k(.param .u64 out)\n{\n.reg .pred %p<2>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n\
+        ld.param.b64 %rd1, [out];\nmov.u32 %r1, %tid.x;\nand.b32 %r2, %r1, 1;\nsetp.eq.u32 %p1, %r2, 0;\n@%p1 bra $L_even;\n\
+        {\n.param .b32 a0;\nst.param.b32 [a0], %r1;\n.param .b32 r0;\ncall.uni (r0), sq, (a0);\nld.param.b32 %r3, [r0];\n}\nbra.uni $L_join;\n\
+        $L_even:\nadd.s32 %r4, %r1, 1;\n{\n.param .b32 a1;\nst.param.b32 [a1], %r4;\n.param .b32 r1;\ncall.uni (r1), sq, (a1);\nld.param.b32 %r5, [r1];\n}\nadd.s32 %r3, %r5, 1;\n\
+        $L_join:\nshfl.sync.idx.b32 %r6, %r3, 0, 31, -1;\nadd.s32 %r3, %r3, %r6;\nmul.wide.u32 %rd2, %r1, 4;\nadd.s64 %rd3, %rd1, %rd2;\nst.global.b32 [%rd3], %r3;\nret;\n}\n";
+    let p = Module::parse(text).unwrap().kernel(Some("k")).unwrap();
+    let mut bufs = vec![Buffer::new("out", vec![0u8; 32 * 4])];
+    run(&p, &cfg(1, 32), &[Arg::Buffer(0, 0)], &mut bufs).unwrap();
+    let sq = |x: u32| x * x + if x > 20 { 1000 } else { 0 };
+    let v = |t: u32| if t % 2 == 1 { sq(t) } else { sq(t + 1) + 1 };
+    let out = u32s_of(&bufs[0].data);
+    for t in 0..32 {
+        assert_eq!(out[t as usize], v(t) + v(0), "lane {t}");
+    }
+}

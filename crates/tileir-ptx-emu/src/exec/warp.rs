@@ -97,6 +97,8 @@ pub(crate) struct Warp {
     pub spun: bool,
     /// The mbarrier address the parked lanes wait on (for reports).
     pub spin_on: Option<u64>,
+    /// Per lane: return points (return PC, PC of the call) of `.func` calls in progress.
+    pub stack: Vec<Vec<(u32, u32)>>,
     /// CC.CF of each lane (add.cc / addc chains).
     pub carry: u32,
     /// Queued cp.async copies per lane.
@@ -134,6 +136,7 @@ impl Warp {
             spin_on: None,
             copies: vec![Default::default(); 32],
             carry: 0,
+            stack: vec![Vec::new(); 32],
             wg_uncommitted: Vec::new(),
             wg_groups: Default::default(),
         }
@@ -318,6 +321,55 @@ impl Warp {
                             Some(n) => g = n,
                             None => return Ok(done),
                         }
+                    }
+                    continue;
+                }
+                Op::CallFunc { target, args, .. } => {
+                    let lb = self.local_bytes;
+                    let mut deep = None;
+                    for_lanes(exec, |l| {
+                        let frame = &mut self.local[l * lb..(l + 1) * lb];
+                        for &(from, to, n) in args {
+                            frame.copy_within(from as usize..from as usize + n as usize, to as usize);
+                        }
+                        if self.stack[l].len() >= 256 && deep.is_none() {
+                            deep = Some(l);
+                        }
+                        self.stack[l].push((g.pc + 1, g.pc));
+                    });
+                    if let Some(l) = deep {
+                        return Err(EmuError::new(ErrorKind::Undefined, inst.line, format!("{}: call depth over 256 (recursion?)", env.who(self.id, l))));
+                    }
+                    self.set_pc(exec, *target);
+                    self.set_pc(g.mask & !exec, g.pc + 1);
+                    match self.schedule() {
+                        Some(n) => g = n,
+                        None => return Ok(done),
+                    }
+                    continue;
+                }
+                Op::Ret => {
+                    let lb = self.local_bytes;
+                    let mut exiting = 0u32;
+                    for_lanes(exec, |l| match self.stack[l].pop() {
+                        None => exiting |= 1 << l,
+                        Some((back, call)) => {
+                            if let Some(Op::CallFunc { rets, .. }) = insts.get(call as usize).map(|i| &i.op) {
+                                let frame = &mut self.local[l * lb..(l + 1) * lb];
+                                for &(from, to, n) in rets {
+                                    frame.copy_within(from as usize..from as usize + n as usize, to as usize);
+                                }
+                            }
+                            self.pcs[l] = back;
+                        }
+                    });
+                    // In the kernel itself (no caller) ret ends the thread.
+                    for_lanes(exiting, |l| super::asyncop::drain(self, env, l));
+                    self.exited |= exiting;
+                    self.set_pc(g.mask & !exec, g.pc + 1);
+                    match self.schedule() {
+                        Some(n) => g = n,
+                        None => return Ok(done),
                     }
                     continue;
                 }
