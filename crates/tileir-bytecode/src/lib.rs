@@ -2,8 +2,8 @@
 //!
 //! [`read()`] turns a file into a [`tileir_ir::Module`] holding one `cuda_tile.module @kernels`
 //! (the format does not store the module name); [`write()`] encodes a module for a target
-//! [`Version`] (13.1, 13.2, 13.3 or 13.4) and refuses, naming the op, attribute or type,
-//! whatever that version cannot express.
+//! [`Version`] (13.1, 13.2, 13.3 or 13.4, or NVIDIA's test-only 250.0 and 250.1) and
+//! refuses, naming the op, attribute or type, whatever that version cannot express.
 //!
 //! The op codec is driven by the op schema of `tileir_ir::dialect::cuda_tile::schema`
 //! (opcodes, operand/result groups, attributes and the version each appeared in) using
@@ -59,6 +59,13 @@ pub const SUPPORTED_VERSIONS: [Version; 4] = [
     Version::V13_3,
     Version::V13_4,
 ];
+
+/// NVIDIA's test-only versions 250.0 and 250.1 (its builds with `TILE_IR_INCLUDE_TESTS`),
+/// read and written for the test-only ops of its bytecode versioning tests. They sort
+/// after every release (a 250.x file holds every public feature tileir knows, plus the
+/// test-only ops and fields of that version) and are not part of [`SUPPORTED_RANGE`];
+/// `--list-versions` lists them after the releases, as NVIDIA's test builds do.
+pub const TESTING_VERSIONS: [Version; 2] = [Version::TESTING, Version::TESTING_1];
 
 /// The supported range as the tools' messages show it, in NVIDIA's `[13.1 - 13.3]` form.
 /// NVIDIA's 13.3 tools stop at 13.3; tileir also reads and writes 13.4 (cuTile's
@@ -122,12 +129,18 @@ impl fmt::Display for BytecodeError {
 
 impl std::error::Error for BytecodeError {}
 
-fn is_supported_write_version(v: Version) -> bool {
-    SUPPORTED_VERSIONS.contains(&v)
+/// True for a version this crate reads and writes: a release of [`SUPPORTED_VERSIONS`]
+/// or a test-only version of [`TESTING_VERSIONS`].
+pub fn is_known_version(v: Version) -> bool {
+    SUPPORTED_VERSIONS.contains(&v) || TESTING_VERSIONS.contains(&v)
 }
 
-/// Parses a version string (`13.3`, `13.1.0`) into a supported [`Version`], with
-/// NVIDIA's message for anything else.
+fn is_supported_write_version(v: Version) -> bool {
+    is_known_version(v)
+}
+
+/// Parses a version string (`13.3`, `13.1.0`, the test-only `250.0`) into a supported
+/// [`Version`], with NVIDIA's message (which names only the releases) for anything else.
 pub fn parse_version(text: &str) -> Result<Version, BytecodeError> {
     let parts: Vec<&str> = text.trim().split('.').collect();
     let parsed = match parts.as_slice() {

@@ -76,7 +76,7 @@ pub(crate) fn read(data: &[u8]) -> Result<Module, BytecodeError> {
     let minor = top.u8("the minor version")?;
     let tag = top.u16le("the version tag")?;
     let v = Version { major, minor };
-    if !crate::SUPPORTED_VERSIONS.contains(&v) {
+    if !crate::is_known_version(v) {
         return Err(BytecodeError::at(
             8,
             format!("unsupported Tile version {major}.{minor}.{tag}, this reader supports versions {}", crate::SUPPORTED_RANGE),

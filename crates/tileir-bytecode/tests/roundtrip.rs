@@ -5,7 +5,7 @@ mod common;
 
 use common::kernels::{kernel_13_1, kernel_13_3};
 use common::*;
-use tileir_bytecode::{read, write, Version, SUPPORTED_VERSIONS};
+use tileir_bytecode::{read, write, Version, SUPPORTED_VERSIONS, TESTING_VERSIONS};
 use tileir_ir::dialect::cuda_tile::AssumePredicate;
 use tileir_ir::*;
 
@@ -62,6 +62,103 @@ fn grid_dependency_control_ops_need_13_4() {
     assert_eq!(
         write_err(&b.m, Version::V13_3),
         "operation 'cuda_tile.gdc_wait_tko' is not available in bytecode version 13.3"
+    );
+}
+
+/// NVIDIA's test-only versions 250.0 and 250.1 with their test ops: what 250.0 can
+/// express round-trips at both, the 250.1 fields only at 250.1 (refused by name at
+/// 250.0), and the ops at no release; a release file holding a test opcode is refused.
+#[test]
+fn testing_versions_and_their_test_ops() {
+    assert_eq!(TESTING_VERSIONS, [Version::TESTING, Version::TESTING_1]);
+    // Only 250.0 fields: inputs, an unused result, `new_param` at its default.
+    let mut b = Build::new();
+    let f32t = b.tile(&[], NumType::F32);
+    let (e, args) = b.entry("k", &[f32t], None);
+    let tok = b.m.types.token();
+    b.val(e, evolution(&[1, 0]), &[args[0]], tok);
+    b.op(e, CudaTileOp::new(CtOp::TestingBytecodeNewAttribute), &[], &[]);
+    b.ret(e);
+    for v in TESTING_VERSIONS {
+        let bytes = assert_round_trip(&b.m, v);
+        assert_eq!(&bytes[8..12], &[250, v.minor, 0, 0]);
+    }
+    for v in SUPPORTED_VERSIONS {
+        assert_eq!(
+            write_err(&b.m, v),
+            format!("operation 'cuda_tile.testing$bytecode_test_evolution' is not available in bytecode version {v}")
+        );
+    }
+    // A 250.0 file relabelled 13.3 holds an opcode 13.3 does not have.
+    let mut bytes = write(&b.m, Version::TESTING).unwrap();
+    bytes[8..10].copy_from_slice(&[13, 3]);
+    let Err(err) = read(&bytes) else { panic!("a test opcode in a 13.3 file must be refused") };
+    assert_eq!(
+        err.message,
+        "operation 'cuda_tile.testing$bytecode_test_evolution' is not available in bytecode version 13.3"
+    );
+
+    // Each 250.1 field alone.
+    type AddOp = Box<dyn Fn(&mut Build, BlockId, ValueId, TypeId)>;
+    let cases: Vec<(AddOp, &str)> = vec![
+        (
+            Box::new(|b, e, x, tok| {
+                b.val(e, evolution(&[1, 0]).with("new_attr", Attr::Int(5)), &[x], tok);
+            }),
+            "'cuda_tile.testing$bytecode_test_evolution' op optional attribute 'new_attr' is provided but requires bytecode version 250.1, targeting 250.0",
+        ),
+        (
+            Box::new(|b, e, x, tok| {
+                let t = b.val(e, CudaTileOp::new(CtOp::MakeToken), &[], tok);
+                b.val(e, evolution(&[1, 1]), &[x, t], tok);
+            }),
+            "'cuda_tile.testing$bytecode_test_evolution' op optional operand 'optional_token' is provided but requires bytecode version 250.1, targeting 250.0",
+        ),
+        (
+            Box::new(|b, e, x, tok| {
+                let t = b.val(e, evolution(&[1, 0]), &[x], tok);
+                b.val(e, CudaTileOp::new(CtOp::JoinTokens), &[t, t], tok);
+            }),
+            "'cuda_tile.testing$bytecode_test_evolution' op result 'result_token' requires bytecode version 250.1 but is being used and targeting 250.0",
+        ),
+        (
+            Box::new(|b, e, _, _| {
+                b.op(e, CudaTileOp::new(CtOp::TestingBytecodeNewAttribute).with("new_flag", Attr::Unit), &[], &[]);
+            }),
+            "'cuda_tile.testing$bytecode_test_new_attribute' op optional attribute 'new_flag' is provided but requires bytecode version 250.1, targeting 250.0",
+        ),
+        (
+            Box::new(|b, e, _, _| {
+                b.op(e, CudaTileOp::new(CtOp::TestingBytecodeNewAttribute).with("new_param", Attr::Int(7)), &[], &[]);
+            }),
+            "'cuda_tile.testing$bytecode_test_new_attribute' op attribute 'new_param' requires bytecode version 250.1+, but targeting 250.0",
+        ),
+    ];
+    for (add, expected) in cases {
+        let mut b = Build::new();
+        let f32t = b.tile(&[], NumType::F32);
+        let (e, args) = b.entry("k", &[f32t], None);
+        let tok = b.m.types.token();
+        add(&mut b, e, args[0], tok);
+        b.ret(e);
+        assert_round_trip(&b.m, Version::TESTING_1);
+        let msg = write_err(&b.m, Version::TESTING);
+        assert!(msg.starts_with(expected), "{msg}");
+    }
+}
+
+/// `testing$bytecode_test_evolution` with operand-group sizes `segments`.
+fn evolution(segments: &[u32]) -> CudaTileOp {
+    CudaTileOp::new(CtOp::TestingBytecodeEvolution).with_segments(segments)
+}
+
+#[test]
+fn test_only_versions_parse_but_are_not_in_the_supported_range() {
+    assert_eq!(tileir_bytecode::parse_version("250.0"), Ok(Version::TESTING));
+    assert_eq!(tileir_bytecode::parse_version("250.1.0"), Ok(Version::TESTING_1));
+    assert_eq!(
+        tileir_bytecode::parse_version("250.2").unwrap_err().message,
+        "Invalid argument '250.2': the supported versions are [13.1 - 13.4]"
     );
 }
 

@@ -843,6 +843,18 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                 Value::Token
             }
 
+            // NVIDIA's test-only ops exist to exercise bytecode versioning; they have no
+            // semantics to execute.
+            CtOp::TestingBytecodeNewAttribute | CtOp::TestingBytecodeEvolution => {
+                return Err(self.error(
+                    op,
+                    ErrorKind::Unsupported,
+                    format!(
+                        "'cuda_tile.{}' is a test-only op of bytecode versioning and cannot be executed",
+                        c.op.mnemonic()
+                    ),
+                ));
+            }
             CtOp::Module | CtOp::Entry | CtOp::Global | CtOp::TestingFunc => {
                 return Err(self.error(
                     op,

@@ -334,6 +334,17 @@ impl Parser<'_> {
             .collect()
     }
 
+    /// An integer that fits i32 (an `I32Attr` written bare in a declarative format).
+    fn i32_value(&mut self) -> R<i64> {
+        self.c.ws();
+        let at = self.c.pos;
+        let v = self.c.int()?;
+        match i32::try_from(v) {
+            Ok(v) => Ok(i64::from(v)),
+            Err(_) => self.c.err_at(at, "integer constant out of range for attribute"),
+        }
+    }
+
     fn token_ty(&mut self) -> TypeId {
         self.m.types.token()
     }
@@ -1111,6 +1122,57 @@ impl Parser<'_> {
                     ops.push(self.resolve(t, Some(tok))?);
                 }
                 Ok(self.create(block, OpKind::CudaTile(ct), ops, &results, loc))
+            }
+            // Test-only ops of NVIDIA's bytecode versioning tests (declarative formats).
+            CtOp::TestingBytecodeNewAttribute => {
+                if self.c.eat_kw("new_flag") {
+                    ct.set("new_flag", Attr::Unit);
+                }
+                if self.c.eat_kw("new_param") {
+                    self.c.expect("=")?;
+                    let v = self.i32_value()?;
+                    ct.set("new_param", Attr::Int(v));
+                }
+                let o = self.create(block, OpKind::CudaTile(ct), vec![], &[], loc);
+                self.trailing_attrs(o)?;
+                Ok(o)
+            }
+            CtOp::TestingBytecodeEvolution => {
+                self.c.expect("(")?;
+                let inputs = self.use_list()?;
+                self.c.expect(":")?;
+                let tys = if self.c.at(")") { Vec::new() } else { self.type_list()? };
+                self.c.expect(")")?;
+                if tys.len() != inputs.len() {
+                    return self.c.err_at(
+                        start,
+                        format!("{} operands present, but expected {}", inputs.len(), tys.len()),
+                    );
+                }
+                if self.c.eat_kw("new_attr") {
+                    self.c.expect("=")?;
+                    let v = self.i32_value()?;
+                    ct.set("new_attr", Attr::Int(v));
+                }
+                let token = if self.c.eat_kw("token") {
+                    self.c.expect("=")?;
+                    let u = self.use_ref()?;
+                    self.c.expect(":")?;
+                    let t = self.ty()?;
+                    Some((u, t))
+                } else {
+                    None
+                };
+                self.c.expect("->")?;
+                let result = self.ty()?;
+                let mut ops = self.resolve_all(&inputs, &tys)?;
+                if let Some((u, t)) = &token {
+                    ops.push(self.resolve(u, Some(*t))?);
+                }
+                ct = ct.with_segments(&[inputs.len() as u32, u32::from(token.is_some())]);
+                let o = self.create(block, OpKind::CudaTile(ct), ops, &[result], loc);
+                self.trailing_attrs(o)?;
+                Ok(o)
             }
             CtOp::PrintTko => {
                 // The format string is an attribute: anything else is not an attribute value.

@@ -3,7 +3,8 @@
 //! - `-mlir-to-cudatilebc` (default): text → bytecode (`-bytecode-version=X.Y`, default 13.3);
 //! - `-cudatilebc-to-mlir`: bytecode → text;
 //! - `-test-cudatile-roundtrip`: text → bytecode → text, printing the result;
-//! - `--list-versions`: the bytecode versions tileir reads and writes.
+//! - `--list-versions`: the bytecode versions tileir reads and writes (the releases, then
+//!   NVIDIA's test-only 250.0 and 250.1).
 
 use crate::args::{self, Spec};
 use crate::{emit, read_input, shift_lines, split_input, write_output, Io};
@@ -59,7 +60,8 @@ pub fn translate_main(args: &[String], io: &mut Io<'_>) -> i32 {
     }
     if flags.has("list-versions") {
         let _ = writeln!(io.stdout, "Supported bytecode versions:");
-        for v in tileir_bytecode::SUPPORTED_VERSIONS {
+        // The releases, then NVIDIA's test-only versions (as its test builds list them).
+        for v in tileir_bytecode::SUPPORTED_VERSIONS.into_iter().chain(tileir_bytecode::TESTING_VERSIONS) {
             let _ = writeln!(io.stdout, "  {v}");
         }
         return 0;

@@ -35,23 +35,9 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
     (
         "Bytecode/list_versions.mlir",
         "it expects 13.1, 13.2, 13.3 then NVIDIA's test-only 250.0 and 250.1; tileir lists \
-         13.1 to 13.4 and has no test-only versions",
+         13.1 to 13.4 then 250.0 and 250.1",
     ),
-    (
-        "Bytecode/versioning/test_forward_compatibility.mlir",
-        TEST_VERSIONS,
-    ),
-    ("Bytecode/versioning/test_version_250_1.mlir", TEST_VERSIONS),
-    ("Bytecode/versioning/test_version_errors.mlir", TEST_VERSIONS),
 ];
-
-/// Why the files on NVIDIA's test-only bytecode versions are not passed.
-const TEST_VERSIONS: &str = "it needs NVIDIA's test-only bytecode versions 250.0/250.1 and their \
-     ops `testing$bytecode_test_evolution` and `testing$bytecode_test_new_attribute`, which exist \
-     only in NVIDIA builds with TILE_IR_INCLUDE_TESTS; tileir has no test-only versions. The \
-     version gating they exercise (new attributes, optional operands and used results refused \
-     for older targets, unused ones dropped) is covered with real ops by \
-     tests/filetests/translate/version_errors.mlir and the bytecode crate's tests";
 
 /// Suite directories that do not apply to tileir (they exercise NVIDIA's bindings).
 const NOT_APPLICABLE: &[&str] = &["python", "CAPI"];

@@ -88,5 +88,7 @@ pub(crate) fn verify_op(cx: &mut Ctx<'_>, op: OpId, kind: &CudaTileOp) {
         If | For | Loop | Yield | Continue | Break | Return => crate::control::verify(cx, op, kind),
         Module | Entry | TestingFunc | Global | GetGlobal | GetTileBlockId | GetNumTileBlocks
         | Assume | Assert | PrintTko => crate::module_ops::verify(cx, op, kind),
+        // Test-only ops of the bytecode versioning tests: their schema says it all.
+        TestingBytecodeNewAttribute | TestingBytecodeEvolution => {}
     }
 }

@@ -1,5 +1,7 @@
 //! The public `cuda_tile` dialect (CUDA Tile IR 13.3): 100 ops plus the test-only
-//! `testing$func`, described once in [`schema`].
+//! `testing$func`, `testing$bytecode_test_new_attribute` and
+//! `testing$bytecode_test_evolution` (NVIDIA's bytecode versioning test ops, of the
+//! test-only versions 250.0 and 250.1), described once in [`schema`].
 //!
 //! A [`CudaTileOp`] is an opcode ([`CtOp`]) plus its attribute values, stored in schema
 //! order and checked against the schema's kinds when built, plus the sizes of its operand

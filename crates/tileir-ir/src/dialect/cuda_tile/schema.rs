@@ -33,8 +33,17 @@ impl Version {
     pub const V13_3: Version = Version { major: 13, minor: 3 };
     /// CUDA 13.4.
     pub const V13_4: Version = Version { major: 13, minor: 4 };
-    /// Test-only ops (NVIDIA's fake version 250.0).
+    /// NVIDIA's test-only version 250.0 (builds with `TILE_IR_INCLUDE_TESTS`): the version
+    /// of the test-only ops.
     pub const TESTING: Version = Version { major: 250, minor: 0 };
+    /// NVIDIA's test-only version 250.1: the fields the bytecode-evolution test ops gained
+    /// after 250.0.
+    pub const TESTING_1: Version = Version { major: 250, minor: 1 };
+
+    /// True for NVIDIA's test-only versions (250.x), which sort after every release.
+    pub fn is_testing(self) -> bool {
+        self.major == Version::TESTING.major
+    }
 }
 
 impl std::fmt::Display for Version {
@@ -373,6 +382,8 @@ ct_ops! {
     MakeStridedView = "make_strided_view", AtomicRedViewTko = "atomic_red_view_tko",
     GdcLaunchDependentsTko = "gdc_launch_dependents_tko", GdcWaitTko = "gdc_wait_tko",
     TestingFunc = "testing$func",
+    TestingBytecodeNewAttribute = "testing$bytecode_test_new_attribute",
+    TestingBytecodeEvolution = "testing$bytecode_test_evolution",
 }
 
 impl CtOp {
@@ -1019,6 +1030,35 @@ pub static SCHEMAS: [OpSchema; CtOp::ALL.len()] = {
             NONE,
             FUNC_ATTRS,
             1,
+        ),
+        // Test-only ops of NVIDIA's bytecode versioning tests (opcodes 0x3000+): each is a
+        // 250.0 op that gained fields in 250.1, so that writing to 250.0 exercises every
+        // rule for fields newer than the target.
+        op(
+            CtOp::TestingBytecodeNewAttribute,
+            0x3000,
+            Version::TESTING,
+            TEST_ONLY,
+            NONE,
+            NONE,
+            &[
+                attr_since(unit("new_flag"), Version::TESTING_1),
+                attr_since(dflt("new_param", AttrKind::I32, "42"), Version::TESTING_1),
+            ],
+            0,
+        ),
+        op(
+            CtOp::TestingBytecodeEvolution,
+            0x3002,
+            Version::TESTING,
+            SEGMENTED | TEST_ONLY,
+            &[
+                since(var("inputs", C::AnyTile), Version::TESTING),
+                since(opt("optional_token", C::Token), Version::TESTING_1),
+            ],
+            &[since(one("result_token", C::Token), Version::TESTING_1)],
+            &[attr_since(optional("new_attr", AttrKind::I32), Version::TESTING_1)],
+            0,
         ),
     ];
     // Fill in mnemonics from the enum so they cannot disagree.
