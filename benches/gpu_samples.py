@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -26,31 +25,19 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "python"))
+sys.path.insert(0, HERE)
 
 import tileir as ct  # noqa: E402
 from tileir._toolchain import cuda  # noqa: E402
 
 import sample_runs  # noqa: E402
+from gpu_check import time_ms  # noqa: E402  (CUDA-event medians, shared with the vector-add check)
 from frontend_samples import layer_norm_fwd, softmax, transpose  # noqa: E402
 
 
 def target_of_device() -> str:
     major, minor = cuda.compute_capability(0)
     return "sm_90a" if (major, minor) == (9, 0) else f"sm_{major}{minor}"
-
-
-def time_ms(fn, repeats: int) -> float:
-    start, stop = cuda.Event(), cuda.Event()
-    for _ in range(3):
-        fn()
-    samples = []
-    for _ in range(repeats):
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        samples.append(start.elapsed_ms(stop))
-    return statistics.median(samples)
 
 
 def check_samples(target: str, names) -> int:

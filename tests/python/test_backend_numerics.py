@@ -17,6 +17,8 @@ import pytest
 
 import tileir as ct
 
+from test_ops_numerics import k_mma_scaled  # the interpreter's own scaled-mma kernel
+
 C = ct.Constant
 
 
@@ -245,22 +247,13 @@ def test_assert_traps_with_the_message():
         ct.emulate((1,), asserting, [np.array([1, -1, 2, 3], np.float32)])
 
 
-@ct.kernel
-def scaled_mma(A, SA, B, SB, Z):
-    a = ct.load(A, (0, 0), (16, 32)).astype(ct.float8_e4m3fn)
-    b = ct.load(B, (0, 0), (32, 16)).astype(ct.float8_e4m3fn)
-    sa = ct.load(SA, (0, 0), (16, 1)).astype(ct.float8_e8m0fnu, rounding_mode=ct.RoundingMode.RZ)
-    sb = ct.load(SB, (0, 0), (1, 16)).astype(ct.float8_e8m0fnu, rounding_mode=ct.RoundingMode.RZ)
-    ct.store(Z, (0, 0), ct.mma_scaled(a, sa, b, sb, ct.zeros((16, 16), ct.float32)))
-
-
 def test_block_scaled_mma_is_exact_on_exact_data():
     rng = np.random.default_rng(8)
     a = rng.integers(-8, 9, (16, 32)).astype(np.float32)
     b = rng.integers(-8, 9, (32, 16)).astype(np.float32)
     sa = np.exp2(rng.integers(-3, 4, (16, 1))).astype(np.float32) * 1.5  # RZ drops the 1.5
     sb = np.exp2(rng.integers(-3, 4, (1, 16))).astype(np.float32)
-    r1, r2 = run_both(scaled_mma, (1,), [a, sa, b, sb, np.zeros((16, 16), np.float32)])
+    r1, r2 = run_both(k_mma_scaled, (1,), [a, sa, b, sb, np.zeros((16, 16), np.float32)])
     assert_bits(r2[4], r1[4])
     np.testing.assert_array_equal(r2[4], (a * (sa / 1.5)) @ (b * sb))
 

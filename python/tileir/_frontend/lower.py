@@ -586,6 +586,14 @@ class Lowering:
         itype = _api.int64 if spec.index64 else _api.int32
         if spec.aligned16:
             ptr = self.op("assume", [ptr], [ptr_ty], {"predicate": "div_by<16>"}, node)[0]
+        # Divisibility facts of the specialization, as cuTile states them: the backend keeps
+        # them to vectorize accesses along rows whose stride is a multiple of the vector.
+        int_ty = f"tile<{itype.ir}>"
+        shapes = [self.op("assume", [h], [int_ty], {"predicate": "div_by<16>"}, node)[0]
+                  if d < len(spec.shape_div16) and spec.shape_div16[d] else h for d, h in enumerate(shapes)]
+        strides = [self.op("assume", [h], [int_ty], {"predicate": "div_by<16>"}, node)[0]
+                   if d < len(spec.stride_div16) and spec.stride_div16[d]
+                   and not (spec.unit_inner_stride and d == spec.ndim - 1) else h for d, h in enumerate(strides)]
         shape_tiles = tuple(Tile(h, (), itype) for h in shapes)
         stride_tiles = tuple(Tile(h, (), itype) for h in strides)
         static_strides = [None] * spec.ndim
