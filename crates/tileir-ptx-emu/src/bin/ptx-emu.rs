@@ -1,7 +1,7 @@
 //! `ptx-emu`: runs a kernel of a .ptx file on buffers given on the command line.
 //!
 //!     ptx-emu FILE.ptx [--kernel NAME] --grid X[,Y,Z] --block X[,Y,Z] [--shared BYTES]
-//!             [--race-check] ARG...
+//!             [--race-check] [--shared-fill BYTE] ARG...
 //!
 //! Each ARG is one kernel parameter, in order:
 //!   u32:V  u64:V  f32:V  f64:V      a scalar
@@ -63,6 +63,7 @@ fn main_inner() -> Result<(), String> {
             "--block" => block = Some(dims(&value("--block")?)?),
             "--shared" => shared = value("--shared")?.parse().map_err(|_| "bad --shared")?,
             "--race-check" => options.race_check = true,
+            "--shared-fill" => options.shared_fill = value("--shared-fill")?.parse().map_err(|_| "bad --shared-fill (a byte)")?,
             "--out" => out_dir = Some(value("--out")?),
             _ if file.is_none() && !a.contains(':') => file = Some(a),
             _ => {
