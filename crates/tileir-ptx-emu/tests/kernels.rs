@@ -299,3 +299,18 @@ fn device_function_calls_with_divergence() {
         assert_eq!(out[t as usize], v(t) + v(0), "lane {t}");
     }
 }
+
+#[test]
+fn shuffles_within_16_lane_segments() {
+    // CUDA's width-16 shuffles: c = ((32 - 16) << 8) | 31 for down/idx, (32 - 16) << 8 for up.
+    let body = "mul.lo.s32 %r2, %r1, 10;\nshfl.sync.down.b32 %r3, %r2, 1, 0x101f, -1;\nshfl.sync.up.b32 %r4, %r2, 1, 0x1000, -1;\n\
+                shfl.sync.idx.b32 %r5, %r2, 3, 0x101f, -1;\nmul.wide.u32 %rd4, %r1, 12;\nadd.s64 %rd5, %rd1, %rd4;\n\
+                st.global.b32 [%rd5], %r3;\nst.global.b32 [%rd5+4], %r4;\nst.global.b32 [%rd5+8], %r5;\nret;";
+    let out = run_simple(body, 1, 32, 96).unwrap();
+    for t in 0..32u32 {
+        let seg = t / 16 * 16;
+        let down = if t % 16 == 15 { t } else { t + 1 };
+        let up = if t % 16 == 0 { t } else { t - 1 };
+        assert_eq!(out[3 * t as usize..3 * t as usize + 3], [down * 10, up * 10, (seg + 3) * 10], "lane {t}");
+    }
+}
