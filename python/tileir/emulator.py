@@ -164,7 +164,7 @@ def _scalar(kind: str, value: Any) -> Tuple[str, int]:
 
 
 def _call(ptx: str, name: Optional[str], grid, block, params, mem: _Memory, shared: int, race_check: bool,
-          threads: int, max_warp_steps: Optional[int]) -> EmulationResult:
+          threads: int, max_warp_steps: Optional[int], shared_fill: int = 0xFF) -> EmulationResult:
     buffers, _ = mem.finish()
     resolved = []
     for p in params:
@@ -177,7 +177,7 @@ def _call(ptx: str, name: Optional[str], grid, block, params, mem: _Memory, shar
             resolved.append(p)
     t0 = time.perf_counter()
     out = _native.emulate_ptx(ptx, name, grid, block, resolved, [bytes(b) for b in buffers], shared, race_check, threads,
-                              max_warp_steps)
+                              max_warp_steps, shared_fill)
     dt = time.perf_counter() - t0
     if "buffers" in out:  # absent when the PTX did not parse or decode
         mem.write_back(out["buffers"])
@@ -189,7 +189,7 @@ def _call(ptx: str, name: Optional[str], grid, block, params, mem: _Memory, shar
 
 def run_ptx(ptx: Any, kernel_name: Optional[str], grid: Any, block: Any = None, args: Sequence[Any] = (), *,
             shared: int = 0, race_check: bool = False, threads: int = 0,
-            max_warp_steps: Optional[int] = None) -> EmulationResult:
+            max_warp_steps: Optional[int] = None, shared_fill: int = 0xFF) -> EmulationResult:
     """Runs kernel ``kernel_name`` (None: the first) of ``ptx`` — PTX text or a
     :class:`tileir.CompiledKernel` — over ``grid`` CTAs of ``block`` threads.
 
@@ -197,7 +197,12 @@ def run_ptx(ptx: Any, kernel_name: Optional[str], grid: Any, block: Any = None, 
     (written back in place), a Python ``int``/``float`` a scalar as wide as the parameter,
     ``(kind, value)`` with kind ``u32``/``u64``/``i32``/``i64``/``f32``/``f64`` an explicit
     scalar, and ``bytes`` an array parameter (e.g. a 128-byte tensor map). ``block`` defaults
-    to the kernel's thread count when ``ptx`` is a CompiledKernel."""
+    to the kernel's thread count when ``ptx`` is a CompiledKernel.
+
+    Options: ``shared`` bytes of dynamic shared memory; ``race_check`` reports shared-memory
+    races and reads of never-written shared bytes; ``threads`` OS threads for CTAs (0: all
+    cores); ``max_warp_steps`` per-CTA instruction budget; ``shared_fill`` the byte shared
+    memory starts as (default 0xFF, NaN in every float width)."""
     from ._compile import CompiledKernel
 
     if isinstance(ptx, CompiledKernel):
@@ -224,14 +229,14 @@ def run_ptx(ptx: Any, kernel_name: Optional[str], grid: Any, block: Any = None, 
         else:
             raise LaunchError(f"argument #{i} ({type(a).__name__}) is not an array, scalar, (kind, value) or bytes")
     return _call(ptx, kernel_name, _dims(grid, "grid"), _dims(block, "block"), params, mem, shared, race_check, threads,
-                 max_warp_steps)
+                 max_warp_steps, shared_fill)
 
 
 def emulate(grid: Any, kernel: Any, args: Sequence[Any], *, target: str = "sm_90a", race_check: bool = False,
-            threads: int = 0, max_warp_steps: Optional[int] = None) -> EmulationResult:
+            threads: int = 0, max_warp_steps: Optional[int] = None, shared_fill: int = 0xFF) -> EmulationResult:
     """Runs ``kernel`` (a ``@tileir.kernel`` or a CompiledKernel) over ``grid`` tile blocks
     like ``ct.launch``, on NumPy arrays that are written in place: compiles it for ``target``
-    and emulates the PTX."""
+    and emulates the PTX. The options are :func:`run_ptx`'s."""
     from ._compile import CompiledKernel, Kernel, _matches_spec, compile
     from ._frontend import ArraySpec, ConstantSpec, ListSpec, ScalarSpec, list_records
 
@@ -284,7 +289,7 @@ def emulate(grid: Any, kernel: Any, args: Sequence[Any], *, target: str = "sm_90
                 rows.append((bases[b] + off, a.shape, tuple(s // a.itemsize for s in a.strides)))
             mem.add_record(list_records(rows, pspec.element.ndim).tobytes())
     return _call(compiled.asm["ptx"], compiled.name, _dims(grid, "grid"), (compiled.num_threads, 1, 1), params, mem, 0,
-                 race_check, threads, max_warp_steps)
+                 race_check, threads, max_warp_steps, shared_fill)
 
 
 def _host(pname: str, a: Any) -> np.ndarray:

@@ -118,3 +118,36 @@ def test_list_of_arrays_parameters():
     emulate((8,), copy_into_list, (src, outs, 2))
     np.testing.assert_array_equal(outs[2], src)
     assert not outs[0].any() and not outs[1].any()
+
+
+UNINIT_PTX = """
+.version 8.6
+.target sm_90a
+.address_size 64
+.shared .align 4 .b8 s[128];
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<4>; .reg .b64 %rd<4>;
+    ld.param.b64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 2;
+    mov.u32 %r3, s;
+    add.s32 %r3, %r3, %r2;
+    ld.shared.b32 %r2, [%r3];
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.b32 [%rd3], %r2;
+    ret;
+}
+"""
+
+
+def test_uninitialized_shared_memory_is_poison_or_an_error():
+    out = np.zeros(32, np.float32)
+    run_ptx(UNINIT_PTX, "k", 1, 32, [out])
+    assert np.isnan(out).all()
+    run_ptx(UNINIT_PTX, "k", 1, 32, [out], shared_fill=0)
+    assert not out.any()
+    with pytest.raises(EmulatorError) as e:
+        run_ptx(UNINIT_PTX, "k", 1, 32, [out], race_check=True)
+    assert e.value.line == 14 and "nothing has written" in str(e.value)
