@@ -874,7 +874,27 @@ impl Warp {
             Op::Fma { k, m, d, a, b, c } => map3(regs, exec, *d, *a, *b, *c, |x, y, z| fp::fma(*k, *m, x, y, z)),
             Op::FUn { op, k, m, d, a } => for_lanes(exec, |l| set!(*d, l, fp::fun(*op, *k, *m, val(regs, *a, l)))),
             Op::Testp { which, k, d, a } => for_lanes(exec, |l| set!(*d, l, fp::testp(*which, *k, val(regs, *a, l)) as u64)),
-            Op::Cvt { dt, st, m, d, a, b: None } => map1(regs, exec, *d, *a, |x| cvt::cvt(*dt, *st, *m, x, None)),
+            Op::Cvt { dt, st, m, d, a, b: None } => {
+                use tileir_numeric::FloatFormat as FF;
+                let plain = !m.ftz && !m.sat && !m.relu && !m.nan && !m.approx;
+                let canon32 = |v: f32| if v.is_nan() { 0x7fff_ffff } else { v.to_bits() as u64 };
+                // The conversions kernels run in their inner loops, straight to the bit tricks.
+                match (dt, st) {
+                    (CvtTy::Float(FF::F32), CvtTy::Float(FF::F16)) if plain => {
+                        map1(regs, exec, *d, *a, |x| canon32(super::half::f16_to_f32(x as u16)))
+                    }
+                    (CvtTy::Float(FF::F32), CvtTy::Float(FF::BF16)) if plain => {
+                        map1(regs, exec, *d, *a, |x| canon32(super::half::bf16_to_f32(x as u16)))
+                    }
+                    (CvtTy::Float(FF::F16), CvtTy::Float(FF::F32)) if plain && m.rnd == Rnd::Rn => {
+                        map1(regs, exec, *d, *a, |x| super::half::f32_to_f16_rn(f32::from_bits(x as u32)).map_or(0x7fff, u64::from))
+                    }
+                    (CvtTy::Float(FF::BF16), CvtTy::Float(FF::F32)) if plain && m.rnd == Rnd::Rn => {
+                        map1(regs, exec, *d, *a, |x| super::half::f32_to_bf16_rn(f32::from_bits(x as u32)).map_or(0x7fff, u64::from))
+                    }
+                    _ => map1(regs, exec, *d, *a, |x| cvt::cvt(*dt, *st, *m, x, None)),
+                }
+            }
             Op::Cvt { dt, st, m, d, a, b: Some(b) } => map2(regs, exec, *d, *a, *b, |x, y| cvt::cvt(*dt, *st, *m, x, Some(y))),
             Op::Cvta { to, space, d, a } => {
                 let (to, space, d, a) = (*to, *space, *d, *a);
