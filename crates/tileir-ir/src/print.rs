@@ -2074,6 +2074,22 @@ impl<'a> Printer<'a> {
             }
             TileAaOp::TiledLoad(a) => self.tiled_load("nv_tileaa", op, a, None),
             TileAaOp::TiledStore(a) => self.tiled_store("nv_tileaa", op, a, None),
+            TileAaOp::Global { sym_name, value, alignment, constant } => {
+                self.out.push_str("nv_tileaa.global");
+                if *constant {
+                    self.out.push_str(" constant");
+                }
+                let _ = write!(self.out, " {}", symbol_text(sym_name));
+                if *alignment != 0 {
+                    let _ = write!(self.out, " alignment = {alignment}");
+                }
+                let shape: String = value.shape.iter().map(|s| format!("{s}x")).collect();
+                let _ = write!(self.out, " {} : tile<{shape}{}>", dense_text(value), value.elem);
+            }
+            TileAaOp::GetGlobal { name } => {
+                self.results_prefix(op);
+                let _ = write!(self.out, "nv_tileaa.get_global {} : {}", symbol_text(name), self.result_ty(&data.results, 0));
+            }
             TileAaOp::AddF(f) | TileAaOp::SubF(f) | TileAaOp::MulF(f) => {
                 self.results_prefix(op);
                 let v = self.operand_list(ops);

@@ -90,6 +90,15 @@ pub fn write_module(module: &Module, options: &LlvmOptions) -> Result<LlvmOutput
                     Err(d) => diags.extend(d),
                 }
             }
+            OpKind::TileAa(TileAaOp::Global { sym_name, value, alignment, constant }) => {
+                match global_definition(sym_name, value, *alignment, *constant) {
+                    Ok(text) => {
+                        out.push_str(&text);
+                        out.push_str("\n\n");
+                    }
+                    Err(e) => diags.push(Diagnostic::error(module.op_location(top), format!("'nv_tileaa.global' @{sym_name}: {e}"))),
+                }
+            }
             other => diags.push(Diagnostic::error(
                 module.op_location(top),
                 format!("'{}' at the top level cannot be written as LLVM IR (expected nv_tileaa.func)", other.name()),
@@ -235,6 +244,36 @@ fn padding_bits(n: NumType, pad: Option<PaddingValue>) -> String {
         _ => 0,
     };
     format!("0x{bits:X}")
+}
+
+/// The LLVM symbol of an nv_tileaa global named `name`.
+pub(crate) fn global_symbol(name: &str) -> String {
+    // PTX identifiers allow no '.' after the first character: keep letters, digits and '_'.
+    let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    format!("@tileir_global_{safe}")
+}
+
+/// An `nv_tileaa.global` as an LLVM global in global memory (addrspace 1: initializers of
+/// shared-memory globals would be dropped, see docs/nvptx.md P9), initialized with its dense
+/// value; `constant` globals are LLVM constants.
+fn global_definition(name: &str, value: &tileir_ir::DenseElements, alignment: i64, constant: bool) -> Result<String, String> {
+    let n = value.elem;
+    let lt = match n {
+        NumType::I1 => "i8",
+        _ => llvm_type(n).ok_or_else(|| format!("globals of {n} are not supported yet"))?,
+    };
+    let count = value.shape.first().copied().unwrap_or(1).max(0) as usize;
+    let items: Vec<String> = (0..count)
+        .map(|i| {
+            let bits = value.get(if value.is_splat() { 0 } else { i });
+            let lit = if n == NumType::I1 { ((bits & 1) as i64).to_string() } else { crate::lower_ct::literal(n, bits) };
+            format!("{lt} {lit}")
+        })
+        .collect();
+    let natural = (n.storage_bytes().max(1)) as i64;
+    let align = if alignment > 0 { alignment.max(natural) } else { natural };
+    let kind = if constant { "constant" } else { "global" };
+    Ok(format!("{} = addrspace(1) {kind} [{count} x {lt}] [{}], align {align}", global_symbol(name), items.join(", ")))
 }
 
 fn sanitize(name: &str) -> String {
@@ -456,6 +495,10 @@ impl<'a> FuncWriter<'a> {
                     self.error(op, "nv_tileaa tiled memory ops must be lowered to nv_tileas before LLVM emission".into())
                 }
                 TileAaOp::Func { .. } => self.error(op, "nested functions are not supported".into()),
+                TileAaOp::GetGlobal { name } => {
+                    self.values.insert(data.results[0], Lowered::Scalar(global_symbol(name)));
+                }
+                TileAaOp::Global { .. } => self.error(op, "nv_tileaa.global inside a function is not supported".into()),
             },
             OpKind::TileAs(k) => match k {
                 TileAsOp::TiledLoad { access, vector_width } => self.tiled(op, access, *vector_width, true),

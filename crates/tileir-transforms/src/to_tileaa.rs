@@ -44,6 +44,8 @@ struct ViewInfo {
     tile: Vec<i64>,
     /// A strided view's step between tile origins, per tile dimension.
     origin_step: Option<Vec<i64>>,
+    /// A gather/scatter view's gathered dimension (its index is a 1-D tile of coordinates).
+    sparse_dim: Option<usize>,
 }
 
 /// One size or stride of a memref: static, or the (nv_tileaa) value holding it.
@@ -138,6 +140,27 @@ impl Converter<'_> {
 
     fn top_level(&mut self, item: OpId) {
         let src = self.src;
+        if let Some(ct) = src.ops[item].kind.cuda_tile().filter(|ct| ct.op == CtOp::Global) {
+            let (Some(sym_name), Some(tileir_ir::Attr::Dense(value))) = (ct.str("sym_name"), ct.get("value")) else {
+                self.unsupported(item, "without a name and a dense value");
+                return;
+            };
+            if value.shape.len() != 1 {
+                self.unsupported(item, "with a value that is not rank 1");
+                return;
+            }
+            let kind = TileAaOp::Global {
+                sym_name: sym_name.to_string(),
+                value: value.clone(),
+                alignment: ct.int("alignment").unwrap_or(0),
+                constant: ct.flag("constant"),
+            };
+            let loc = self.dst.locs.import(&src.locs, src.ops[item].loc);
+            let g = self.dst.create_op(OpKind::TileAa(kind), vec![], &[], loc);
+            let body = self.dst.body;
+            self.dst.append_op(body, g);
+            return;
+        }
         let Some((sym_name, function_type)) = src.ops[item].kind.cuda_tile().and_then(|ct| match (ct.op, ct.get("function_type")) {
             (CtOp::Entry, Some(tileir_ir::Attr::Type(t))) => Some((ct.str("sym_name").unwrap_or_default(), t)),
             _ => None,
@@ -237,6 +260,10 @@ impl Converter<'_> {
                 emit(self, TileAaOp::Return, vec![], &[])
             }
             CtOp::MakeToken => emit(self, TileAaOp::CreateMemToken, vec![], &result_types),
+            CtOp::GetGlobal => {
+                let name = kind.str("name").unwrap_or_default().to_string();
+                emit(self, TileAaOp::GetGlobal { name }, vec![], &result_types)
+            }
             CtOp::GetTileBlockId | CtOp::GetNumTileBlocks => {
                 let i32t = self.dst.types.scalar(tileir_ir::NumType::I32);
                 for (dim, &r) in data.results.iter().enumerate() {
@@ -253,17 +280,20 @@ impl Converter<'_> {
                 return;
             }
             CtOp::Assume => {
-                // Facts are folded into the ops that use them; the value itself passes through.
+                // A pointer's alignment is folded into the memrefs made from it; a fact about
+                // an integer (a stride's divisibility) stays as a residual `assume`, which
+                // convert-tileaa-to-tileas reads when it picks vector widths.
                 let v = operands[0];
-                if let Some(AssumePredicate::DivBy { divisor: n, every_along: None }) = kind.predicate() {
-                    if matches!(self.dst.types.get(self.dst.value_type(v)), Type::AaPtr { .. }) {
+                if matches!(self.dst.types.get(self.dst.value_type(v)), Type::AaPtr { .. }) {
+                    if let Some(AssumePredicate::DivBy { divisor: n, every_along: None }) = kind.predicate() {
                         let known = self.alignment.get(&v).copied().unwrap_or(0);
                         let a = (*n).min(1 << 16) as u32;
                         self.alignment.insert(v, known.max(a));
                     }
+                    self.values.insert(data.results[0], v);
+                    return;
                 }
-                self.values.insert(data.results[0], v);
-                return;
+                self.residual(op, block, operands, &result_types)
             }
             CtOp::MakeTensorView => {
                 let (num_dyn_shape, num_dyn_strides) = (&kind.segments[1], &kind.segments[2]);
@@ -298,9 +328,9 @@ impl Converter<'_> {
             }
             CtOp::GetTensorShape | CtOp::GetIndexSpaceShape => {
                 let view = data.operands[0];
-                let (memref, tile, step) = match (self.views.get(&view), self.values.get(&view)) {
-                    (Some(v), _) => (v.memref, Some(v.tile.clone()), v.origin_step.clone()),
-                    (None, Some(&m)) => (m, None, None),
+                let (memref, tile, step, sparse) = match (self.views.get(&view), self.values.get(&view)) {
+                    (Some(v), _) => (v.memref, Some(v.tile.clone()), v.origin_step.clone(), v.sparse_dim),
+                    (None, Some(&m)) => (m, None, None, None),
                     _ => {
                         self.unsupported(op, "on a view tileir cannot lower");
                         return;
@@ -314,7 +344,10 @@ impl Converter<'_> {
                     let rty = result_types[d];
                     let Some(&size) = info.sizes.get(d) else { return };
                     let mut v = self.extent_value(size, rty, block, loc);
-                    if kind.op == CtOp::GetIndexSpaceShape && step.is_some() {
+                    if kind.op == CtOp::GetIndexSpaceShape && sparse == Some(d) {
+                        // A gather/scatter view's index space is 1 along its gathered dimension.
+                        v = self.int_constant(1, rty, block, loc);
+                    } else if kind.op == CtOp::GetIndexSpaceShape && step.is_some() {
                         // A strided view needs ceil((size - tile) / step) + 1 origins.
                         let t = tile.as_ref().map(|t| t[d]).unwrap_or(1);
                         let st = step.as_ref().map(|s| s[d]).unwrap_or(1);
@@ -357,7 +390,7 @@ impl Converter<'_> {
                     };
                     self.permuted_memref(&info, &pv.dim_map, block, loc)
                 };
-                self.views.insert(data.results[0], ViewInfo { memref, padding: pv.padding, tile: pv.tile_shape.clone(), origin_step: None });
+                self.views.insert(data.results[0], ViewInfo { memref, padding: pv.padding, tile: pv.tile_shape.clone(), origin_step: None, sparse_dim: None });
                 return;
             }
             CtOp::MakeStridedView => {
@@ -379,9 +412,32 @@ impl Converter<'_> {
                 let step: Vec<i64> = dim_map.iter().map(|&d| sv.traversal_strides.get(d as usize).copied().unwrap_or(1)).collect();
                 self.views.insert(
                     data.results[0],
-                    ViewInfo { memref, padding: sv.padding, tile: sv.tile_shape.clone(), origin_step: Some(step) },
+                    ViewInfo { memref, padding: sv.padding, tile: sv.tile_shape.clone(), origin_step: Some(step), sparse_dim: None },
                 );
                 return;
+            }
+            CtOp::MakeGatherScatterView => {
+                let Type::GatherScatterView(gv) = src.types.get(src.value_type(data.results[0])).clone() else { return };
+                let rank = gv.tile_shape.len();
+                let Some(sd) = usize::try_from(gv.sparse_dim).ok().filter(|&d| d < rank) else {
+                    self.unsupported(op, "with a sparse_dim outside the tile's rank");
+                    return;
+                };
+                self.views.insert(
+                    data.results[0],
+                    ViewInfo { memref: operands[0], padding: gv.padding, tile: gv.tile_shape.clone(), origin_step: None, sparse_dim: Some(sd) },
+                );
+                return;
+            }
+            CtOp::LoadViewTko | CtOp::StoreViewTko | CtOp::AtomicRedViewTko
+                if data.operands.first().and_then(|v| self.views.get(v)).is_some_and(|v| v.sparse_dim.is_some())
+                    || data.operands.get(1).and_then(|v| self.views.get(v)).is_some_and(|v| v.sparse_dim.is_some())
+                    || kind.op == CtOp::AtomicRedViewTko =>
+            {
+                // Gathers, scatters and view reductions address each element on its own: a
+                // tile of pointers and an in-bounds mask feed the pointer ops.
+                let Some(new_op) = self.view_through_pointers(op, kind, &operands, &result_types, block, loc) else { return };
+                new_op
             }
             CtOp::LoadViewTko | CtOp::StoreViewTko => {
                 let is_load = kind.op == CtOp::LoadViewTko;
@@ -418,6 +474,22 @@ impl Converter<'_> {
             CtOp::AddF => emit(self, TileAaOp::AddF(FloatArith::of(kind)), operands, &result_types),
             CtOp::SubF => emit(self, TileAaOp::SubF(FloatArith::of(kind)), operands, &result_types),
             CtOp::MulF => emit(self, TileAaOp::MulF(FloatArith::of(kind)), operands, &result_types),
+            CtOp::Alloca => {
+                // The memory belongs to the whole tile block (or, with `global`, outlives it in
+                // global memory) and is reached through ordinary cuda_tile pointers, which
+                // tileir lowers as global-memory (addrspace 1) pointers. A block-shared buffer
+                // would have to live in shared memory, which those pointer ops cannot address
+                // without generic pointers; a global-memory one would need a per-block
+                // workspace that tileir's launch ABI does not provide.
+                self.diags.push(Diagnostic::error(
+                    src.op_location(op),
+                    "'cuda_tile.alloca' is not supported by tileir's lowering: its tile-block memory would live in shared memory, \
+                     but tileir's pointer ops address global memory only (generic pointers would be needed), and a global-memory \
+                     buffer would need a per-block workspace the launch ABI does not provide"
+                        .to_string(),
+                ));
+                return;
+            }
             c if tileir_ir::is_residual_cuda_tile(c) => self.residual(op, block, operands, &result_types),
             _ => {
                 self.unsupported(op, "in a kernel");
@@ -429,6 +501,177 @@ impl Converter<'_> {
             self.name_like(r, nv);
             self.values.insert(r, nv);
         }
+    }
+
+    /// A residual cuda_tile op with one result, appended to `block`.
+    fn ct(&mut self, c: CudaTileOp, operands: Vec<ValueId>, ty: TypeId, block: tileir_ir::BlockId, loc: tileir_ir::LocId) -> ValueId {
+        let mut b = Builder::at_end(&mut self.dst, block);
+        b.value(OpKind::CudaTile(c), operands, ty, loc)
+    }
+
+    /// `v` (an integer scalar or tile) zero-extended to i64 elements of type `ty`: view
+    /// indices are unsigned.
+    fn widen_unsigned(&mut self, v: ValueId, ty: TypeId, block: tileir_ir::BlockId, loc: tileir_ir::LocId) -> ValueId {
+        let is_i64 = match self.dst.types.get(self.dst.value_type(v)) {
+            Type::Scalar(n) => *n == tileir_ir::NumType::I64,
+            Type::Tile { elem, .. } => *elem == TileElem::Num(tileir_ir::NumType::I64),
+            _ => false,
+        };
+        if is_i64 {
+            return v;
+        }
+        let c = CudaTileOp::new(CtOp::ExtI).with("signedness", tileir_ir::Attr::Enum(tileir_ir::Signedness::MNEMONIC, "unsigned"));
+        self.ct(c, vec![v], ty, block, loc)
+    }
+
+    /// Lowers `load_view_tko`/`store_view_tko` on a gather/scatter view and
+    /// `atomic_red_view_tko` on any view to the pointer ops (`load_ptr_tko`, `store_ptr_tko`,
+    /// `atomic_rmw_tko`) over a tile of element pointers and an in-bounds mask, so that
+    /// out-of-range elements read the view's padding and are never written.
+    fn view_through_pointers(
+        &mut self,
+        op: OpId,
+        kind: &CudaTileOp,
+        operands: &[ValueId],
+        result_types: &[TypeId],
+        block: tileir_ir::BlockId,
+        loc: tileir_ir::LocId,
+    ) -> Option<OpId> {
+        use tileir_ir::NumType;
+        let src = self.src;
+        let data = &src.ops[op];
+        let view_pos = if kind.op == CtOp::StoreViewTko { 1 } else { 0 };
+        let Some(view) = data.operands.get(view_pos).and_then(|v| self.views.get(v)).cloned() else {
+            self.unsupported(op, "on a view tileir cannot lower");
+            return None;
+        };
+        let Some(info) = self.memrefs.get(&view.memref).cloned() else {
+            self.unsupported(op, "on a view over a tensor view not made by make_tensor_view");
+            return None;
+        };
+        let rank = view.tile.len();
+        let seg = |i: usize| kind.segments.get(i).copied().unwrap_or(0) as usize;
+        // Operands without the view: load: index…, token? ; store: tile, index…, token? ;
+        // atomic: index…, value, token?
+        let (first_index, num_indices, has_token) = match kind.op {
+            CtOp::StoreViewTko => (1, seg(2), seg(3) > 0),
+            CtOp::AtomicRedViewTko => (0, seg(1), seg(3) > 0),
+            _ => (0, seg(1), seg(2) > 0),
+        };
+        if num_indices != rank || info.sizes.len() != rank || operands.len() < first_index + num_indices {
+            self.unsupported(op, &format!("with {num_indices} indices on a rank-{rank} view"));
+            return None;
+        }
+        let indices = operands[first_index..first_index + num_indices].to_vec();
+        let token = if has_token { operands.last().copied() } else { None };
+        let shape = view.tile.clone();
+        let i64s = self.dst.types.scalar(NumType::I64);
+        let t_i64 = self.dst.types.tile(&shape, TileElem::Num(NumType::I64));
+        let t_i1 = self.dst.types.tile(&shape, TileElem::Num(NumType::I1));
+        let unsigned = tileir_ir::Attr::Enum(tileir_ir::Signedness::MNEMONIC, "unsigned");
+        let mut offset: Option<ValueId> = None;
+        let mut mask: Option<ValueId> = None;
+        for (d, &idx) in indices.iter().enumerate() {
+            let n = shape[d];
+            let mut line = vec![1i64; rank];
+            line[d] = n;
+            let t_line = self.dst.types.tile(&line, TileElem::Num(NumType::I64));
+            let t_1d = self.dst.types.tile(&[n], TileElem::Num(NumType::I64));
+            // Coordinates along tensor dimension d of every tile position, as a 1-D tile
+            // stretched over the tile's shape.
+            let coord = if view.sparse_dim == Some(d) {
+                let wide = self.widen_unsigned(idx, t_1d, block, loc);
+                let r = self.ct(CudaTileOp::new(CtOp::Reshape), vec![wide], t_line, block, loc);
+                self.ct(CudaTileOp::new(CtOp::Broadcast), vec![r], t_i64, block, loc)
+            } else {
+                let step = view.origin_step.as_ref().and_then(|s| s.get(d).copied()).unwrap_or(n);
+                let o = self.widen_unsigned(idx, i64s, block, loc);
+                let sc = self.int_constant(step, i64s, block, loc);
+                let origin = self.ct(CudaTileOp::new(CtOp::MulI), vec![o, sc], i64s, block, loc);
+                let io = self.ct(CudaTileOp::new(CtOp::Iota), vec![], t_1d, block, loc);
+                let r = self.ct(CudaTileOp::new(CtOp::Reshape), vec![io], t_line, block, loc);
+                let b = self.ct(CudaTileOp::new(CtOp::Broadcast), vec![r], t_i64, block, loc);
+                let ob = self.ct(CudaTileOp::new(CtOp::Broadcast), vec![origin], t_i64, block, loc);
+                self.ct(CudaTileOp::new(CtOp::AddI), vec![b, ob], t_i64, block, loc)
+            };
+            let size = self.extent_value(info.sizes[d], i64s, block, loc);
+            let size_b = self.ct(CudaTileOp::new(CtOp::Broadcast), vec![size], t_i64, block, loc);
+            let cmp = CudaTileOp::new(CtOp::CmpI)
+                .with("comparison_predicate", tileir_ir::Attr::Enum(tileir_ir::ComparisonPredicate::MNEMONIC, "less_than"))
+                .with("signedness", unsigned.clone());
+            let inb = self.ct(cmp, vec![coord, size_b], t_i1, block, loc);
+            mask = Some(match mask {
+                Some(m) => self.ct(CudaTileOp::new(CtOp::AndI), vec![m, inb], t_i1, block, loc),
+                None => inb,
+            });
+            let stride = self.extent_value(info.strides[d], i64s, block, loc);
+            let stride_b = self.ct(CudaTileOp::new(CtOp::Broadcast), vec![stride], t_i64, block, loc);
+            let term = self.ct(CudaTileOp::new(CtOp::MulI), vec![coord, stride_b], t_i64, block, loc);
+            offset = Some(match offset {
+                Some(o) => self.ct(CudaTileOp::new(CtOp::AddI), vec![o, term], t_i64, block, loc),
+                None => term,
+            });
+        }
+        let (Some(offset), Some(mask)) = (offset, mask) else {
+            self.unsupported(op, "on a rank-0 view");
+            return None;
+        };
+        let t_ptr = self.dst.types.tile(&shape, TileElem::Ptr(info.elem));
+        let base = self.ct(CudaTileOp::new(CtOp::Broadcast), vec![info.base], t_ptr, block, loc);
+        let ptrs = self.ct(CudaTileOp::new(CtOp::Offset), vec![base, offset], t_ptr, block, loc);
+        let token_ty = self.dst.types.mem_token();
+        let copy_attrs = |mut c: CudaTileOp, names: &[&str]| {
+            for &name in names {
+                if let Some(a) = kind.get(name) {
+                    c = c.with(name, a.clone());
+                }
+            }
+            c
+        };
+        let t = u32::from(token.is_some());
+        let (c, mut ops, tys) = match kind.op {
+            CtOp::LoadViewTko => {
+                let elem_ty = result_types.first().copied()?;
+                let pad_bits = padding_bits(info.elem, view.padding);
+                let dense = tileir_ir::DenseElements { elem: info.elem, shape: shape.clone(), bits: vec![pad_bits] };
+                let pad = self.ct(CudaTileOp::new(CtOp::Constant).with("value", tileir_ir::Attr::Dense(dense)), vec![], elem_ty, block, loc);
+                let c = copy_attrs(CudaTileOp::new(CtOp::LoadPtrTko), &["memory_ordering_semantics", "memory_scope", "optimization_hints"])
+                    .with_segments(&[1, 1, 1, t]);
+                (c, vec![ptrs, mask, pad], vec![elem_ty, token_ty])
+            }
+            CtOp::StoreViewTko => {
+                let c = copy_attrs(CudaTileOp::new(CtOp::StorePtrTko), &["memory_ordering_semantics", "memory_scope", "optimization_hints"])
+                    .with_segments(&[1, 1, 1, t]);
+                (c, vec![ptrs, operands[0], mask], vec![token_ty])
+            }
+            _ => {
+                if kind.enum_attr::<tileir_ir::AtomicRmwMode>("mode") == Some(tileir_ir::AtomicRmwMode::Xchg) {
+                    self.unsupported(op, "with mode xchg");
+                    return None;
+                }
+                let value = operands[first_index + num_indices];
+                let value_ty = self.dst.value_type(value);
+                let c = copy_attrs(CudaTileOp::new(CtOp::AtomicRmwTko), &["memory_ordering_semantics", "memory_scope", "mode"])
+                    .with_segments(&[1, 1, 1, t]);
+                (c, vec![ptrs, value, mask], vec![value_ty, token_ty])
+            }
+        };
+        ops.extend(token);
+        let new_op = {
+            let mut b = Builder::at_end(&mut self.dst, block);
+            b.op(OpKind::CudaTile(c), ops, &tys, loc)
+        };
+        if kind.op == CtOp::AtomicRedViewTko {
+            // Only the token is a result of the view reduction: a forwarding op keeps the
+            // caller's result mapping (result i of the new op) uniform.
+            let tok = self.dst.result(new_op, 1);
+            let join = {
+                let mut b = Builder::at_end(&mut self.dst, block);
+                b.op(OpKind::CudaTile(CudaTileOp::new(CtOp::JoinTokens)), vec![tok], &[token_ty], loc)
+            };
+            return Some(join);
+        }
+        Some(new_op)
     }
 
     /// A memref over the same memory whose dimension i is `info`'s dimension `perm[i]`.
@@ -503,5 +746,34 @@ impl Converter<'_> {
         if let Some(name) = &self.src.values[old].name {
             self.dst.set_name(new, name);
         }
+    }
+}
+
+/// The bit pattern a view's padding value has in element type `n` (zero when none is given,
+/// as the interpreter reads out-of-bounds elements).
+fn padding_bits(n: tileir_ir::NumType, pad: Option<PaddingValue>) -> u64 {
+    use tileir_ir::NumType as N;
+    let pad = pad.unwrap_or(PaddingValue::Zero);
+    if n.is_int() {
+        return 0;
+    }
+    match (n, pad) {
+        (_, PaddingValue::Zero) => 0,
+        (N::F16 | N::BF16, PaddingValue::NegZero) => 0x8000,
+        (N::F16, PaddingValue::Nan) => 0x7E00,
+        (N::F16, PaddingValue::PosInf) => 0x7C00,
+        (N::F16, PaddingValue::NegInf) => 0xFC00,
+        (N::BF16, PaddingValue::Nan) => 0x7FC0,
+        (N::BF16, PaddingValue::PosInf) => 0x7F80,
+        (N::BF16, PaddingValue::NegInf) => 0xFF80,
+        (N::F32 | N::TF32, PaddingValue::NegZero) => 0x8000_0000,
+        (N::F32 | N::TF32, PaddingValue::Nan) => 0x7FC0_0000,
+        (N::F32 | N::TF32, PaddingValue::PosInf) => 0x7F80_0000,
+        (N::F32 | N::TF32, PaddingValue::NegInf) => 0xFF80_0000,
+        (N::F64, PaddingValue::NegZero) => 0x8000_0000_0000_0000,
+        (N::F64, PaddingValue::Nan) => 0x7FF8_0000_0000_0000,
+        (N::F64, PaddingValue::PosInf) => 0x7FF0_0000_0000_0000,
+        (N::F64, PaddingValue::NegInf) => 0xFFF0_0000_0000_0000,
+        _ => 0,
     }
 }

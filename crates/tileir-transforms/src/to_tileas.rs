@@ -114,6 +114,18 @@ fn parse_forced_variants(text: &str) -> Result<HashMap<tileir_ir::CtOp, String>,
     Ok(out)
 }
 
+/// The divisor an `assume div_by<N>` states for `v` (1 when nothing is known).
+fn assumed_divisor(m: &Module, v: ValueId) -> i64 {
+    let tileir_ir::ValueDef::OpResult { op, .. } = m.values[v].def else { return 1 };
+    match &m.ops[op].kind {
+        OpKind::CudaTile(c) if c.op == tileir_ir::CtOp::Assume => match c.predicate() {
+            Some(tileir_ir::AssumePredicate::DivBy { divisor, every_along: None }) => (*divisor).min(1 << 20) as i64,
+            _ => m.ops[op].operands.first().map(|&inner| assumed_divisor(m, inner)).unwrap_or(1),
+        },
+        _ => 1,
+    }
+}
+
 /// Warp count for a kernel whose largest tile has `max_elements` elements.
 fn auto_num_warps(max_elements: i64, elem_bytes: u32) -> u32 {
     let per_thread = (MAX_VECTOR_BYTES / elem_bytes.max(1)).max(1) as i64;
@@ -134,6 +146,14 @@ fn convert(module: &mut Module, requested_warps: u32, forced: &HashMap<tileir_ir
     let mut dst = Module::new();
     let mut diags = Vec::new();
     for &top in &src.blocks[src.body].ops {
+        if let OpKind::TileAa(g @ TileAaOp::Global { .. }) = &src.ops[top].kind {
+            // Globals carry no tiles: they pass through unchanged.
+            let loc = dst.locs.import(&src.locs, src.ops[top].loc);
+            let new = dst.create_op(OpKind::TileAa(g.clone()), vec![], &[], loc);
+            let body = dst.body;
+            dst.append_op(body, new);
+            continue;
+        }
         let OpKind::TileAa(TileAaOp::Func { sym_name, function_type, kernel, .. }) = &src.ops[top].kind else {
             diags.push(Diagnostic::error(
                 src.op_location(top),
@@ -241,6 +261,30 @@ impl FuncConverter<'_> {
         if rank == 0 || strides[rank - 1] != Dim::Static(1) {
             return 1;
         }
+        // Divisibility of each stride: static, or stated by an `assume div_by` on the
+        // dynamic stride operand of make_memref (operands: base, dynamic sizes, dynamic strides).
+        let stride_div: Vec<i64> = {
+            let def = match src.values[memref].def {
+                tileir_ir::ValueDef::OpResult { op, .. } => Some(op),
+                _ => None,
+            };
+            let num_dyn_sizes = match def.map(|o| &src.ops[o].kind) {
+                Some(OpKind::TileAa(TileAaOp::MakeMemref { num_dyn_sizes, .. })) => *num_dyn_sizes as usize,
+                _ => 0,
+            };
+            let mut next_dyn = 1 + num_dyn_sizes;
+            strides
+                .iter()
+                .map(|s| match s {
+                    Dim::Static(v) => *v,
+                    Dim::Dynamic => {
+                        let operand = def.and_then(|o| src.ops[o].operands.get(next_dyn).copied());
+                        next_dyn += 1;
+                        operand.map(|v| assumed_divisor(src, v)).unwrap_or(1)
+                    }
+                })
+                .collect()
+        };
         let alignment = match src.values[memref].def {
             tileir_ir::ValueDef::OpResult { op, .. } => match &src.ops[op].kind {
                 OpKind::TileAa(TileAaOp::MakeMemref { base_alignment, .. }) => *base_alignment,
@@ -252,7 +296,7 @@ impl FuncConverter<'_> {
         let mut w = size_per_thread[rank - 1].min((MAX_VECTOR_BYTES / bytes).max(1));
         // Each row start must stay aligned too: outer strides must be static multiples of w.
         while w > 1 {
-            let rows_aligned = strides[..rank - 1].iter().all(|s| matches!(s, Dim::Static(v) if v % w as i64 == 0));
+            let rows_aligned = stride_div[..rank - 1].iter().all(|v| v % w as i64 == 0);
             // A strided view's tile origins must stay aligned too.
             let origins_aligned = origin_step.is_none_or(|st| st.last().is_some_and(|&v| v % w as i64 == 0));
             if rows_aligned && origins_aligned && alignment >= w * bytes {
@@ -344,6 +388,9 @@ impl FuncConverter<'_> {
             TileAaOp::Func { .. } => {
                 return Err(Diagnostic::error(src.op_location(op), "nested nv_tileaa.func is not supported"));
             }
+            TileAaOp::Global { .. } => {
+                return Err(Diagnostic::error(src.op_location(op), "nv_tileaa.global inside a function is not supported"));
+            }
             TileAaOp::Return
             | TileAaOp::CreateMemToken
             | TileAaOp::GetProgramId { .. }
@@ -351,7 +398,8 @@ impl FuncConverter<'_> {
             | TileAaOp::MakeMemref { .. }
             | TileAaOp::AddF(_)
             | TileAaOp::SubF(_)
-            | TileAaOp::MulF(_) => OpKind::TileAa(kind.clone()),
+            | TileAaOp::MulF(_)
+            | TileAaOp::GetGlobal { .. } => OpKind::TileAa(kind.clone()),
         };
         let loc = self.dst.locs.import(&src.locs, data.loc);
         let new_op = self.dst.create_op(new_kind, operands, &result_types, loc);

@@ -152,6 +152,39 @@ pub(crate) fn verify_aa_op(cx: &mut Ctx<'_>, op: OpId, kind: &TileAaOp) {
         TileAaOp::TiledLoad(a) => verify_tiled(cx, op, a, true, false, 1),
         TileAaOp::TiledStore(a) => verify_tiled(cx, op, a, false, false, 1),
         TileAaOp::AddF(f) | TileAaOp::SubF(f) | TileAaOp::MulF(f) => verify_float_arith(cx, op, f),
+        TileAaOp::Global { sym_name, value, alignment, .. } => {
+            counts(cx, op, 0, 0);
+            if sym_name.is_empty() {
+                cx.op_error(op, "requires a symbol name");
+            }
+            if value.shape.len() != 1 {
+                cx.op_error(op, format!("value must be rank 1, got rank {}", value.shape.len()));
+            }
+            if *alignment < 0 || (*alignment > 0 && (*alignment as u64).count_ones() != 1) {
+                cx.op_error(op, format!("alignment must be 0 or a power of two, got {alignment}"));
+            }
+            if d.parent != Some(m.body) {
+                cx.op_error(op, "must be at the top level of the module");
+            }
+        }
+        TileAaOp::GetGlobal { name } => {
+            if !counts(cx, op, 0, 1) {
+                return;
+            }
+            // The symbol must name a top-level nv_tileaa.global of the pointee type.
+            let global = m.blocks[m.body].ops.iter().find_map(|&g| match &m.ops[g].kind {
+                OpKind::TileAa(TileAaOp::Global { sym_name, value, .. }) if sym_name == name => Some(value.elem),
+                _ => None,
+            });
+            match (global, m.types.get(m.value_type(d.results[0]))) {
+                (None, _) => cx.op_error(op, format!("'@{name}' does not name an nv_tileaa.global")),
+                (Some(e), Type::AaPtr { pointee, .. }) if *pointee == e => {}
+                (Some(e), _) => cx.op_error(
+                    op,
+                    format!("result must be a pointer to {e} (the global's element type), got {}", cx.vty(d.results[0])),
+                ),
+            }
+        }
     }
 }
 

@@ -107,6 +107,23 @@ pub enum TileAaOp {
     SubF(FloatArith),
     /// `nv_tileaa.mulf`.
     MulF(FloatArith),
+    /// `nv_tileaa.global [constant] @name alignment = A <dense> : tile<N×T>`: module-level
+    /// statically allocated global memory with an initial value (a cuda_tile `global`).
+    Global {
+        /// Symbol name.
+        sym_name: String,
+        /// Initial value (rank 1).
+        value: crate::attrs::DenseElements,
+        /// Byte alignment (0: natural).
+        alignment: i64,
+        /// Never written by kernels.
+        constant: bool,
+    },
+    /// `nv_tileaa.get_global @name` → `!nv_tileaa.ptr<T, 1>`: the address of a global.
+    GetGlobal {
+        /// The global's symbol name.
+        name: String,
+    },
 }
 
 /// Axis names of program-id ops.
@@ -127,6 +144,8 @@ impl TileAaOp {
             TileAaOp::AddF(_) => "addf",
             TileAaOp::SubF(_) => "subf",
             TileAaOp::MulF(_) => "mulf",
+            TileAaOp::Global { .. } => "global",
+            TileAaOp::GetGlobal { .. } => "get_global",
         }
     }
 
@@ -173,6 +192,17 @@ impl TileAaOp {
             TileAaOp::TiledLoad(a) => a.attrs(&mut out, 1),
             TileAaOp::TiledStore(a) => a.attrs(&mut out, 2),
             TileAaOp::AddF(f) | TileAaOp::SubF(f) | TileAaOp::MulF(f) => f.attrs(&mut out),
+            TileAaOp::Global { sym_name, value, alignment, constant } => {
+                if *alignment != 0 {
+                    out.push(("alignment".into(), Attr::Int(*alignment)));
+                }
+                if *constant {
+                    out.push(("constant".into(), Attr::Unit));
+                }
+                out.push(("sym_name".into(), Attr::Str(sym_name.clone())));
+                out.push(("value".into(), Attr::Dense(value.clone())));
+            }
+            TileAaOp::GetGlobal { name } => out.push(("name".into(), Attr::Symbol(name.clone()))),
         }
         out
     }
@@ -215,6 +245,25 @@ impl TileAaOp {
             "addf" => TileAaOp::AddF(FloatArith::read(&mut r)),
             "subf" => TileAaOp::SubF(FloatArith::read(&mut r)),
             "mulf" => TileAaOp::MulF(FloatArith::read(&mut r)),
+            "global" => {
+                let sym_name = r.string("sym_name").unwrap_or_default();
+                let alignment = r.int("alignment").unwrap_or(0);
+                let constant = r.flag("constant");
+                r.mark_used("value");
+                let value = match attrs.iter().find(|(n, _)| n == "value").map(|(_, a)| a) {
+                    Some(Attr::Dense(d)) => d.clone(),
+                    Some(other) => {
+                        r.error(format!("'{full}' attribute 'value' must be dense elements, got {}", other.kind_name()));
+                        return Err(r.finish().err().unwrap_or_default());
+                    }
+                    None => {
+                        r.error(format!("'{full}' requires attribute 'value'"));
+                        return Err(r.finish().err().unwrap_or_default());
+                    }
+                };
+                TileAaOp::Global { sym_name, value, alignment, constant }
+            }
+            "get_global" => TileAaOp::GetGlobal { name: r.string("name").unwrap_or_default() },
             _ => return Ok(None),
         };
         r.finish()?;
@@ -249,6 +298,7 @@ pub fn is_residual_cuda_tile(op: crate::CtOp) -> bool {
             | AtomicRedViewTko
             | GetTileBlockId
             | GetNumTileBlocks
+            | GetGlobal
             | MakeToken
     )
 }
