@@ -1538,6 +1538,28 @@ impl FuncWriter<'_> {
         Ok(self.emit("e8", format!("bitcast i32 {sh} to float")))
     }
 
+    /// e^x (or e^-x) as 2^t · 2^c, where t = x·log2(e) rounded to f32 and c the rounding
+    /// error of that product (from an fma with log2(e) split in two): 2^c is within an ulp of
+    /// 1 + c·ln 2, so the result keeps ex2.approx's few-ulp accuracy for every x, where
+    /// ex2(x·log2(e)) alone loses up to ~60 ulp at |x| near 80.
+    fn exp_f32(&mut self, x: &str, negate: bool, ftz: bool) -> String {
+        const LOG2E_HI: &str = "0x3FF7154760000000"; // f32(log2 e)
+        const LOG2E_LO: &str = "0x3E54AE0C00000000"; // f32(log2 e - LOG2E_HI)
+        let fz = if ftz { ".ftz" } else { "" };
+        let x = if negate { self.emit("xn", format!("fneg float {x}")) } else { x.to_string() };
+        let t = self.emit("xt", format!("fmul float {x}, {LOG2E_HI}"));
+        let nt = self.emit("xt", format!("fneg float {t}"));
+        let err_hi = self.intrinsic("float", "llvm.fma.f32", &[("float", &x), ("float", LOG2E_HI), ("float", &nt)]);
+        let c = self.intrinsic("float", "llvm.fma.f32", &[("float", &x), ("float", LOG2E_LO), ("float", &err_hi)]);
+        // x = ±inf makes the error term NaN (inf - inf): it is 0 there.
+        let ax = self.intrinsic("float", "llvm.fabs.f32", &[("float", &x)]);
+        let inf = self.emit("xi", format!("fcmp oeq float {ax}, 0x7FF0000000000000"));
+        let c = self.emit("xc", format!("select i1 {inf}, float 0.0, float {c}"));
+        let et = self.intrinsic("float", &format!("llvm.nvvm.ex2.approx{fz}.f"), &[("float", &t)]);
+        let ec = self.intrinsic("float", &format!("llvm.nvvm.ex2.approx{fz}.f"), &[("float", &c)]);
+        self.emit("xe", format!("fmul float {et}, {ec}"))
+    }
+
     /// f16/bf16 → f32 (the precision math is computed in); other types unchanged.
     fn widen_small_float(&mut self, n: NumType, v: &str) -> R<String> {
         Ok(match n {
@@ -1724,15 +1746,11 @@ impl FuncWriter<'_> {
         let fz = if ftz { ".ftz" } else { "" };
         let ex2 = |s: &mut Self, v: &str| s.intrinsic("float", &format!("llvm.nvvm.ex2.approx{fz}.f"), &[("float", v)]);
         let lg2 = |s: &mut Self, v: &str| s.intrinsic("float", &format!("llvm.nvvm.lg2.approx{fz}.f"), &[("float", v)]);
-        const LOG2E: &str = "0x3FF7154760000000"; // f32(log2(e))
         const LN2: &str = "0x3FE62E4300000000"; // f32(ln 2)
         Ok(match op {
             CtOp::Rsqrt => self.intrinsic("float", &format!("llvm.nvvm.rsqrt.approx{fz}.f"), &[("float", x)]),
             CtOp::Exp2 => ex2(self, x),
-            CtOp::Exp => {
-                let s = self.emit("xs", format!("fmul float {x}, {LOG2E}"));
-                ex2(self, &s)
-            }
+            CtOp::Exp => self.exp_f32(x, false, ftz),
             CtOp::Log2 => lg2(self, x),
             CtOp::Log => {
                 let l = lg2(self, x);
@@ -1747,10 +1765,8 @@ impl FuncWriter<'_> {
             }
             CtOp::TanH => self.intrinsic("float", "llvm.nvvm.tanh.approx.f32", &[("float", x)]),
             CtOp::SinH | CtOp::CosH => {
-                let s = self.emit("xs", format!("fmul float {x}, {LOG2E}"));
-                let e = ex2(self, &s);
-                let ns = self.emit("xs", format!("fneg float {s}"));
-                let em = ex2(self, &ns);
+                let e = self.exp_f32(x, false, ftz);
+                let em = self.exp_f32(x, true, ftz);
                 let d = self.emit("sh", format!("{} float {e}, {em}", if op == CtOp::SinH { "fsub" } else { "fadd" }));
                 self.emit("sh", format!("fmul float {d}, 0x3FE0000000000000"))
             }
