@@ -642,14 +642,18 @@ impl Converter<'_> {
             CtOp::StoreViewTko => {
                 let c = copy_attrs(CudaTileOp::new(CtOp::StorePtrTko), &["memory_ordering_semantics", "memory_scope", "optimization_hints"])
                     .with_segments(&[1, 1, 1, t]);
-                (c, vec![ptrs, operands[0], mask], vec![token_ty])
+                let Some(&value) = operands.first() else { return None };
+                (c, vec![ptrs, value, mask], vec![token_ty])
             }
             _ => {
                 if kind.enum_attr::<tileir_ir::AtomicRmwMode>("mode") == Some(tileir_ir::AtomicRmwMode::Xchg) {
                     self.unsupported(op, "with mode xchg");
                     return None;
                 }
-                let value = operands[first_index + num_indices];
+                let Some(&value) = operands.get(first_index + num_indices) else {
+                    self.unsupported(op, "without a value operand");
+                    return None;
+                };
                 let value_ty = self.dst.value_type(value);
                 let c = copy_attrs(CudaTileOp::new(CtOp::AtomicRmwTko), &["memory_ordering_semantics", "memory_scope", "mode"])
                     .with_segments(&[1, 1, 1, t]);
