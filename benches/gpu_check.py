@@ -26,17 +26,21 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from vector_add import vector_add  # noqa: E402  (the README's example kernel)
 
 
-def time_ms(fn, repeats: int) -> float:
+def time_ms(fn, repeats: int, inner: int = 10) -> float:
+    """Median over ``repeats`` of the mean time of ``inner`` back-to-back calls between two
+    CUDA events: queuing several launches keeps the GPU busy, so the host's launch cost
+    (measured separately by benches/launch_overhead.py) does not count as kernel time."""
     start, stop = cuda.Event(), cuda.Event()
     for _ in range(3):
         fn()
     samples = []
     for _ in range(repeats):
         start.record()
-        fn()
+        for _ in range(inner):
+            fn()
         stop.record()
         stop.synchronize()
-        samples.append(start.elapsed_ms(stop))
+        samples.append(start.elapsed_ms(stop) / inner)
     return statistics.median(samples)
 
 
