@@ -1560,6 +1560,26 @@ impl FuncWriter<'_> {
         self.emit("xe", format!("fmul float {et}, {ec}"))
     }
 
+    /// tanh with `full` accuracy: an odd polynomial below |x| = 0.55 (1.24 ulp in f32), else
+    /// 1 - 2/(e^(2|x|) + 1) with the accurate exp (about 4 ulp), signed like x.
+    fn tanh_f32(&mut self, x: &str, ftz: bool) -> String {
+        let s = self.emit("th", format!("fmul float {x}, {x}"));
+        let mut p = TANH_COEFFS[TANH_COEFFS.len() - 1].to_string();
+        for c in TANH_COEFFS.iter().rev().skip(1) {
+            p = self.intrinsic("float", "llvm.fma.f32", &[("float", &p), ("float", &s), ("float", c)]);
+        }
+        let small = self.emit("th", format!("fmul float {p}, {x}"));
+        let ax = self.intrinsic("float", "llvm.fabs.f32", &[("float", x)]);
+        let two_ax = self.emit("th", format!("fadd float {ax}, {ax}"));
+        let e = self.exp_f32(&two_ax, false, ftz);
+        let d = self.emit("th", format!("fadd float {e}, 1.0"));
+        let q = self.emit("th", format!("fdiv float 2.0, {d}"));
+        let big = self.emit("th", format!("fsub float 1.0, {q}"));
+        let big = self.intrinsic("float", "llvm.copysign.f32", &[("float", &big), ("float", x)]);
+        let is_small = self.emit("th", format!("fcmp olt float {ax}, 0x3FE19999A0000000"));
+        self.emit("th", format!("select i1 {is_small}, float {small}, float {big}"))
+    }
+
     /// f16/bf16 → f32 (the precision math is computed in); other types unchanged.
     fn widen_small_float(&mut self, n: NumType, v: &str) -> R<String> {
         Ok(match n {
@@ -1727,7 +1747,7 @@ impl FuncWriter<'_> {
                 }
                 let x = self.widen_small_float(n, &a[0])?;
                 let y = if a.len() > 1 { Some(self.widen_small_float(n, &a[1])?) } else { None };
-                let r = self.math_f32(c.op, &x, y.as_deref(), ftz)?;
+                let r = self.math_f32(c.op, &x, y.as_deref(), ftz, rounding)?;
                 Ok(match n {
                     NumType::F16 | NumType::BF16 => self.emit("nr", format!("fptrunc float {r} to {lt}")),
                     _ => r,
@@ -1742,7 +1762,8 @@ impl FuncWriter<'_> {
     /// near 1, 2 ulp elsewhere; sin/cos.approx ≤ 2^-20.9 absolute on [-π, π]; rsqrt ≤ 2 ulp;
     /// tanh.approx ≤ 2^-10.987 relative. Derived functions add the error of one extra
     /// multiplication (exp, log) or division (tan, sinh, cosh, pow).
-    fn math_f32(&mut self, op: CtOp, x: &str, y: Option<&str>, ftz: bool) -> R<String> {
+    fn math_f32(&mut self, op: CtOp, x: &str, y: Option<&str>, ftz: bool, rounding: RoundingMode) -> R<String> {
+        let approx = rounding == RoundingMode::Approx;
         let fz = if ftz { ".ftz" } else { "" };
         let ex2 = |s: &mut Self, v: &str| s.intrinsic("float", &format!("llvm.nvvm.ex2.approx{fz}.f"), &[("float", v)]);
         let lg2 = |s: &mut Self, v: &str| s.intrinsic("float", &format!("llvm.nvvm.lg2.approx{fz}.f"), &[("float", v)]);
@@ -1750,6 +1771,11 @@ impl FuncWriter<'_> {
         Ok(match op {
             CtOp::Rsqrt => self.intrinsic("float", &format!("llvm.nvvm.rsqrt.approx{fz}.f"), &[("float", x)]),
             CtOp::Exp2 => ex2(self, x),
+            // `approx` asks for the bare hardware form; the default (`full`) for accuracy.
+            CtOp::Exp if approx => {
+                let s = self.emit("xs", format!("fmul float {x}, 0x3FF7154760000000"));
+                ex2(self, &s)
+            }
             CtOp::Exp => self.exp_f32(x, false, ftz),
             CtOp::Log2 => lg2(self, x),
             CtOp::Log => {
@@ -1763,12 +1789,29 @@ impl FuncWriter<'_> {
                 let c = self.intrinsic("float", &format!("llvm.nvvm.cos.approx{fz}.f"), &[("float", x)]);
                 self.emit("tn", format!("fdiv float {s}, {c}"))
             }
-            CtOp::TanH => self.intrinsic("float", "llvm.nvvm.tanh.approx.f32", &[("float", x)]),
+            CtOp::TanH if approx => self.intrinsic("float", "llvm.nvvm.tanh.approx.f32", &[("float", x)]),
+            CtOp::TanH => self.tanh_f32(x, ftz),
             CtOp::SinH | CtOp::CosH => {
                 let e = self.exp_f32(x, false, ftz);
                 let em = self.exp_f32(x, true, ftz);
                 let d = self.emit("sh", format!("{} float {e}, {em}", if op == CtOp::SinH { "fsub" } else { "fadd" }));
-                self.emit("sh", format!("fmul float {d}, 0x3FE0000000000000"))
+                let r = self.emit("sh", format!("fmul float {d}, 0x3FE0000000000000"));
+                if op == CtOp::CosH {
+                    r
+                } else {
+                    // Near 0, e^x - e^-x cancels: the Taylor series x + x³/3! + … + x⁹/9! is
+                    // within 0.1 ulp below |x| = 0.5.
+                    let s = self.emit("sh", format!("fmul float {x}, {x}"));
+                    let mut p = "0x3EC71DE3A0000000".to_string();
+                    for c in ["0x3F2A01A020000000", "0x3F81111120000000", "0x3FC5555560000000"] {
+                        p = self.intrinsic("float", "llvm.fma.f32", &[("float", &p), ("float", &s), ("float", c)]);
+                    }
+                    let xs = self.emit("sh", format!("fmul float {x}, {s}"));
+                    let small = self.intrinsic("float", "llvm.fma.f32", &[("float", &xs), ("float", &p), ("float", x)]);
+                    let ax = self.intrinsic("float", "llvm.fabs.f32", &[("float", x)]);
+                    let is_small = self.emit("sh", format!("fcmp olt float {ax}, 0.5"));
+                    self.emit("sh", format!("select i1 {is_small}, float {small}, float {r}"))
+                }
             }
             CtOp::Pow => {
                 // |x|^y = 2^(y·log2|x|); a negative base gives a real result only for an
@@ -1801,6 +1844,17 @@ impl FuncWriter<'_> {
         })
     }
 }
+
+/// tanh(x)/x as a polynomial in x² on [0, 0.55], fitted like [`ATAN_COEFFS`]: within 1.24
+/// ulp of tanh with f32 Horner evaluation.
+const TANH_COEFFS: [&str; 6] = [
+    "0x3FF0000000000000",
+    "0xBFD55554A0000000",
+    "0x3FC110D140000000",
+    "0xBFAB927E80000000",
+    "0x3F95940EA0000000",
+    "0xBF79B5F4A0000000",
+];
 
 /// atan(a)/a as a polynomial in a² on [0, 1], fitted here (least squares with iterative
 /// reweighting on Chebyshev points); with f32 Horner evaluation atan(a) is within 1.42 ulp.
