@@ -30,6 +30,58 @@ pub(crate) struct LoopTargets {
     pub(crate) breaks: Vec<(Vec<String>, String)>,
 }
 
+/// A counted loop being written: `k` runs from 0 while `k < trip`, in steps, carrying
+/// `phis` (whose back-edge values are patched in when the body is done).
+pub(crate) struct CountedLoop {
+    header: String,
+    exit: String,
+    mark: String,
+    /// The counter (i32).
+    pub(crate) k: String,
+    /// The carried values, as the body sees them.
+    pub(crate) phis: Vec<String>,
+}
+
+impl FuncWriter<'_> {
+    /// Opens a counted loop carrying `carried` (LLVM type, initial value) and leaves the
+    /// writer in its body.
+    pub(crate) fn counted_loop_begin(&mut self, hint: &str, trip: &str, carried: &[(&str, String)]) -> CountedLoop {
+        let (header, body, exit) = (self.new_label(hint), self.new_label(&format!("{hint}b")), self.new_label(&format!("{hint}e")));
+        let pre = self.cur_block.clone();
+        self.line(&format!("br label {header}"));
+        self.label(&header);
+        let mark = format!("@@COUNTED{}@@", self.counter);
+        let k = self.fresh("k");
+        self.line(&format!("{k} = phi i32 [ 0, {pre} ]{mark}k"));
+        let phis = carried
+            .iter()
+            .enumerate()
+            .map(|(i, (ty, init))| {
+                let p = self.fresh("lc");
+                self.line(&format!("{p} = phi {ty} [ {init}, {pre} ]{mark}{i}"));
+                p
+            })
+            .collect();
+        let done = self.emit("dn", format!("icmp uge i32 {k}, {trip}"));
+        self.line(&format!("br i1 {done}, label {exit}, label {body}"));
+        self.label(&body);
+        CountedLoop { header, exit, mark, k, phis }
+    }
+
+    /// Closes `l`: the counter advances by `step`, `next` are the carried values' new values;
+    /// the writer continues after the loop, where `l.phis` hold the final values.
+    pub(crate) fn counted_loop_end(&mut self, l: &CountedLoop, step: i64, next: &[String]) {
+        let kn = self.emit("kn", format!("add i32 {}, {step}", l.k));
+        let latch = self.cur_block.clone();
+        self.line(&format!("br label {}", l.header));
+        self.body = self.body.replace(&format!("{}k\n", l.mark), &format!(", [ {kn}, {latch} ]\n"));
+        for (i, v) in next.iter().enumerate() {
+            self.body = self.body.replace(&format!("{}{i}\n", l.mark), &format!(", [ {v}, {latch} ]\n"));
+        }
+        self.label(&l.exit);
+    }
+}
+
 /// Shape, element and layout of a value.
 #[derive(Clone, Debug)]
 pub(crate) struct ValTy {
@@ -676,34 +728,19 @@ impl FuncWriter<'_> {
         let mut outs: Vec<Vec<String>> = vec![Vec::new(); results.len()];
         for rc in coords {
             // Reduce: rc lacks `dim`; scan: rc is the full coordinate and the loop stops at it.
-            let (header, step, exit) = (self.new_label("red"), self.new_label("redb"), self.new_label("rede"));
-            let pre = self.cur_block.clone();
-            self.line(&format!("br label {header}"));
-            self.label(&header);
-            let k = self.fresh("k");
-            let accs: Vec<String> = (0..identities.len()).map(|_| self.fresh("acc")).collect();
-            let phi_mark = format!("@@PHI{}@@", self.counter);
-            self.line(&format!("{k} = phi i32 [ 0, {pre} ]{phi_mark}k"));
-            for (i, a) in accs.iter().enumerate() {
-                let lt = elem_llvm(elem_tys[i])?;
-                self.line(&format!("{a} = phi {lt} [ {}, {pre} ]{phi_mark}{i}", identities[i]));
-            }
-            let trip = if is_scan {
-                let pos = rc[dim].clone();
-                self.emit("tr", format!("add i32 {pos}, 1"))
-            } else {
-                n.to_string()
+            // Scan: the loop stops at the element's own position (counted from the end when
+            // reversed); reduce: it runs over the whole dimension.
+            let trip = match (is_scan, reverse) {
+                (false, _) => n.to_string(),
+                (true, false) => self.emit("tr", format!("add i32 {}, 1", rc[dim])),
+                (true, true) => self.emit("tr", format!("sub i32 {n}, {}", rc[dim])),
             };
-            let (trip, pos_of) = if is_scan && reverse {
-                let t = self.emit("tr", format!("sub i32 {n}, {}", rc[dim]));
-                (t, true)
-            } else {
-                (trip, false)
-            };
-            let done = self.emit("dn", format!("icmp uge i32 {k}, {trip}"));
-            self.line(&format!("br i1 {done}, label {exit}, label {step}"));
-            self.label(&step);
-            let kk = if pos_of { self.emit("kr", format!("sub i32 {}, {k}", n - 1)) } else { k.clone() };
+            let carried: Vec<(&str, String)> =
+                elem_tys.iter().zip(&identities).map(|(e, id)| Ok((elem_llvm(*e)?, id.clone()))).collect::<R<_>>()?;
+            let l = self.counted_loop_begin("red", &trip, &carried);
+            let k = l.k.clone();
+            let accs = l.phis.clone();
+            let kk = if is_scan && reverse { self.emit("kr", format!("sub i32 {}, {k}", n - 1)) } else { k };
             let mut sc: Vec<String> = rc.clone();
             if is_scan {
                 sc[dim] = kk;
@@ -720,15 +757,11 @@ impl FuncWriter<'_> {
                 args.push(vec![accs[i].clone()]);
             }
             let term = self.inline_block(body, &args)?.ok_or("reduction body without yield")?;
-            let next_k = self.emit("kn", format!("add i32 {k}, 1"));
-            let latch = self.cur_block.clone();
-            self.line(&format!("br label {header}"));
-            self.body = self.body.replace(&format!("{phi_mark}k"), &format!(", [ {next_k}, {latch} ]"));
+            let mut next = Vec::new();
             for i in 0..accs.len() {
-                let y = term.1.get(i).and_then(|v| v.first()).ok_or("reduction body yields too few values")?;
-                self.body = self.body.replace(&format!("{phi_mark}{i}\n"), &format!(", [ {y}, {latch} ]\n"));
+                next.push(term.1.get(i).and_then(|v| v.first()).cloned().ok_or("reduction body yields too few values")?);
             }
-            self.label(&exit);
+            self.counted_loop_end(&l, 1, &next);
             for (i, a) in accs.iter().enumerate() {
                 outs[i].push(a.clone());
             }
@@ -782,25 +815,9 @@ impl FuncWriter<'_> {
         let coords = self.result_coords(data.results[0]);
         let clt = elem_llvm(ct.elem)?;
         let (alt, blt) = (elem_llvm(at.elem)?, elem_llvm(bt.elem)?);
-        let (header, step, exit) = (self.new_label("dot"), self.new_label("dotb"), self.new_label("dote"));
-        let pre = self.cur_block.clone();
-        self.line(&format!("br label {header}"));
-        self.label(&header);
-        let k = self.fresh("k");
-        let mark = format!("@@DOT{}@@", self.counter);
-        self.line(&format!("{k} = phi i32 [ 0, {pre} ]{mark}k"));
-        let phis: Vec<String> = accs
-            .iter()
-            .enumerate()
-            .map(|(i, a0)| {
-                let p = self.fresh("dacc");
-                self.line(&format!("{p} = phi {clt} [ {a0}, {pre} ]{mark}{i}"));
-                p
-            })
-            .collect();
-        let done = self.emit("dn", format!("icmp uge i32 {k}, {k_dim}"));
-        self.line(&format!("br i1 {done}, label {exit}, label {step}"));
-        self.label(&step);
+        let carried: Vec<(&str, String)> = accs.iter().map(|a0| (clt, a0.clone())).collect();
+        let l = self.counted_loop_begin("dot", &k_dim.to_string(), &carried);
+        let (k, phis) = (l.k.clone(), l.phis.clone());
         let mut next = Vec::new();
         for (i, rc) in coords.iter().enumerate() {
             // rc = [batch?, m, n]
@@ -853,14 +870,7 @@ impl FuncWriter<'_> {
             };
             next.push(r);
         }
-        let kn = self.emit("kn", format!("add i32 {k}, 1"));
-        let latch = self.cur_block.clone();
-        self.line(&format!("br label {header}"));
-        self.body = self.body.replace(&format!("{mark}k\n"), &format!(", [ {kn}, {latch} ]\n"));
-        for (i, v) in next.iter().enumerate() {
-            self.body = self.body.replace(&format!("{mark}{i}\n"), &format!(", [ {v}, {latch} ]\n"));
-        }
-        self.label(&exit);
+        self.counted_loop_end(&l, 1, &next);
         self.set_elems(data.results[0], phis);
         Ok(())
     }

@@ -137,25 +137,9 @@ impl FuncWriter<'_> {
         self.barrier();
 
         // 3. The k loop.
-        let (header, step, exit) = (self.new_label("mma"), self.new_label("mmab"), self.new_label("mmae"));
-        let pre = self.cur_block.clone();
-        self.line(&format!("br label {header}"));
-        self.label(&header);
-        let kk = self.fresh("kk");
-        let mark = format!("@@MMA{}@@", self.counter);
-        self.line(&format!("{kk} = phi i32 [ 0, {pre} ]{mark}k"));
-        let phis: Vec<String> = accs
-            .iter()
-            .enumerate()
-            .map(|(i, a0)| {
-                let p = self.fresh("macc");
-                self.line(&format!("{p} = phi float [ {a0}, {pre} ]{mark}{i}"));
-                p
-            })
-            .collect();
-        let done = self.emit("dn", format!("icmp uge i32 {kk}, {k}"));
-        self.line(&format!("br i1 {done}, label {exit}, label {step}"));
-        self.label(&step);
+        let carried: Vec<(&str, String)> = accs.iter().map(|a0| ("float", a0.clone())).collect();
+        let l = self.counted_loop_begin("mma", &k.to_string(), &carried);
+        let (kk, phis) = (l.k.clone(), l.phis.clone());
         let elem_ty = if bf16 { "i16" } else { "half" };
         let pair_ty = if bf16 { "i32" } else { "<2 x half>" };
         // A fragments: four pairs per 16-row block.
@@ -224,14 +208,7 @@ impl FuncWriter<'_> {
                 }
             }
         }
-        let kn = self.emit("kn", format!("add i32 {kk}, 16"));
-        let latch = self.cur_block.clone();
-        self.line(&format!("br label {header}"));
-        self.body = self.body.replace(&format!("{mark}k\n"), &format!(", [ {kn}, {latch} ]\n"));
-        for (i, v) in next.iter().enumerate() {
-            self.body = self.body.replace(&format!("{mark}{i}\n"), &format!(", [ {v}, {latch} ]\n"));
-        }
-        self.label(&exit);
+        self.counted_loop_end(&l, 16, &next);
 
         // 4. Fragments back to the result's layout.
         self.barrier();
