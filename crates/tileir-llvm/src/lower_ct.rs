@@ -43,6 +43,28 @@ pub(crate) struct CountedLoop {
 }
 
 impl FuncWriter<'_> {
+    /// Phis for `carried` (LLVM type, value from `pre`) at the start of the current block;
+    /// each ends in a `{mark}{i}` placeholder that [`Self::patch_phis`] fills with the
+    /// back-edge values once the loop body is written.
+    pub(crate) fn open_phis(&mut self, hint: &str, mark: &str, pre: &str, carried: &[(&str, String)]) -> Vec<String> {
+        carried
+            .iter()
+            .enumerate()
+            .map(|(i, (ty, init))| {
+                let p = self.fresh(hint);
+                self.line(&format!("{p} = phi {ty} [ {init}, {pre} ]{mark}{i}"));
+                p
+            })
+            .collect()
+    }
+
+    /// Adds `[ next[i], latch ]` to the phis [`Self::open_phis`] made with `mark`.
+    pub(crate) fn patch_phis(&mut self, mark: &str, latch: &str, next: &[String]) {
+        for (i, v) in next.iter().enumerate() {
+            self.body = self.body.replace(&format!("{mark}{i}\n"), &format!(", [ {v}, {latch} ]\n"));
+        }
+    }
+
     /// Opens a counted loop carrying `carried` (LLVM type, initial value) and leaves the
     /// writer in its body.
     pub(crate) fn counted_loop_begin(&mut self, hint: &str, trip: &str, carried: &[(&str, String)]) -> CountedLoop {
@@ -53,15 +75,7 @@ impl FuncWriter<'_> {
         let mark = format!("@@COUNTED{}@@", self.counter);
         let k = self.fresh("k");
         self.line(&format!("{k} = phi i32 [ 0, {pre} ]{mark}k"));
-        let phis = carried
-            .iter()
-            .enumerate()
-            .map(|(i, (ty, init))| {
-                let p = self.fresh("lc");
-                self.line(&format!("{p} = phi {ty} [ {init}, {pre} ]{mark}{i}"));
-                p
-            })
-            .collect();
+        let phis = self.open_phis("lc", &mark, &pre, carried);
         let done = self.emit("dn", format!("icmp uge i32 {k}, {trip}"));
         self.line(&format!("br i1 {done}, label {exit}, label {body}"));
         self.label(&body);
@@ -75,9 +89,7 @@ impl FuncWriter<'_> {
         let latch = self.cur_block.clone();
         self.line(&format!("br label {}", l.header));
         self.body = self.body.replace(&format!("{}k\n", l.mark), &format!(", [ {kn}, {latch} ]\n"));
-        for (i, v) in next.iter().enumerate() {
-            self.body = self.body.replace(&format!("{}{i}\n", l.mark), &format!(", [ {v}, {latch} ]\n"));
-        }
+        self.patch_phis(&l.mark, &latch, next);
         self.label(&l.exit);
     }
 }
@@ -932,15 +944,8 @@ impl FuncWriter<'_> {
         let mark = format!("@@FOR{}@@", self.counter);
         let iv = self.fresh("iv");
         self.line(&format!("{iv} = phi {ilt} [ {lbv}, {pre} ]{mark}iv"));
-        let phis: Vec<String> = init_vals
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                let p = self.fresh("it");
-                self.line(&format!("{p} = phi {} [ {v}, {pre} ]{mark}{i}", tys[i]));
-                p
-            })
-            .collect();
+        let carried: Vec<(&str, String)> = tys.iter().copied().zip(init_vals.iter().cloned()).collect();
+        let phis = self.open_phis("it", &mark, &pre, &carried);
         let cmp = if c.flag("unsignedCmp") { "ult" } else { "slt" };
         let go = self.emit("go", format!("icmp {cmp} {ilt} {iv}, {ubv}"));
         self.line(&format!("br i1 {go}, label {bodyl}, label {exit}"));
@@ -970,9 +975,7 @@ impl FuncWriter<'_> {
         let latch_end = self.cur_block.clone();
         self.line(&format!("br label {header}"));
         self.body = self.body.replace(&format!("{mark}iv\n"), &format!(", [ {ivn}, {latch_end} ]\n"));
-        for (i, v) in latch_vals.iter().enumerate() {
-            self.body = self.body.replace(&format!("{mark}{i}\n"), &format!(", [ {v}, {latch_end} ]\n"));
-        }
+        self.patch_phis(&mark, &latch_end, &latch_vals);
         self.label(&exit);
         self.wide.clear();
         self.unflatten(&data.results, &phis);
@@ -1013,15 +1016,8 @@ impl FuncWriter<'_> {
         self.line(&format!("br label {header}"));
         self.label(&header);
         let mark = format!("@@LOOP{}@@", self.counter);
-        let phis: Vec<String> = init_vals
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                let p = self.fresh("lp");
-                self.line(&format!("{p} = phi {} [ {v}, {pre} ]{mark}{i}", tys[i]));
-                p
-            })
-            .collect();
+        let carried: Vec<(&str, String)> = tys.iter().copied().zip(init_vals.iter().cloned()).collect();
+        let phis = self.open_phis("lp", &mark, &pre, &carried);
         let bargs = m.blocks[body].args.clone();
         self.unflatten(&bargs, &phis);
         self.loops.push(LoopTargets { header: header.clone(), exit: exit.clone(), continues: vec![], breaks: vec![] });
