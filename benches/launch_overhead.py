@@ -12,7 +12,9 @@ Without a GPU: the host side alone, against a stand-in libcuda (the C file the t
 tests build; cuLaunchKernel records its parameters and returns): argument scanning,
 packing and the driver call through ctypes. Triton cannot launch without a GPU, so only
 tileir is measured then, with the general path (what every launch cost before the fast
-path) for comparison.
+path) for comparison, and, when torch is importable, with stand-in "CUDA" tensors: CPU
+torch tensors of a subclass that says ``is_cuda`` and offers ``__cuda_array_interface__``
+(torch's own attribute reads, a Python property for ``is_cuda``).
 """
 
 from __future__ import annotations
@@ -65,6 +67,24 @@ def _fake_driver() -> str:
     return lib
 
 
+def _stand_in_cuda_tensor(torch, n):
+    """A CPU float32 torch tensor that passes for a CUDA one (no-GPU host-side measurement)."""
+
+    class StandInCudaTensor(torch.Tensor):
+        __torch_function__ = torch._C._disabled_torch_function_impl
+
+        @property
+        def is_cuda(self):
+            return True
+
+        @property
+        def __cuda_array_interface__(self):
+            return {"shape": tuple(self.shape), "typestr": "<f4", "data": (self.data_ptr(), False),
+                    "strides": None, "version": 2}
+
+    return torch.ones(n).as_subclass(StandInCudaTensor)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=20000)
@@ -95,6 +115,11 @@ def main() -> int:
         have_torch_cuda = gpu and torch.cuda.is_available()
     except ImportError:
         have_torch_cuda = False
+    if not gpu and "torch" in sys.modules:
+        x, y, z = (_stand_in_cuda_tensor(sys.modules["torch"], n) for _ in range(3))
+        ct.launch(None, (1,), vector_add, (x, y, z, 1024))
+        results["tileir ct.launch (stand-in torch tensors)"] = _rounds(
+            lambda: ct.launch(None, (1,), vector_add, (x, y, z, 1024)), args.n)
     if have_torch_cuda:
         x, y, z = (torch.ones(n, device="cuda") for _ in range(3))
         ct.launch(None, (1,), vector_add, (x, y, z, 1024))

@@ -35,6 +35,8 @@ class Kernel:
         self._cache: Dict[Tuple, "CompiledKernel"] = {}
         #: launch plans: (context, argument signature) -> _LaunchPlan (see launch())
         self._plans: Dict[Tuple, "_LaunchPlan"] = {}
+        #: the launcher of the latest plan used: tried first by launch()
+        self._fast: Any = None
         self._constant_mask: Optional[Tuple[bool, ...]] = None
         self._lock = threading.Lock()
         functools.update_wrapper(self, fn)
@@ -466,8 +468,12 @@ def launch(stream: Any, grid: Sequence[int], kernel: Any, args: Sequence[Any]) -
     """Runs ``kernel`` over ``grid`` tile blocks on ``stream`` (cuTile's signature). Arrays
     are device arrays (torch/CuPy via DLPack or ``__cuda_array_interface__``, or
     ``tileir.cuda`` arrays). Compiles for the current GPU on first use (then cached)."""
-    if type(kernel) is Kernel and _fast_launch(stream, grid, kernel, args):
-        return
+    if type(kernel) is Kernel:
+        run = kernel._fast
+        if run is not None and run(stream, grid, args):
+            return
+        if kernel._plans and _fast_launch(stream, grid, kernel, args):
+            return
     _launch(stream, grid, kernel, args)
 
 
@@ -512,31 +518,54 @@ def _launch(stream: Any, grid: Sequence[int], kernel: Any, args: Sequence[Any]) 
 #
 # A launch of a kernel already compiled for these kinds of arguments needs only the
 # arguments' values. The first launch of each (context, argument signature) goes the general
-# way and leaves a _LaunchPlan: the compiled kernel's CUfunction and one preallocated ctypes
-# holder per kernel parameter, with the array of their addresses that cuLaunchKernel reads.
-# Later launches compute the signature and the flat parameter values in one pass over the
-# arguments (DeviceArray and torch tensors are read through their attributes, nothing else
-# is built), store the values in the holders and call the driver. Anything unusual (other
-# array types, lists, a new context, values out of range) takes the general path.
+# way and leaves a _LaunchPlan: the compiled kernel's CUfunction, one preallocated parameter
+# buffer (each kernel parameter at its own aligned offset, with the array of their addresses
+# that cuLaunchKernel reads) and a launcher generated for exactly those arguments.
+#
+# The launcher (kernel._fast holds the latest one) is straight-line code: per argument, the
+# checks that it still has the signature the plan was made for (type, dtype, rank, the
+# alignment and divisibility facts, the int32/int64 class of ints, Constant values), then
+# one struct.pack_into of all parameter values into the buffer (which also rejects shapes
+# and strides beyond int32) and the driver call through a ctypes handle without argtypes
+# (arguments prepared once). Any failed check returns False and the launch goes on through
+# _fast_launch (signature scan and plan lookup: another plan) and then the general path,
+# which judges the arguments and reports errors. Nothing here ever launches what the
+# general path would not.
 
 _I32_MIN, _I32_LIMIT = -2**31, 2**31
 
+#: struct code and size of each parameter kind the fast path packs
+_PACK = {"ptr": ("Q", 8), "i64": ("q", 8), "i32": ("i", 4), "f32": ("f", 4), "f64": ("d", 8)}
+
+#: signature entries of arrays, interned so that launchers compare them by identity
+_ENTRIES: Dict[Tuple, Tuple] = {}
+
 
 class _LaunchPlan:
-    __slots__ = ("compiled", "function", "holders", "setters", "params", "block", "lock", "lib")
+    __slots__ = ("compiled", "function", "buf", "params", "block", "lock", "run")
 
-    def __init__(self, compiled: CompiledKernel, function: Any, kinds: Sequence[str]):
+    def __init__(self, compiled: CompiledKernel, function: Any, kinds: Sequence[str], guards: Sequence[Tuple],
+                 ctx: int):
         import ctypes
-
-        from ._toolchain import cuda
 
         self.compiled = compiled
         self.function = function.handle
-        self.holders = [cuda._SCALAR_KINDS[k][0]() for k in kinds]
-        self.params = (ctypes.c_void_p * max(len(kinds), 1))(*[ctypes.addressof(h) for h in self.holders])
+        fmt = "="
+        offsets = []
+        off = 0
+        for k in kinds:
+            code, size = _PACK[k]
+            pad = -off % size
+            fmt += "x" * pad + code
+            off += pad
+            offsets.append(off)
+            off += size
+        self.buf = ctypes.create_string_buffer(max(off, 8))
+        base = ctypes.addressof(self.buf)
+        self.params = (ctypes.c_void_p * max(len(kinds), 1))(*[base + o for o in offsets])
         self.block = compiled.num_threads
         self.lock = threading.Lock()
-        self.lib = cuda.libcuda()
+        self.run = _make_launcher(self, guards, fmt, ctx)
 
 
 def _torch_tensor_type():
@@ -559,30 +588,36 @@ def _cuda():
 
 
 def _scan_args(kernel: Kernel, args: Sequence[Any]):
-    """(signature, flat parameter values) of ``args``, or None when the general path must
-    look at them. The signature determines the specialization (tileir's facts)."""
+    """(signature, flat parameter values, guards) of ``args``, or None when the general path
+    must look at them. The signature determines the specialization (tileir's facts); the
+    guards say what a launcher checks of each argument to know it has that signature."""
     DeviceArray = (_CUDA or _cuda()).DeviceArray
     mask = kernel._constant_mask
-    if mask is None or len(args) != len(mask):
+    if mask is None or type(args) not in (tuple, list) or len(args) != len(mask):
         return None
     sig = []
     vals = []
+    guards = []
     tensor_type = None
     for is_const, a in zip(mask, args):
         if is_const:
             sig.append((type(a), a))
+            guards.append(("const", type(a), a))
             continue
         t = type(a)
         if t is int:
             sig.append(0 if _I32_MIN <= a < _I32_LIMIT else 1)
+            guards.append(("int", sig[-1]))
             vals.append(a)
             continue
         if t is float:
             sig.append(2)
+            guards.append(("float",))
             vals.append(a)
             continue
         if t is bool:
             sig.append(3)
+            guards.append(("bool",))
             vals.append(int(a))
             continue
         if t is DeviceArray:
@@ -592,6 +627,7 @@ def _scan_args(kernel: Kernel, args: Sequence[Any]):
                 if facts is None:
                     return None
             sig.append(facts[0])
+            guards.append(("device_array", facts[0]))
             vals.extend(facts[1])
             continue
         else:
@@ -603,13 +639,14 @@ def _scan_args(kernel: Kernel, args: Sequence[Any]):
             if facts is None:
                 return None
             sig.append(facts[0])
+            guards.append(("tensor", tensor_type, facts[0]))
             vals.extend(facts[1])
-    return tuple(sig), vals
+    return tuple(sig), vals, guards
 
 
 def _array_launch_facts(ptr: int, shape: Tuple[int, ...], strides: Sequence[int], dtype: Any):
     """(signature entry, parameter values) of one array argument; None for what the general
-    path must judge (0-d, sizes beyond int32)."""
+    path must judge (0-d, sizes beyond int32). The entry is interned."""
     if not shape:
         return None
     for v in shape:
@@ -620,48 +657,157 @@ def _array_launch_facts(ptr: int, shape: Tuple[int, ...], strides: Sequence[int]
             return None
     entry = (dtype, ptr & 15 == 0, strides[-1] == 1 or shape[-1] == 1, tuple([v & 15 == 0 for v in shape]),
              tuple([v & 15 == 0 for v in strides]))
+    try:
+        entry = _ENTRIES.setdefault(entry, entry)
+    except TypeError:  # an unhashable dtype: the plan lookup rejects it too
+        pass
     return entry, (ptr,) + tuple(shape) + tuple(strides)
 
 
+def _make_launcher(plan: _LaunchPlan, guards: Sequence[Tuple], fmt: str, ctx: int):
+    """The launcher of ``plan``: ``run(stream, grid, args) -> bool``, generated for the
+    arguments ``guards`` describe (see the comment above _LaunchPlan)."""
+    import ctypes
+    import struct
+
+    cuda = _cuda()
+    ns: Dict[str, Any] = {
+        "DA": cuda.DeviceArray, "LOCK": plan.lock, "BUF": plan.buf, "PARAMS": plan.params, "BLOCK": plan.block,
+        "FUNC": ctypes.c_void_p(plan.function), "CTX": ctx, "pack_into": struct.Struct(fmt).pack_into,
+        "PackError": (struct.error, OverflowError), "c_void_p": ctypes.c_void_p,
+        "stream_handle": cuda.stream_handle, "LAUNCH": cuda._raw_function("cuLaunchKernel"),
+        "GETCUR": cuda._raw_function("cuCtxGetCurrent"), "tuple": tuple, "list": list, "int": int,
+        "float": float, "bool": bool, "type": type, "len": len, "isinstance": isinstance,
+        "Exception": Exception, "plan": plan, "_fail": _launch_failed,
+    }
+    cur = ctypes.c_void_p()
+    ns["CUR"], ns["CURP"] = cur, ctypes.pointer(cur)
+    n = len(guards)
+    names = ", ".join(f"a{i}" for i in range(n))
+    lines = [
+        "def run(stream, grid, args):",
+        "    if (type(args) is not tuple and type(args) is not list) or len(args) != %d:" % n,
+        "        return False",
+        (f"    {names}, = args" if n else "    pass"),
+    ]
+    packed = []
+
+    def fail_if(cond: str) -> None:
+        lines.append(f"    if {cond}:")
+        lines.append("        return False")
+
+    for i, g in enumerate(guards):
+        a = f"a{i}"
+        kind = g[0]
+        if kind == "const":
+            ns[f"T{i}"], ns[f"C{i}"] = g[1], g[2]
+            fail_if(f"type({a}) is not T{i} or {a} != C{i}")
+        elif kind == "int":
+            inside = f"-2147483648 <= {a} < 2147483648"
+            fail_if(f"type({a}) is not int or " + (f"not {inside}" if g[1] == 0 else inside))
+            packed.append(a)
+        elif kind == "float":
+            fail_if(f"type({a}) is not float")
+            packed.append(a)
+        elif kind == "bool":
+            fail_if(f"type({a}) is not bool")
+            packed.append(a)
+        elif kind == "device_array":
+            ns[f"E{i}"] = g[1]
+            fail_if(f"type({a}) is not DA")
+            lines.append(f"    f{i} = {a}._launch_facts")
+            fail_if(f"f{i} is None or f{i}[0] is not E{i}")
+            packed.append(f"*f{i}[1]")
+        else:  # a torch tensor
+            tensor_type, (dtype, aligned, unit_inner, shape16, stride16) = g[1], g[2]
+            rank = len(shape16)
+            ns[f"TT{i}"], ns[f"D{i}"] = tensor_type, dtype
+            fail_if(f"not isinstance({a}, TT{i}) or not {a}.is_cuda or {a}.dtype is not D{i}")
+            lines.append(f"    s{i} = {a}.shape")
+            lines.append(f"    t{i} = {a}.stride()")
+            fail_if(f"len(s{i}) != {rank} or len(t{i}) != {rank}")
+            lines.append(f"    p{i} = {a}.data_ptr()")
+            conds = [f"p{i} & 15" if aligned else f"not p{i} & 15"]
+            unit = f"(t{i}[{rank - 1}] == 1 or s{i}[{rank - 1}] == 1)"
+            conds.append(f"not {unit}" if unit_inner else unit)
+            for d in range(rank):
+                conds.append(f"s{i}[{d}] & 15" if shape16[d] else f"not s{i}[{d}] & 15")
+                conds.append(f"t{i}[{d}] & 15" if stride16[d] else f"not t{i}[{d}] & 15")
+            fail_if(" or ".join(conds))
+            packed.extend([f"p{i}", f"*s{i}", f"*t{i}"])
+    lines += [
+        "    tg = type(grid)",
+        "    if tg is tuple or tg is list:",
+        "        ng = len(grid)",
+        "        if ng == 1:",
+        "            gx = grid[0]",
+        "            gy = gz = 1",
+        "        elif ng == 3:",
+        "            gx, gy, gz = grid",
+        "        elif ng == 2:",
+        "            gx, gy = grid",
+        "            gz = 1",
+        "        else:",
+        "            return False",
+        "        if type(gx) is not int or type(gy) is not int or type(gz) is not int:",
+        "            return False",
+        "        if not (0 < gx < 2147483648 and 0 < gy < 2147483648 and 0 < gz < 2147483648):",
+        "            return False",
+        "    elif tg is int and 0 < grid < 2147483648:",
+        "        gx = grid",
+        "        gy = gz = 1",
+        "    else:",
+        "        return False",
+        "    if stream is None:",
+        "        hs = None",
+        "    else:",
+        "        if type(stream) is int:",
+        "            hs = stream",
+        "        else:",
+        "            try:",
+        "                hs = stream_handle(stream)",
+        "            except Exception:",
+        "                return False",
+        "        if not 0 <= hs < 18446744073709551616:",
+        "            return False",
+        "        hs = c_void_p(hs) if hs else None",
+        "    with LOCK:",
+        "        if GETCUR(CURP) or CUR.value != CTX:",
+        "            return False",
+        "        try:",
+        "            pack_into(BUF, 0, %s)" % ", ".join(packed) if packed else "            pass",
+        "        except PackError:",
+        "            return False",
+        "        rc = LAUNCH(FUNC, gx, gy, gz, BLOCK, 1, 1, 0, hs, PARAMS, None)",
+        "    if rc:",
+        "        _fail(plan, rc, gx, gy, gz)",
+        "    return True",
+    ]
+    import builtins
+
+    code = builtins.compile("\n".join(lines) + "\n", f"<tileir launcher {plan.compiled.name}>", "exec")
+    exec(code, ns)
+    return ns["run"]
+
+
+def _launch_failed(plan: _LaunchPlan, rc: int, gx: int, gy: int, gz: int) -> None:
+    _cuda().check(rc, "cuLaunchKernel(%s, grid=%r, block=%r)" % (plan.compiled.name, (gx, gy, gz),
+                                                                 (plan.block, 1, 1)))
+
+
 def _fast_launch(stream: Any, grid: Any, kernel: Kernel, args: Sequence[Any]) -> bool:
-    if not kernel._plans:
-        return False
+    """The launch through the plan for these arguments' signature, when there is one."""
     scanned = _scan_args(kernel, args)
     if scanned is None:
         return False
-    sig, vals = scanned
     try:
         ctx = (_CUDA or _cuda())._current_context()
-        plan = kernel._plans.get((ctx, sig))
+        plan = kernel._plans.get((ctx, scanned[0]))
     except Exception:
         return False
-    if plan is None:
+    if plan is None or not plan.run(stream, grid, args):
         return False
-    if type(grid) is int:
-        gx, gy, gz = grid, 1, 1
-    elif type(grid) is tuple and 1 <= len(grid) <= 3:
-        g = grid + (1, 1)
-        gx, gy, gz = g[0], g[1], g[2]
-    else:
-        return False
-    if type(gx) is not int or type(gy) is not int or type(gz) is not int or gx < 1 or gy < 1 or gz < 1:
-        return False
-    if stream is None:
-        hstream = None
-    elif type(stream) is int:
-        hstream = stream or None
-    else:
-        try:
-            hstream = _CUDA.stream_handle(stream) or None
-        except Exception:
-            return False
-    with plan.lock:
-        for holder, v in zip(plan.holders, vals):
-            holder.value = v
-        rc = plan.lib.cuLaunchKernel(plan.function, gx, gy, gz, plan.block, 1, 1, 0, hstream, plan.params, None)
-    if rc != 0:
-        _CUDA.check(rc, "cuLaunchKernel(%s, grid=%r, block=%r)" % (plan.compiled.name, (gx, gy, gz),
-                                                                   (plan.block, 1, 1)))
+    kernel._fast = plan.run
     return True
 
 
@@ -677,8 +823,8 @@ def _make_plan(kernel: Kernel, args: Sequence[Any], compiled: CompiledKernel, fu
         return
     if scanned is None:
         return
-    sig, vals = scanned
-    if len(vals) != len(params) or any(kind not in ("ptr", "i32", "i64", "f32", "f64") for kind, _ in params):
+    sig, vals, guards = scanned
+    if len(vals) != len(params) or any(kind not in _PACK for kind, _ in params):
         return
     for (kind, value), v in zip(params, vals):
         if kind in ("f32", "f64"):
@@ -687,12 +833,17 @@ def _make_plan(kernel: Kernel, args: Sequence[Any], compiled: CompiledKernel, fu
         elif value != v:
             return
     try:
-        hash(sig)
-    except TypeError:
+        plan = kernel._plans.get((ctx, sig))
+        if plan is not None and plan.compiled is compiled and plan.function == function.handle:
+            kernel._fast = plan.run
+            return
+        plan = _LaunchPlan(compiled, function, [kind for kind, _ in params], guards, ctx)
+    except Exception:
         return
     if len(kernel._plans) > 256:
         kernel._plans.clear()
-    kernel._plans[(ctx, sig)] = _LaunchPlan(compiled, function, [kind for kind, _ in params])
+    kernel._plans[(ctx, sig)] = plan
+    kernel._fast = plan.run
 
 
 def _matches_spec(compiled: CompiledKernel, args: Sequence[Any]) -> bool:

@@ -1052,6 +1052,165 @@ def test_launch_fast_path_packs_like_the_general_path(fake_driver, tmp_path, mon
         ct.launch(None, (4,), kern, (np.zeros(1000, np.float32), b, c, 256))
 
 
+def _scalar_kernel():
+    import tileir as ct
+
+    # named k: the fake driver's modules have functions "k" and "vector_add"
+    def k(x, y, alpha, n, TILE: ct.Constant[int]):
+        i = ct.bid(0)
+        tx = ct.load(x, index=(i,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(y, index=(i,), tile=tx * alpha)
+
+    return ct.kernel(k)
+
+
+def _spy_general_path(monkeypatch):
+    from tileir import _compile
+
+    calls = []
+    real = _compile._launch
+    monkeypatch.setattr(_compile, "_launch", lambda *args: calls.append(args) or real(*args))
+    return calls
+
+
+def test_launch_fast_path_checks_scalars_grid_and_stream(fake_driver, tmp_path, monkeypatch):
+    import tileir as ct
+
+    monkeypatch.setenv("TILEIR_CACHE_DIR", str(tmp_path / "cache"))
+    kern = _scalar_kernel()
+    x, y = (cuda.empty((1000,), np.float32) for _ in range(2))
+    calls = _spy_general_path(monkeypatch)
+    fake_driver.fake_set_param_sizes(8, (ctypes.c_size_t * 8)(8, 4, 4, 8, 4, 4, 4, 4))
+    ct.launch(None, (4,), kern, (x, y, 2.0, 5, 256))
+    assert len(calls) == 1 and len(kern._plans) == 1 and kern._fast is not None
+
+    def scalars(n_bytes=4):
+        raw = _launch_params(fake_driver, 8)
+        return (np.frombuffer(raw[6][:4], np.float32)[0],
+                int.from_bytes(raw[7][:n_bytes], "little", signed=True))
+
+    # new values of the same kinds, a list grid, an int stream, a list of arguments: fast
+    ct.launch(0x55, [3, 2], kern, [x, y, 3.5, -7, 256])
+    assert len(calls) == 1 and scalars() == (3.5, -7)
+    assert list((ctypes.c_uint * 7).in_dll(fake_driver, "dims"))[:3] == [3, 2, 1]
+    assert ctypes.c_void_p.in_dll(fake_driver, "launch_stream").value == 0x55
+    ct.launch(_TorchLikeStream(), 5, kern, (x, y, 1.0, 1, 256))
+    assert len(calls) == 1 and ctypes.c_void_p.in_dll(fake_driver, "launch_stream").value == 0xABC
+
+    # an int beyond int32 specializes n as int64: the general path, once
+    fake_driver.fake_set_param_sizes(8, (ctypes.c_size_t * 8)(8, 4, 4, 8, 4, 4, 4, 8))
+    ct.launch(None, (4,), kern, (x, y, 2.0, 1 << 40, 256))
+    assert len(calls) == 2 and len(kern._plans) == 2 and scalars(8) == (2.0, 1 << 40)
+    ct.launch(None, (4,), kern, (x, y, 2.0, (1 << 40) + 3, 256))
+    assert len(calls) == 2 and scalars(8) == (2.0, (1 << 40) + 3)
+    # back to an int32 value: the first plan, without the general path
+    fake_driver.fake_set_param_sizes(8, (ctypes.c_size_t * 8)(8, 4, 4, 8, 4, 4, 4, 4))
+    ct.launch(None, (4,), kern, (x, y, 2.0, 9, 256))
+    assert len(calls) == 2 and scalars() == (2.0, 9)
+    first, wide = kern._plans.values()
+    assert kern._fast is first.run
+    ct.launch(None, (4,), kern, (x, y, 2.0, 1 << 33, 256))
+    assert len(calls) == 2 and kern._fast is wide.run
+
+    # an int where a float was, a new Constant: new specializations
+    ct.launch(None, (4,), kern, (x, y, 2, 9, 256))
+    ct.launch(None, (4,), kern, (x, y, 2.0, 9, 128))
+    assert len(calls) == 4 and len(kern._plans) == 4
+    # what the general path judges still goes there
+    ct.launch(None, (4,), kern, (x, y, np.float32(2.0), 9, 256))
+    assert len(calls) == 5
+    with pytest.raises(LaunchError, match="grid"):
+        ct.launch(None, (0, 1), kern, (x, y, 2.0, 9, 256))
+    with pytest.raises(Exception, match="argument"):
+        ct.launch(None, (4,), kern, (x, y, 2.0, 9))
+    assert len(calls) == 7
+
+
+class _FakeTorchDtype:
+    def __repr__(self):
+        return "torch.float32"
+
+
+class _FakeTensor:
+    """What the launch fast path reads of a torch.Tensor, over fake-driver memory; its
+    metadata may change in place (like ``Tensor.set_``)."""
+
+    float32 = _FakeTorchDtype()
+
+    def __init__(self, base, offset=0, shape=None, strides=(1,), is_cuda=True):
+        self.base, self.ptr = base, base.ptr + 4 * offset
+        self.shape, self.strides, self.is_cuda = shape or base.shape, strides, is_cuda
+        self.dtype = self.float32
+
+    def data_ptr(self):
+        return self.ptr
+
+    def stride(self):
+        return self.strides
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.shape, "typestr": "<f4", "data": (self.ptr, False),
+                "strides": tuple(4 * s for s in self.strides), "version": 2}
+
+
+def test_launch_fast_path_checks_torch_tensors(fake_driver, tmp_path, monkeypatch):
+    import types
+
+    import tileir as ct
+    from kernels import vector_add
+
+    torch = types.ModuleType("torch")
+    torch.Tensor = _FakeTensor
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setenv("TILEIR_CACHE_DIR", str(tmp_path / "cache"))
+    kern = vector_add.replace_hints()
+    fake_driver.fake_set_param_sizes(9, (ctypes.c_size_t * 9)(8, 4, 4, 8, 4, 4, 8, 4, 4))
+    mem = [cuda.empty((1100,), np.float32) for _ in range(3)]
+    a, b, c = (_FakeTensor(m, shape=(1000,)) for m in mem)
+    calls = _spy_general_path(monkeypatch)
+
+    def ptrs():
+        raw = _launch_params(fake_driver, 9)
+        return [(int.from_bytes(raw[i][:8], "little"), int.from_bytes(raw[i + 1][:4], "little"),
+                 int.from_bytes(raw[i + 2][:4], "little")) for i in (0, 3, 6)]
+
+    ct.launch(None, (4,), kern, (a, b, c, 256))
+    general = ptrs()
+    assert len(calls) == 1 and len(kern._plans) == 1
+    assert general == [(m.ptr, 1000, 1) for m in mem]
+    ct.launch(None, (4,), kern, (a, b, c, 256))
+    assert len(calls) == 1 and ptrs() == general
+    d = _FakeTensor(mem[0], offset=16, shape=(1000,))   # still 16-byte aligned
+    ct.launch(None, (4,), kern, (d, b, c, 256))
+    assert len(calls) == 1 and ptrs()[0] == (mem[0].ptr + 64, 1000, 1)
+
+    # changed facts: a misaligned pointer, a size divisible by 16, metadata changed in place
+    e = _FakeTensor(mem[0], offset=1, shape=(1000,))
+    ct.launch(None, (4,), kern, (e, b, c, 256))
+    assert len(calls) == 2 and ptrs()[0] == (mem[0].ptr + 4, 1000, 1)
+    f = _FakeTensor(mem[1], shape=(1024,))
+    ct.launch(None, (4,), kern, (a, f, c, 256))
+    assert len(calls) == 3 and ptrs()[1] == (mem[1].ptr, 1024, 1)
+    assert len(kern._plans) == 3
+    c.ptr += 4
+    ct.launch(None, (4,), kern, (a, b, c, 256))
+    assert len(calls) == 4 and ptrs()[2] == (mem[2].ptr + 4, 1000, 1)
+    c.ptr -= 4
+    # every known signature again: plans, not the general path
+    for args in ((a, b, c, 256), (e, b, c, 256), (a, f, c, 256), (a, b, c, 256)):
+        ct.launch(None, (4,), kern, args)
+    assert len(calls) == 4 and ptrs() == general
+
+    # not on the device (per is_cuda), or a mix of tensors and tileir arrays: general path
+    ct.launch(None, (4,), kern, (_FakeTensor(mem[0], shape=(1000,), is_cuda=False), b, c, 256))
+    assert len(calls) == 5
+    ct.launch(None, (4,), kern, (mem[0], b, c, 256))
+    assert len(calls) == 6
+    ct.launch(None, (4,), kern, (mem[0], b, c, 256))
+    assert len(calls) == 6
+
+
 def test_auto_keeps_a_cuda12_ptxas_over_a_cuda13_library(fake_ptx_library, monkeypatch, tmp_path):
     """CUDA 13's compiler writes cubins in a new ELF ABI that drivers before r580 refuse:
     ``auto`` uses an installed library only with a ptxas of the same CUDA release."""

@@ -192,6 +192,19 @@ def libcuda() -> _Driver:
         return lib
 
 
+def _raw_function(name: str) -> Any:
+    """A second handle on driver function ``name``, without argtypes (restype CUresult),
+    for callers that pass ready-made ctypes arguments on a hot path (tileir.launch's
+    launchers): ctypes then converts nothing. ``name`` must be in the signature table."""
+    lib = libcuda()
+    if name not in _SIGNATURES:
+        raise AttributeError(name)
+    getattr(lib, name)  # a missing function is a LaunchError, as for every other use
+    fn = lib._dll[name]  # [] makes a new function object; attribute access would share one
+    fn.restype = CUresult
+    return fn
+
+
 def is_available() -> bool:
     """True when the CUDA driver loads and initialises (at least one device)."""
     try:
