@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import tileir
+
 import tileir as ct
 from tileir import _compile, cache
 
@@ -297,12 +299,14 @@ print("BAD", bad, cache.stats["corrupt"])
 
 def test_concurrent_writers_never_leave_a_torn_entry(cache_dir, tmp_path):
     script = tmp_path / "writer.py"
-    script.write_text(CONCURRENT.format(repo=str(REPO / "python")))
+    # The tileir this test imported (the installed package under CI, the source tree in an
+    # editable install): the source tree alone lacks the native module in a plain install.
+    script.write_text(CONCURRENT.format(repo=str(Path(tileir.__file__).resolve().parent.parent)))
     env = dict(os.environ, TILEIR_CACHE_DIR=str(cache_dir), TILEIR_CACHE_MAX_BYTES="1G")
     procs = [subprocess.Popen([sys.executable, str(script), str(i + 1)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, env=env) for i in range(4)]
-    for p in procs:
-        out, err = p.communicate(timeout=300)
+    results = [(p, *p.communicate(timeout=300)) for p in procs]  # every pipe drained and closed first
+    for p, out, err in results:
         assert p.returncode == 0, err
         assert "BAD 0 0" in out, out
     for f in entry_files(cache_dir):
@@ -323,8 +327,8 @@ def test_concurrent_compiles_of_one_kernel(cache_dir, tmp_path):
     procs = [subprocess.Popen([sys.executable, str(src)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=env) for _ in range(3)]
     digests = set()
-    for p in procs:
-        out, err = p.communicate(timeout=300)
+    results = [(p, *p.communicate(timeout=300)) for p in procs]
+    for p, out, err in results:
         assert p.returncode == 0, err
         digests.add(next(line.split()[1] for line in out.splitlines() if line.startswith("RESULT")))
     assert len(digests) == 1
