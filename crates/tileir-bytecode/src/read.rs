@@ -18,6 +18,10 @@ use tileir_ir::{
     OpKind, PaddingValue, PartitionViewType, TensorViewType, TileElem, Type, TypeId, ValueId,
 };
 
+/// An offset table's layout: where its data starts, its length, and each record's offset
+/// with the position it was read at.
+type TableOffsets = (usize, u64, Vec<(usize, u64)>);
+
 /// A decoded type-table entry.
 #[derive(Copy, Clone, Debug)]
 enum BcType {
@@ -279,12 +283,7 @@ impl<'a> Reader<'a> {
 
     /// The layout of an offset table: where its data starts, how long it is, and each
     /// record's offset (with the position it was read at).
-    fn table_offsets(
-        &self,
-        c: &mut Cursor<'a>,
-        width: usize,
-        what: &str,
-    ) -> Result<(usize, u64, Vec<(usize, u64)>), BytecodeError> {
+    fn table_offsets(&self, c: &mut Cursor<'a>, width: usize, what: &str) -> Result<TableOffsets, BytecodeError> {
         let n = c.count(&format!("number of {what}"), width)?;
         c.align(width, &format!("padding before the {what} offsets"))?;
         let mut offsets = Vec::with_capacity(n);

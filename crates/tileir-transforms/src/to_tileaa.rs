@@ -642,7 +642,7 @@ impl Converter<'_> {
             CtOp::StoreViewTko => {
                 let c = copy_attrs(CudaTileOp::new(CtOp::StorePtrTko), &["memory_ordering_semantics", "memory_scope", "optimization_hints"])
                     .with_segments(&[1, 1, 1, t]);
-                let Some(&value) = operands.first() else { return None };
+                let &value = operands.first()?;
                 (c, vec![ptrs, value, mask], vec![token_ty])
             }
             _ => {
