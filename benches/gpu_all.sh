@@ -16,3 +16,6 @@ which ptxas; ptxas --version | tail -1
 export PYTHONPATH=$PWD/python${LLVMLITE_PATH:+:$LLVMLITE_PATH} TILEIR_CACHE_DIR=$OUT/cache
 python3 benches/gpu_check.py --repeats 20 2>&1 | tail -8
 timeout 400 python3 benches/gpu_samples.py --repeats 20 2>&1 | tail -40
+timeout 200 python3 benches/gpu_math_ulp.py 2>&1 | tail -20
+timeout 200 python3 benches/launch_overhead.py --n 20000 2>&1 | tail -8
+timeout 200 python3 benches/gpu_ptx_library_check.py 2>&1 | tail -6
