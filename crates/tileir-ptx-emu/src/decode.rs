@@ -633,6 +633,17 @@ impl Decoder {
                 let (a, b) = (self.src(&o[1], bits, line)?, self.src(&o[2], bits, line)?);
                 Op::AddC { sub: base == "subc", use_carry: true, set_carry: has("cc"), bits, d, a, b }
             }
+            "madc" | "mad" if has("cc") || base == "madc" => {
+                let t = last_ty()?;
+                self.ops(i, 4)?;
+                let it = t.int().ok_or_else(unsupported)?;
+                if it.bits < 32 || has("wide") || has("sat") {
+                    return Err(unsupported());
+                }
+                let d = self.dreg(&o[0], line)?;
+                let (a, b, c) = (self.src(&o[1], it.bits, line)?, self.src(&o[2], it.bits, line)?, self.src(&o[3], it.bits, line)?);
+                Op::MadC { hi: has("hi"), signed: it.signed, use_carry: base == "madc", set_carry: has("cc"), bits: it.bits, d, a, b, c }
+            }
             "mad" | "fma" | "mad24" => {
                 let t = last_ty()?;
                 self.ops(i, 4)?;

@@ -445,6 +445,9 @@ pub enum Op {
     IMad { mode: IntBin, t: IntTy, d: Reg, a: Src, b: Src, c: Src },
     /// `add.cc/addc(.cc)/sub.cc/subc(.cc)` on 32/64 bits with the warp's carry flags.
     AddC { sub: bool, use_carry: bool, set_carry: bool, bits: u8, d: Reg, a: Src, b: Src },
+    /// `mad.lo/hi.cc` and `madc.lo/hi(.cc)` (unsigned or signed, 32/64 bits): the low or
+    /// high half of a·b plus c, plus the carry flag with `madc`; `.cc` sets the carry.
+    MadC { hi: bool, signed: bool, use_carry: bool, set_carry: bool, bits: u8, d: Reg, a: Src, b: Src, c: Src },
     /// setp (d2 gets the complement when given); `comb` combines with a predicate.
     Setp { cmp: Cmp, t: CmpTy, d: Option<Reg>, d2: Option<Reg>, a: Src, b: Src, comb: Option<(BoolOp, Src, bool)> },
     /// `set.cmp.dtype`: writes all-ones/1.0 or 0.
@@ -692,7 +695,7 @@ impl Op {
                 regs.push(*d);
                 s(a);
             }
-            Op::IMad { d, a, b, c, .. } | Op::Lop3 { d, a, b, c, .. } | Op::Prmt { d, a, b, c, .. } | Op::Bfe { d, a, b, c, .. } | Op::Shf { d, a, b, c, .. } | Op::Fma { d, a, b, c, .. } => {
+            Op::IMad { d, a, b, c, .. } | Op::MadC { d, a, b, c, .. } | Op::Lop3 { d, a, b, c, .. } | Op::Prmt { d, a, b, c, .. } | Op::Bfe { d, a, b, c, .. } | Op::Shf { d, a, b, c, .. } | Op::Fma { d, a, b, c, .. } => {
                 regs.push(*d);
                 s(a);
                 s(b);

@@ -254,6 +254,17 @@ fn carry_chains() {
 }
 
 #[test]
+fn multiply_add_carry_chains() {
+    // libdevice's trig range reduction: mad.lo.cc / madc.hi(.cc) / addc.
+    // 0xfffffffe·3 + 0x10 = 0x3_0000000a; hi(0xfffffffe²) + 0xffffffff + carry 1 carries out.
+    let body = "mov.b32 %r2, 0xfffffffe;\nmad.lo.cc.u32 %r3, %r2, 3, 16;\nmadc.hi.u32 %r4, %r2, 3, 0;\n\
+                madc.hi.cc.u32 %r5, %r2, %r2, 0xffffffff;\naddc.u32 %r6, 0, 0;\n\
+                setp.ne.u32 %p1, %r1, 1;\n@%p1 bra $L_end;\nst.global.v2.b32 [%rd1], {%r3, %r4};\nst.global.v2.b32 [%rd1+8], {%r5, %r6};\n$L_end:\nret;";
+    let out = run_simple(body, 1, 32, 4).unwrap();
+    assert_eq!(out, vec![0xa, 3, 0xffff_fffc, 1]);
+}
+
+#[test]
 fn vector_red_and_float_atomics() {
     // Every thread of 2 CTAs adds {1, 2, 3, 4} (f32) to out[0..4]; atom.add.f32 returns the
     // old value; atom.global.max.s32 keeps the largest tid.

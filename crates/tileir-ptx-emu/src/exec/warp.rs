@@ -804,6 +804,27 @@ impl Warp {
                 });
                 self.carry = carry;
             }
+            Op::MadC { hi, signed, use_carry, set_carry, bits, d, a, b, c } => {
+                let m = alu::mask(*bits);
+                let mut carry = self.carry;
+                for_lanes(exec, |l| {
+                    let (x, y, z) = (val(regs, *a, l) & m, val(regs, *b, l) & m, val(regs, *c, l) & m);
+                    let p = if *signed {
+                        let sx = |v: u64| ((v << (64 - *bits)) as i64 >> (64 - *bits)) as i128;
+                        (sx(x) * sx(y)) as u128
+                    } else {
+                        x as u128 * y as u128
+                    };
+                    let half = if *hi { (p >> *bits) as u64 & m } else { p as u64 & m };
+                    let cin = if *use_carry { ((carry >> l) & 1) as u128 } else { 0 };
+                    let r = half as u128 + z as u128 + cin;
+                    set!(*d, l, r as u64 & m);
+                    if *set_carry {
+                        carry = (carry & !(1 << l)) | (((r >> *bits != 0) as u32) << l);
+                    }
+                });
+                self.carry = carry;
+            }
             Op::Setp { cmp, t: CmpTy::Int(it), d: Some(d), d2: None, a, b, comb: None } => {
                 map2(regs, exec, *d, *a, *b, |x, y| alu::icmp(*cmp, *it, x, y) as u64)
             }
