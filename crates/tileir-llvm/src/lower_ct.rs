@@ -1749,7 +1749,27 @@ impl FuncWriter<'_> {
             CtOp::Rsqrt | CtOp::Exp | CtOp::Exp2 | CtOp::Log | CtOp::Log2 | CtOp::Sin | CtOp::Cos | CtOp::Tan | CtOp::TanH
             | CtOp::SinH | CtOp::CosH | CtOp::Pow | CtOp::Atan2 => {
                 if n == NumType::F64 {
-                    return Err(format!("'{name}' on f64 needs libdevice, which the LLVM writer does not link yet"));
+                    // libdevice's double-precision functions (≤ 1–2 ulp per the CUDA C++
+                    // Programming Guide's table: exp/exp2/log/log2/sin/cos/tan/sinh/cosh/
+                    // tanh/atan2 ≤ 1 or 2 ulp, pow ≤ 2, rsqrt ≤ 1); the LLVM worker links
+                    // libdevice.10.bc into a module that calls them.
+                    let f = match c.op {
+                        CtOp::Rsqrt => "__nv_rsqrt",
+                        CtOp::Exp => "__nv_exp",
+                        CtOp::Exp2 => "__nv_exp2",
+                        CtOp::Log => "__nv_log",
+                        CtOp::Log2 => "__nv_log2",
+                        CtOp::Sin => "__nv_sin",
+                        CtOp::Cos => "__nv_cos",
+                        CtOp::Tan => "__nv_tan",
+                        CtOp::TanH => "__nv_tanh",
+                        CtOp::SinH => "__nv_sinh",
+                        CtOp::CosH => "__nv_cosh",
+                        CtOp::Pow => "__nv_pow",
+                        _ => "__nv_atan2",
+                    };
+                    let args: Vec<(&str, &str)> = a.iter().map(|v| ("double", v.as_str())).collect();
+                    return Ok(self.intrinsic("double", f, &args));
                 }
                 let x = self.widen_small_float(n, &a[0])?;
                 let y = if a.len() > 1 { Some(self.widen_small_float(n, &a[1])?) } else { None };
@@ -1767,7 +1787,8 @@ impl FuncWriter<'_> {
     /// tanh). Bounds, from the PTX ISA: ex2.approx ≤ 2 ulp; lg2.approx ≤ 2^-22 absolute
     /// near 1, 2 ulp elsewhere; sin/cos.approx ≤ 2^-20.9 absolute on [-π, π]; rsqrt ≤ 2 ulp;
     /// tanh.approx ≤ 2^-10.987 relative. Derived functions add the error of one extra
-    /// multiplication (exp, log) or division (tan, sinh, cosh, pow).
+    /// multiplication (exp, log) or division (tan, sinh, cosh, pow). log, log2, sin, cos
+    /// and tan call libdevice instead unless `rounding` is `approx` (see below).
     fn math_f32(&mut self, op: CtOp, x: &str, y: Option<&str>, ftz: bool, rounding: RoundingMode) -> R<String> {
         let approx = rounding == RoundingMode::Approx;
         let fz = if ftz { ".ftz" } else { "" };
@@ -1783,6 +1804,24 @@ impl FuncWriter<'_> {
                 ex2(self, &s)
             }
             CtOp::Exp => self.exp_f32(x, false, ftz),
+            // log, log2, sin, cos and tan carry no rounding attribute in cuda_tile, so a
+            // kernel has no way to ask for accuracy: the bare MUFU forms only bound the
+            // absolute error (sin near 0: ~5000 ulp relative; lg2 near 1 likewise). Like
+            // CUDA C++'s logf/sinf without -use_fast_math they go through libdevice
+            // (`__nv_logf` ≤ 1 ulp, `__nv_log2f` ≤ 1, `__nv_sinf`/`__nv_cosf` ≤ 1,
+            // `__nv_tanf` ≤ 2 per the CUDA C++ Programming Guide), which the LLVM worker
+            // links only into modules that call `__nv_*`. `approx` (only reachable from a
+            // lower dialect) keeps the hardware forms.
+            CtOp::Log2 | CtOp::Log | CtOp::Sin | CtOp::Cos | CtOp::Tan if !approx => {
+                let f = match op {
+                    CtOp::Log2 => "__nv_log2f",
+                    CtOp::Log => "__nv_logf",
+                    CtOp::Sin => "__nv_sinf",
+                    CtOp::Cos => "__nv_cosf",
+                    _ => "__nv_tanf",
+                };
+                self.intrinsic("float", f, &[("float", x)])
+            }
             CtOp::Log2 => lg2(self, x),
             CtOp::Log => {
                 let l = lg2(self, x);

@@ -113,6 +113,13 @@ pub fn write_module(module: &Module, options: &LlvmOptions) -> Result<LlvmOutput
         out.push('\n');
     }
     out.push('\n');
+    if decls.iter().any(|d| d.contains("@__nv_")) {
+        // libdevice gets linked in (by the LLVM worker): its `__nvvm_reflect("__CUDA_FTZ")`
+        // reads this flag. 0 (keep denormals): the ops routed to libdevice have no
+        // flush_to_zero attribute (cuda_tile allows it on exp2/rsqrt in f32 only, which
+        // stay on the hardware forms).
+        out.push_str("!llvm.module.flags = !{!0}\n!0 = !{i32 4, !\"nvvm-reflect-ftz\", i32 0}\n\n");
+    }
     for g in &attr_groups {
         out.push_str(g);
         out.push('\n');

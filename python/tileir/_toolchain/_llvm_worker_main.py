@@ -16,7 +16,8 @@ Protocol, over stdin/stdout, one request at a time: every message is a frame mad
   "features": "+ptx86", "opt_level": 3, "codegen_opt_level": 3,
   "triple": "nvptx64-nvidia-cuda", "passes": null | ["instruction_combine", ...]}`` (``passes``,
   when given, replaces ``default<O{opt_level}>`` by those module passes, llvmlite's
-  ``add_<name>_pass``) gets
+  ``add_<name>_pass``; an optional ``"libdevice": path`` links that libdevice bitcode
+  into a module that calls ``__nv_*`` functions) gets
   ``{"id": n, "ok": true, "ptx": str, "times": {"parse": s, "verify": s, "opt": s,
   "codegen": s}}`` or ``{"id": n, "ok": false, "stage": "parse"|"verify"|...,
   "error": str}``. Every reply also carries ``"rss_mb"`` (resident memory, Linux).
@@ -117,6 +118,7 @@ class _Compiler:
         self.llvm = llvm
         self.hello = hello
         self._machines = {}
+        self._libdevice = {}  # path -> bitcode bytes
 
     def target_machine(self, triple, cpu, features, codegen_opt):
         key = (triple, cpu, features, codegen_opt)
@@ -151,6 +153,11 @@ class _Compiler:
             stage = "opt"
             mod.triple = triple
             mod.data_layout = str(tm.target_data)
+            link_s = None
+            if req.get("libdevice"):
+                stage = "libdevice"
+                link_s = self.link_libdevice(mod, ctx, req["libdevice"], tm)
+                stage = "opt"
             passes = req.get("passes")
             if passes is not None:
                 # A pipeline of our own: these module passes, in this order.
@@ -176,9 +183,52 @@ class _Compiler:
             return {"ok": False, "stage": stage, "error": str(exc).strip(),
                     "error_type": type(exc).__name__}
         del mod, ctx
-        return {"ok": True, "ptx": ptx,
-                "times": {"parse": t1 - t0, "verify": t2 - t1, "opt": t3 - t2,
-                          "codegen": t4 - t3}}
+        times = {"parse": t1 - t0, "verify": t2 - t1, "opt": t3 - t2, "codegen": t4 - t3}
+        if link_s is not None:
+            times["libdevice"] = link_s  # part of "opt"
+        return {"ok": True, "ptx": ptx, "times": times}
+
+    def link_libdevice(self, mod, ctx, path, tm):
+        """Links NVIDIA's libdevice (``path``, LLVM bitcode) into ``mod``, which calls
+        ``__nv_*`` functions: every ``__nv_*`` definition becomes internal and the unused
+        ones are dropped at once (global DCE), so the O2/O3 pipeline only sees the few the
+        kernel calls. The NVVMReflect pass of the NVPTX pipeline then folds libdevice's
+        ``__nvvm_reflect`` queries (``__CUDA_ARCH`` from the target, ``__CUDA_FTZ`` from the
+        module's ``nvvm-reflect-ftz`` flag, which the LLVM writer sets).
+
+        The bitcode bytes are read once per worker; they are parsed again for every module
+        (~70 ms): a parsed module must live in the compiled module's context, and cloning
+        a cached one measured slower than parsing the bitcode again. Returns seconds."""
+        llvm = self.llvm
+        t0 = time.perf_counter()
+        bc = self._libdevice.get(path)
+        if bc is None:
+            with open(path, "rb") as f:
+                bc = self._libdevice[path] = f.read()
+        lib = llvm.parse_bitcode(bc, context=ctx)
+        # libdevice says nvptx64-nvidia-gpulibs and an older data layout: take the module's,
+        # so that the linker does not warn.
+        lib.triple = mod.triple
+        lib.data_layout = mod.data_layout
+        mod.link_in(lib)
+        missing = []
+        for fn in mod.functions:
+            if fn.name.startswith("__nv_"):
+                if fn.is_declaration:
+                    missing.append(fn.name)
+                else:
+                    fn.linkage = "internal"
+        if missing:
+            raise RuntimeError("libdevice (%s) has no function %s" % (path, ", ".join(sorted(missing))))
+        pto = llvm.create_pipeline_tuning_options(speed_level=0)
+        pb = llvm.create_pass_builder(tm, pto)
+        mpm = llvm.create_new_module_pass_manager()
+        mpm.add_global_dead_code_eliminate_pass()
+        mpm.run(mod, pb)
+        # The O0 pipeline too: it holds NVVMReflect, so that `__nvvm_reflect` is folded
+        # even when the request asks for no IR pipeline or a custom one (a few ms).
+        pb.getModulePassManager().run(mod, pb)
+        return time.perf_counter() - t0
 
 
 def _load_llvmlite():

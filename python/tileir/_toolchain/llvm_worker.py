@@ -36,6 +36,7 @@ __all__ = [
     "shutdown",
     "DEFAULT_TRIPLE",
     "INSTALL_HINT",
+    "find_libdevice",
 ]
 
 DEFAULT_TRIPLE = "nvptx64-nvidia-cuda"
@@ -90,6 +91,39 @@ def _llvmlite_search_dir() -> Optional[str]:
     if spec.origin:
         return os.path.dirname(os.path.abspath(spec.origin))
     return None
+
+
+LIBDEVICE_HINT = ('pip install nvidia-cuda-nvcc (it ships nvvm/libdevice/libdevice.10.bc), or set '
+                  'TILEIR_LIBDEVICE to the file, or CUDA_HOME to a CUDA toolkit')
+_libdevice_memo: Dict[str, Optional[str]] = {}
+
+
+def find_libdevice() -> Optional[str]:
+    """Path of NVIDIA's ``libdevice.10.bc`` (the accurate math library the LLVM writer calls
+    as ``__nv_*``), or None. Looked for, in order: ``TILEIR_LIBDEVICE`` (a file),
+    ``$CUDA_HOME`` / ``$CUDA_PATH`` (``nvvm/libdevice``), the nvidia-cuda-nvcc wheel
+    (``nvidia/cuda_nvcc/nvvm/libdevice``, or ``nvidia/cu13/...``) on ``sys.path``, then
+    ``/usr/local/cuda``. Memoized per environment."""
+    key = "\0".join(os.environ.get(v, "") for v in ("TILEIR_LIBDEVICE", "CUDA_HOME", "CUDA_PATH"))
+    if key in _libdevice_memo:
+        return _libdevice_memo[key]
+    rel = os.path.join("nvvm", "libdevice", "libdevice.10.bc")
+    candidates = []
+    explicit = os.environ.get("TILEIR_LIBDEVICE")
+    if explicit:
+        candidates.append(explicit)
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        root = os.environ.get(var)
+        if root:
+            candidates.append(os.path.join(root, rel))
+    for entry in sys.path:
+        if entry and os.path.isdir(os.path.join(entry, "nvidia")):
+            for sub in ("cuda_nvcc", "cu13", "cu12"):
+                candidates.append(os.path.join(entry, "nvidia", sub, rel))
+    candidates.append(os.path.join("/usr/local/cuda", rel))
+    found = next((c for c in candidates if os.path.isfile(c)), None)
+    _libdevice_memo[key] = found
+    return found
 
 
 class _Child:
@@ -251,6 +285,16 @@ class LLVMWorker:
         request = {"op": "compile", "llvm_ir": llvm_ir, "cpu": cpu, "features": features,
                    "opt_level": opt_level, "codegen_opt_level": codegen_opt_level,
                    "triple": triple, "passes": None if passes is None else [str(p) for p in passes]}
+        if "@__nv_" in llvm_ir:
+            # The module calls libdevice's accurate math (f64 transcendentals, f32 log/sin/...).
+            libdevice = find_libdevice()
+            if libdevice is None:
+                err = LLVMError("this kernel needs NVIDIA's libdevice (libdevice.10.bc) for its "
+                                "accurate math functions, and it was not found: " + LIBDEVICE_HINT)
+                err.stage = "libdevice"  # type: ignore[attr-defined]
+                err.stderr = ""  # type: ignore[attr-defined]
+                raise err
+            request["libdevice"] = libdevice
         t0 = time.perf_counter()
         with self._lock:
             started = self._ensure_started()
@@ -262,7 +306,8 @@ class LLVMWorker:
                     "verify": "the LLVM IR verifier rejected the module",
                     "target": "LLVM could not create a target machine",
                     "opt": "the LLVM optimisation pipeline failed",
-                    "codegen": "NVPTX code generation failed"}.get(stage, "LLVM failed")
+                    "codegen": "NVPTX code generation failed",
+                    "libdevice": "linking libdevice failed"}.get(stage, "LLVM failed")
             message = "%s (cpu %s, features %s):\n%s" % (what, cpu, features,
                                                          resp.get("error", "").strip())
             if stderr_text:

@@ -10,7 +10,7 @@ An entry is found by a key that hashes everything the cubin depends on:
 * the target, the pass pipeline, the optimization level and the PTX compiler options;
 * the toolchain: tileir's version, its native module and Python sources (size and
   modification time, so that a development rebuild invalidates), the Python version,
-  llvmlite's LLVM library, and the PTX compiler (ptxas executable or library).
+  llvmlite's LLVM library, libdevice, and the PTX compiler (ptxas executable or library).
 
 A value the key cannot describe faithfully (an object whose ``repr`` shows an address)
 makes the kernel uncacheable: it is compiled, never stored.
@@ -163,6 +163,12 @@ def _llvm_fingerprint() -> str:
             pass
         desc = "llvmlite " + " ".join([_stat_id(os.path.join(base, "_version.py"))] +
                                       [_stat_id(os.path.join(binding, n)) for n in libs])
+    # libdevice is linked into kernels that call accurate math (`__nv_*`): its identity is
+    # part of what an entry means.
+    from .._toolchain.llvm_worker import find_libdevice
+
+    ld = find_libdevice()
+    desc += " libdevice " + (_stat_id(ld) if ld else "none")
     _toolchain_memo["llvm"] = desc
     return desc
 
