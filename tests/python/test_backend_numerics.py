@@ -10,7 +10,7 @@ Bounds (the backend's, documented in crates/tileir-llvm/src/lower_ct.rs):
   sums are compared within ``n·u·Σ|x|``; integer ones exactly;
 * f32 math through the MUFU approximations (``exp exp2 tanh sinh cosh pow rsqrt``) and the
   polynomial ``atan2``: within the relative/absolute tolerances below;
-* f32 ``log log2 sin cos tan`` and all f64 math call libdevice: within its documented 1–2
+* f32 ``log log2 sin cos tan`` and all f64 math call libdevice: within its documented 1–4
   ulp of float64 NumPy.
 """
 

@@ -1808,8 +1808,8 @@ impl FuncWriter<'_> {
             // kernel has no way to ask for accuracy: the bare MUFU forms only bound the
             // absolute error (sin near 0: ~5000 ulp relative; lg2 near 1 likewise). Like
             // CUDA C++'s logf/sinf without -use_fast_math they go through libdevice
-            // (`__nv_logf` ≤ 1 ulp, `__nv_log2f` ≤ 1, `__nv_sinf`/`__nv_cosf` ≤ 1,
-            // `__nv_tanf` ≤ 2 per the CUDA C++ Programming Guide), which the LLVM worker
+            // (`__nv_logf` ≤ 1 ulp, `__nv_log2f` ≤ 1, `__nv_sinf`/`__nv_cosf` ≤ 2,
+            // `__nv_tanf` ≤ 4 per the CUDA C++ Programming Guide), which the LLVM worker
             // links only into modules that call `__nv_*`. `approx` (only reachable from a
             // lower dialect) keeps the hardware forms.
             CtOp::Log2 | CtOp::Log | CtOp::Sin | CtOp::Cos | CtOp::Tan if !approx => {
