@@ -207,28 +207,17 @@ fn permutations(n: usize, prefix: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
     }
 }
 
-fn list(f: &mut fmt::Formatter<'_>, v: &[impl fmt::Display]) -> fmt::Result {
-    f.write_str("[")?;
-    for (i, x) in v.iter().enumerate() {
-        if i > 0 {
-            f.write_str(",")?;
-        }
-        write!(f, "{x}")?;
-    }
-    f.write_str("]")
-}
-
 impl fmt::Display for Blocked {
     /// `#tileas.blocked<size_per_thread=[1,4], threads_per_warp=[8,4], warps_per_cta=[4,1], order=[1,0]>`
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("#tileas.blocked<size_per_thread=")?;
-        list(f, &self.size_per_thread)?;
+        crate::text::write_vec(f, &self.size_per_thread)?;
         f.write_str(", threads_per_warp=")?;
-        list(f, &self.threads_per_warp)?;
+        crate::text::write_vec(f, &self.threads_per_warp)?;
         f.write_str(", warps_per_cta=")?;
-        list(f, &self.warps_per_cta)?;
+        crate::text::write_vec(f, &self.warps_per_cta)?;
         f.write_str(", order=")?;
-        list(f, &self.order)?;
+        crate::text::write_vec(f, &self.order)?;
         f.write_str(">")
     }
 }

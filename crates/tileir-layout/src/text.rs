@@ -15,7 +15,8 @@ use crate::layout::{Dim, LayoutError, LinearLayout};
 use std::fmt;
 use std::str::FromStr;
 
-fn write_vec(f: &mut fmt::Formatter<'_>, v: &[u32]) -> fmt::Result {
+/// `[a,b,c]`, the list form both layout texts use.
+pub(crate) fn write_vec(f: &mut fmt::Formatter<'_>, v: &[impl fmt::Display]) -> fmt::Result {
     f.write_str("[")?;
     for (i, x) in v.iter().enumerate() {
         if i > 0 {

@@ -665,25 +665,11 @@ impl FuncWriter<'_> {
     /// Lowers a region's block (reduce/scan bodies, loop bodies) with `args` bound to its
     /// arguments; returns the terminator's op and its operands' lowered values.
     pub(crate) fn inline_block(&mut self, block: tileir_ir::BlockId, args: &[Vec<String>]) -> R<Option<(OpId, Vec<Vec<String>>)>> {
-        let m = self.m;
-        let bargs = m.blocks[block].args.clone();
+        let bargs = self.m.blocks[block].args.clone();
         for (a, v) in bargs.iter().zip(args) {
             self.set_elems(*a, v.clone());
         }
-        let ops = m.blocks[block].ops.clone();
-        let mut term = None;
-        for &o in &ops {
-            match m.ops[o].kind.ct() {
-                Some(CtOp::Yield | CtOp::Continue | CtOp::Break) => {
-                    let mut vals = Vec::new();
-                    for &v in &m.ops[o].operands {
-                        vals.push(self.elems(v)?);
-                    }
-                    term = Some((o, vals));
-                }
-                _ => self.op(o),
-            }
-        }
+        let term = self.inline_block_no_bind(block)?;
         self.wide.clear();
         Ok(term)
     }
