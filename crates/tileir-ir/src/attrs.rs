@@ -293,10 +293,13 @@ impl<'a> AttrReader<'a> {
         }
     }
 
-    /// An optional integer.
+    /// An optional integer: an untyped one, or a typed integer scalar (`16 : i64`, as
+    /// the generic printer writes integer attributes), sign-extended from its width.
     pub fn int(&mut self, name: &str) -> Option<i64> {
         match self.take(name)? {
             Attr::Int(v) => Some(*v),
+            Attr::Scalar(crate::types::NumType::I1, bits) => Some((*bits & 1) as i64),
+            Attr::Scalar(t, bits) if t.is_int() => Some(tileir_numeric::sign_extend(*bits, t.bit_width())),
             other => {
                 self.errors.push(format!("'{}' attribute '{name}' must be an integer, got {}", self.op, other.kind_name()));
                 None

@@ -1957,9 +1957,12 @@ impl<'a> Printer<'a> {
         parts.join(", ")
     }
 
+    /// `ORDERING [SCOPE] {value}%memref[indices] [token = …] [padding = …] [origin_step = …]`
+    /// (`value` is a store's `%v, `, empty for loads).
     fn tiled_access_text(
         &mut self,
         a: &TiledAccess,
+        value: &str,
         memref: Option<ValueId>,
         indices: &[ValueId],
         token: Option<ValueId>,
@@ -1969,7 +1972,7 @@ impl<'a> Printer<'a> {
             let _ = write!(s, " {scope}");
         }
         let memref_name = memref.map(|v| self.name(v)).unwrap_or_default();
-        let _ = write!(s, " {memref_name}[{}]", self.operand_list(indices));
+        let _ = write!(s, " {value}{memref_name}[{}]", self.operand_list(indices));
         if let Some(t) = token {
             let _ = write!(s, " token = {}", self.name(t));
         }
@@ -1989,13 +1992,26 @@ impl<'a> Printer<'a> {
         match aa {
             TileAaOp::Func {
                 sym_name,
+                function_type,
                 kernel,
                 num_warps,
-                ..
             } => {
                 let block = self.m.entry_block(op, 0);
                 let sig = self.signature(block, true);
-                let _ = write!(self.out, "nv_tileaa.func @{sym_name}({sig})");
+                let _ = write!(self.out, "nv_tileaa.func {}({sig})", symbol_text(sym_name));
+                // Results, when the function type has any (kernels have none).
+                if let Some(Type::Function { results, .. }) = self.m.types.try_get(*function_type) {
+                    let rs: Vec<String> = results.iter().map(|&t| self.ty(t, true)).collect();
+                    match rs.len() {
+                        0 => {}
+                        1 if !rs[0].starts_with('(') => {
+                            let _ = write!(self.out, " -> {}", rs[0]);
+                        }
+                        _ => {
+                            let _ = write!(self.out, " -> ({})", rs.join(", "));
+                        }
+                    }
+                }
                 let mut attrs = Vec::new();
                 if *kernel {
                     attrs.push("kernel".to_string());
@@ -2120,7 +2136,7 @@ impl<'a> Printer<'a> {
         } else {
             None
         };
-        let body = self.tiled_access_text(a, memref, &indices, token);
+        let body = self.tiled_access_text(a, "", memref, &indices, token);
         let _ = write!(self.out, "{dialect}.tiled_load {body}");
         if let Some(w) = vector_width {
             let _ = write!(self.out, " vector_width = {w}");
@@ -2149,13 +2165,10 @@ impl<'a> Printer<'a> {
             None
         };
         let value_name = value.map(|v| self.name(v)).unwrap_or_default();
-        let body = self.tiled_access_text(a, memref, &indices, token);
-        // `weak %value, %memref[...]`: the ordering leads, as in cuda_tile's store_view_tko.
-        let (ordering, rest) = body.split_once(' ').unwrap_or((body.as_str(), ""));
-        let _ = write!(
-            self.out,
-            "{dialect}.tiled_store {ordering} {value_name}, {rest}"
-        );
+        // `relaxed device %value, %memref[...]`: ordering and scope lead, as in cuda_tile's
+        // store_view_tko.
+        let body = self.tiled_access_text(a, &format!("{value_name}, "), memref, &indices, token);
+        let _ = write!(self.out, "{dialect}.tiled_store {body}");
         if let Some(w) = vector_width {
             let _ = write!(self.out, " vector_width = {w}");
         }

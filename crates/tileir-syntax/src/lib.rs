@@ -26,6 +26,7 @@
 #![forbid(unsafe_code)]
 
 mod lex;
+mod lowered;
 mod ops;
 mod types_attrs;
 
@@ -175,6 +176,8 @@ pub(crate) struct Parser<'a> {
     pub(crate) in_type: bool,
     /// When hint parameters are validated.
     pub(crate) hint_check: HintCheck,
+    /// How many `nv_tileaa.func` bodies enclose the current op (see [`Self::resolve`]).
+    pub(crate) lowered: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -196,6 +199,7 @@ impl<'a> Parser<'a> {
             pending: Vec::new(),
             in_type: false,
             hint_check: HintCheck::Deferred,
+            lowered: 0,
         }
     }
 
@@ -443,7 +447,10 @@ impl<'a> Parser<'a> {
         };
         if let Some(t) = expected {
             let actual = self.m.value_type(v);
-            if actual != t {
+            // Inside nv_tileaa functions the operand types a residual cuda_tile op's
+            // custom syntax fixes (a `token`, an `if` condition `tile<i1>`, …) appear in
+            // their lowered forms, as `convert-cuda-tile-to-tileaa` retypes them.
+            if actual != t && !(self.lowered > 0 && self.lowered_form(t) == Some(actual)) {
                 let name = if u.idx > 0 {
                     format!("%{}#{}", u.name, u.idx)
                 } else {
@@ -463,6 +470,21 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(v)
+    }
+
+    /// The nv_tileaa form of a cuda_tile type the alias-aware conversion retypes:
+    /// `token` → `!nv_tileaa.mem_token`, `tile<T>` → `T`, `tile<ptr<T>>` →
+    /// `!nv_tileaa.ptr<T, 1>`; `None` for the types it keeps.
+    fn lowered_form(&mut self, t: TypeId) -> Option<TypeId> {
+        use tileir_ir::{TileElem, Type};
+        match self.m.types.get(t).clone() {
+            Type::Token => Some(self.m.types.mem_token()),
+            Type::Tile { shape, elem, layout: None } if shape.is_empty() => Some(match elem {
+                TileElem::Num(n) => self.m.types.scalar(n),
+                TileElem::Ptr(n) => self.m.types.intern(Type::AaPtr { pointee: n, addr_space: 1 }),
+            }),
+            _ => None,
+        }
     }
 
     /// `%name` or `%name#N`.

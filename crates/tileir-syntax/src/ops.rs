@@ -70,6 +70,9 @@ impl Parser<'_> {
         let Some(name) = self.c.ident() else {
             return self.c.err("expected operation name");
         };
+        if let Some((d @ ("nv_tileaa" | "nv_tileas"), m)) = name.split_once('.') {
+            return self.lowered_op(block, d, m, at, loc, start);
+        }
         let op = match name.split_once('.') {
             Some(("cuda_tile", m)) => ct_from_mnemonic(m),
             Some(_) => None,
@@ -1474,7 +1477,7 @@ impl Parser<'_> {
     }
 
     /// `<elem: value> : tile<…>` (constant and global): the dense value and the type.
-    fn dense_custom(&mut self, start: usize) -> R<(tileir_ir::DenseElements, TypeId)> {
+    pub(crate) fn dense_custom(&mut self, start: usize) -> R<(tileir_ir::DenseElements, TypeId)> {
         self.c.expect("<")?;
         self.c.ws();
         let epos = self.c.pos;
@@ -1633,7 +1636,7 @@ impl Parser<'_> {
     }
 
     /// `[128, %n]`: static integers or SSA uses, each with its position.
-    fn mixed_list(&mut self) -> R<Vec<(Result<i64, Use>, usize)>> {
+    pub(crate) fn mixed_list(&mut self) -> R<Vec<(Result<i64, Use>, usize)>> {
         self.c.expect("[")?;
         let mut v = Vec::new();
         if self.c.eat("]") {
