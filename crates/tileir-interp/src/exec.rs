@@ -10,9 +10,17 @@ use crate::{mma, printf, shape};
 use tileir_ir::entity::EntityId;
 use tileir_ir::{
     AssumePredicate, AtomicRmwMode, Attr, BlockId, ComparisonOrdering, ComparisonPredicate, CtOp,
-    CudaTileOp, Dim, IntegerOverflow, NumType, OpId, RoundingMode, Signedness, TileElem, Type,
-    ValueId,
+    CudaTileOp, Dim, IntegerOverflow, NumType, OpId, OpKind, RoundingMode, Signedness, TileAaOp,
+    TileElem, Type, ValueId,
 };
+
+// nv_tileaa / nv_tileas ops (everything but the async pipeline family).
+#[path = "lowered.rs"]
+mod lowered;
+// The async pipeline / queue / TMA ops: `exec_async_op`, the one place they are run. Child
+// modules of this one, so that they see `BlockExec`'s private state and helpers.
+#[path = "pipeline.rs"]
+mod pipeline;
 
 /// How a block's execution ended.
 #[derive(Debug)]
@@ -27,7 +35,7 @@ pub(crate) enum Flow {
     Return(Vec<Value>),
 }
 
-type R<T> = Result<T, InterpError>;
+pub(crate) type R<T> = Result<T, InterpError>;
 
 /// The state of one running tile block.
 pub(crate) struct BlockExec<'l, 'm, 'a> {
@@ -108,6 +116,19 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         self.tile(op, v)
     }
 
+    /// Operand `i`, which must be a non-empty integer tile (or scalar).
+    fn operand_int(&self, op: OpId, i: usize) -> R<&Tile> {
+        let t = self.operand_tile(op, i)?;
+        if !matches!(t.data, Data::Int(_)) || t.is_empty() {
+            return Err(self.error(
+                op,
+                ErrorKind::InvalidIr,
+                format!("operand #{i} must be an integer, got a {:?} tile", t.elem),
+            ));
+        }
+        Ok(t)
+    }
+
     fn set(&mut self, v: ValueId, value: Value) {
         self.env[v.index()] = Some(value);
     }
@@ -130,12 +151,16 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         Ok(m.types.get(m.value_type(v)))
     }
 
-    /// Shape and element of tile result `i`.
+    /// Shape and element of tile result `i`. In nv_tileaa / nv_tileas functions rank-0 tiles
+    /// are bare scalars (`i32`) and pointers (`!nv_tileaa.ptr<f32, 1>`): shape `[]`. Layouts
+    /// (nv_tileas) do not change values and are ignored.
     fn result_tile_type(&self, op: OpId, i: usize) -> R<(Vec<usize>, TileElem)> {
         match self.result_type(op, i)? {
             Type::Tile { shape, elem, .. } => {
                 Ok((shape.iter().map(|&d| d.max(0) as usize).collect(), *elem))
             }
+            Type::Scalar(n) => Ok((Vec::new(), TileElem::Num(*n))),
+            Type::AaPtr { pointee, .. } => Ok((Vec::new(), TileElem::Ptr(*pointee))),
             _ => Err(self.error(
                 op,
                 ErrorKind::InvalidIr,
@@ -218,7 +243,7 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                 op,
                 ErrorKind::Unsupported,
                 format!(
-                    "the interpreter runs cuda_tile ops only, not '{}'",
+                    "expected a cuda_tile op, not '{}'",
                     self.m().ops[op].kind.name()
                 ),
             )
@@ -244,6 +269,29 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
 
     /// Executes one op; returns `Some` for terminators.
     fn exec_op(&mut self, op: OpId) -> R<Option<Flow>> {
+        let m = self.m();
+        match &m.ops[op].kind {
+            OpKind::CudaTile(_) => self.exec_ct(op),
+            // ---- THE dispatch point of the async pipeline / queue / TMA ops ----
+            // (`nv_tileas.async.*`, `create_none`, `make_tiled_tma_desc`, `alloc_tensor`,
+            // `nv_tileaa.create_queue` / `queue.*` / `execute`): see pipeline.rs.
+            kind if lowered::is_async_op(kind) => self.exec_async_op(op),
+            OpKind::TileAa(k) => self.exec_tileaa(op, k),
+            OpKind::TileAs(k) => self.exec_tileas(op, k),
+            OpKind::Unregistered(u) => Err(self.error(
+                op,
+                ErrorKind::Unsupported,
+                format!(
+                    "the interpreter cannot run the unregistered op '{}'",
+                    u.name
+                ),
+            )),
+        }
+    }
+
+    /// Executes one cuda_tile op (also the residual cuda_tile ops of nv_tileaa / nv_tileas
+    /// functions).
+    fn exec_ct(&mut self, op: OpId) -> R<Option<Flow>> {
         let c = self.ct(op)?;
         let m = self.m();
         let data = &m.ops[op];
@@ -599,7 +647,7 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                 let (shape, _) = self.result_tile_type(op, 0)?;
                 let mut idx = Vec::new();
                 for i in 1..data.operands.len() {
-                    let t = self.operand_tile(op, i)?;
+                    let t = self.operand_int(op, i)?;
                     idx.push(unsigned(t.num().bit_width(), t.ints()[0]));
                 }
                 Value::Tile(self.lift(op, shape::extract(self.operand_tile(op, 0)?, &idx, &shape))?)
@@ -886,7 +934,7 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
     }
 
     fn exec_if(&mut self, op: OpId) -> R<Option<Flow>> {
-        let cond = self.operand_tile(op, 0)?.ints()[0] != 0;
+        let cond = self.operand_int(op, 0)?.ints()[0] != 0;
         let region = if cond { 0 } else { 1 };
         let flow = match self.m().entry_block(op, region) {
             Some(b) => self.run_block(b, Vec::new())?,
@@ -903,7 +951,7 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
 
     fn exec_for(&mut self, op: OpId) -> R<Option<Flow>> {
         let c = self.ct(op)?;
-        let lb_t = self.operand_tile(op, 0)?.clone();
+        let lb_t = self.operand_int(op, 0)?.clone();
         let w = lb_t.num().bit_width();
         let unsigned_cmp = c.flag("unsignedCmp");
         let read = |t: &Tile| -> i128 {
@@ -915,8 +963,8 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
             }
         };
         let mut iv = read(&lb_t);
-        let ub = read(self.operand_tile(op, 1)?);
-        let step = read(self.operand_tile(op, 2)?);
+        let ub = read(self.operand_int(op, 1)?);
+        let step = read(self.operand_int(op, 2)?);
         if step <= 0 {
             return Err(self.error(
                 op,
@@ -1036,13 +1084,15 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
             }
             acc0.push(v);
         }
-        let vectorized = m.blocks[body].ops.iter().all(|&o| {
-            m.ops[o].kind.ct().is_some_and(|k| {
+        let vectorized = m.blocks[body].ops.iter().all(|&o| match &m.ops[o].kind {
+            // The element-wise float arithmetic of nv_tileaa / nv_tileas reduce bodies.
+            OpKind::TileAa(TileAaOp::AddF(_) | TileAaOp::SubF(_) | TileAaOp::MulF(_)) => true,
+            kind => kind.ct().is_some_and(|k| {
                 k == CtOp::Constant
                     || k == CtOp::Yield
                     || k.schema()
                         .has(tileir_ir::dialect::cuda_tile::schema::traits::ELEMENTWISE)
-            })
+            }),
         });
         let order: Vec<usize> = if is_scan && reverse {
             (0..d).rev().collect()
@@ -1196,7 +1246,7 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                                 format!("too few dynamic {what} operands"),
                             )
                         })?;
-                        let t = self.operand_tile(op, i)?;
+                        let t = self.operand_int(op, i)?;
                         Ok(unsigned(t.num().bit_width(), t.ints()[0]))
                     }
                 })
@@ -1289,6 +1339,13 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
             let size = view.tensor.shape[tdim];
             let n = view.tile_shape[i];
             let idx = index[i];
+            if !matches!(idx.data, Data::Int(_)) || idx.is_empty() {
+                return Err(self.error(
+                    op,
+                    ErrorKind::InvalidIr,
+                    format!("index #{i} is not an integer tile"),
+                ));
+            }
             let w = idx.num().bit_width();
             let c: Coords = match &view.kind {
                 ViewKind::GatherScatter(sd) if *sd == i => {
@@ -1434,7 +1491,12 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         let idx = idx_r
             .map(|i| self.operand_tile(op, i))
             .collect::<R<Vec<_>>>()?;
-        let mut coords = self.view_coords(op, view, &idx)?;
+        self.tile_access(op, view, &idx)
+    }
+
+    /// [`Self::view_access`] of tile `idx` (one index tile per tile dimension) of `view`.
+    fn tile_access(&self, op: OpId, view: &TileView, idx: &[&Tile]) -> R<ViewAccess> {
+        let mut coords = self.view_coords(op, view, idx)?;
         let stride = |i: usize| view.tensor.strides[view.dim_map[i]];
         let inner_dim = coords.len().checked_sub(1);
         let last = coords.pop();
@@ -1515,7 +1577,29 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
 
     fn load_view(&mut self, op: OpId, c: &CudaTileOp) -> R<Tile> {
         let acc = self.view_access(op, c)?;
+        self.load_access(op, acc)
+    }
+
+    /// Reads the tile `acc` places (out-of-bounds elements read the padding value); its shape
+    /// and element type are those of result 0 of `op`.
+    fn load_access(&mut self, op: OpId, acc: ViewAccess) -> R<Tile> {
         let (shape, elem) = self.result_tile_type(op, 0)?;
+        if elem != TileElem::Num(acc.elem)
+            || shape.iter().product::<usize>() != acc.rows() * acc.inner_len
+        {
+            return Err(self.error(
+                op,
+                ErrorKind::InvalidIr,
+                format!(
+                    "result {} does not match the {} tile of {} elements the access reads",
+                    self.m()
+                        .types
+                        .display(self.m().value_type(self.m().ops[op].results[0]), true),
+                    acc.elem,
+                    acc.rows() * acc.inner_len
+                ),
+            ));
+        }
         let t = acc.elem;
         let pad = Tile::padding_bits(t, acc.padding);
         let pad_tile = Tile::from_bits(vec![1], TileElem::Num(t), [pad]);
@@ -1564,14 +1648,26 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
 
     fn store_view(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
         let acc = self.view_access(op, c)?;
+        let value = self.m().ops[op].operands[0];
+        self.store_access(op, acc, value)
+    }
+
+    /// Writes tile `value` to the elements `acc` places (out-of-bounds ones are skipped).
+    fn store_access(&mut self, op: OpId, acc: ViewAccess, value: ValueId) -> R<()> {
         let t = acc.elem;
         let n = acc.rows() * acc.inner_len;
         let esize = t.storage_bytes() as usize;
         let bytewise = t.bit_width() >= 8;
-        let value = self.m().ops[op].operands[0];
         // Bit patterns for the element-by-element path of sub-byte types.
         let bits = {
             let tile = self.tile(op, value)?;
+            if tile.elem != TileElem::Num(t) {
+                return Err(self.error(
+                    op,
+                    ErrorKind::InvalidIr,
+                    format!("stores a tile of {:?} into memory of {t}", tile.elem),
+                ));
+            }
             if tile.len() != n {
                 return Err(self.error(
                     op,
@@ -2141,12 +2237,13 @@ fn unravel(mut i: usize, shape: &[usize]) -> Vec<usize> {
     idx
 }
 
-fn kind_name(v: &Value) -> &'static str {
+pub(crate) fn kind_name(v: &Value) -> &'static str {
     match v {
         Value::Tile(_) => "a tile",
         Value::Token => "a token",
         Value::TensorView(_) => "a tensor_view",
         Value::View(_) => "a tile view",
+        Value::MemRef(_) => "a memref",
     }
 }
 

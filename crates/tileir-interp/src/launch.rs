@@ -5,7 +5,7 @@ use crate::exec::{BlockExec, Flow};
 use crate::memory::{MemError, Memory};
 use crate::value::{Tile, Value};
 use std::collections::HashMap;
-use tileir_ir::{Attr, CtOp, Location, Module, NumType, OpId, TileElem, Type};
+use tileir_ir::{Attr, CtOp, Location, Module, NumType, OpId, OpKind, TileAaOp, TileElem, Type};
 
 /// A kernel argument: a scalar of a given element type (its bit pattern), or a pointer.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -516,12 +516,20 @@ pub(crate) struct BlockOutcome {
     pub log: Vec<(u64, Vec<u8>)>,
 }
 
-/// Runs `entry` of `module` over `grid` tile blocks.
+/// Runs kernel `entry` of `module` over `grid` tile blocks.
 ///
-/// Arguments must match the entry's parameters one to one: a pointer parameter
-/// (`tile<ptr<T>>`) takes [`ArgValue::Ptr`], a scalar parameter takes [`ArgValue::Scalar`] of
-/// the same element type. Globals of the module are allocated in `memory` for the launch and
-/// freed afterwards.
+/// The kernel is a cuda_tile `entry` (or `testing$func`), or, in a module lowered by
+/// `convert-cuda-tile-to-tileaa` (and `convert-tileaa-to-tileas`), the `nv_tileaa.func` of
+/// that name. The lowering keeps the kernel's parameters one to one (a `tile<ptr<T>>` becomes
+/// `!nv_tileaa.ptr<T, 1>`, a `tile<T>` becomes `T`; tensor views are built inside the kernel,
+/// `make_tensor_view` becoming `make_memref` over the same base, size and stride arguments),
+/// so the same argument list runs the kernel at every level: a differential run is the same
+/// `run_entry` call on each module, against equal memories.
+///
+/// Arguments must match the kernel's parameters one to one: a pointer parameter
+/// (`tile<ptr<T>>`, `!nv_tileaa.ptr<T, …>`) takes [`ArgValue::Ptr`], a scalar parameter
+/// (`tile<T>`, `T`) takes [`ArgValue::Scalar`] of the same element type. Globals of the module
+/// (cuda_tile or nv_tileaa) are allocated in `memory` for the launch and freed afterwards.
 pub fn run_entry(
     module: &Module,
     entry: &str,
@@ -532,6 +540,7 @@ pub fn run_entry(
 ) -> Result<RunReport, InterpError> {
     let entry_op = find_symbol(module, CtOp::Entry, entry)
         .or_else(|| find_symbol(module, CtOp::TestingFunc, entry))
+        .or_else(|| find_lowered_kernel(module, entry))
         .ok_or_else(|| {
             InterpError::new(
                 ErrorKind::InvalidLaunch,
@@ -584,6 +593,15 @@ pub fn run_entry(
             ) if shape.is_empty() && t == ty => {
                 Value::Tile(Tile::from_bits(vec![], TileElem::Num(*t), [*bits]))
             }
+            // Lowered kernels: bare pointers and scalars.
+            (Type::AaPtr { pointee, .. }, ArgValue::Ptr(addr)) => Value::Tile(Tile {
+                shape: vec![],
+                elem: TileElem::Ptr(*pointee),
+                data: crate::value::Data::Ptr(vec![*addr]),
+            }),
+            (Type::Scalar(t), ArgValue::Scalar { ty, bits }) if t == ty => {
+                Value::Tile(Tile::from_bits(vec![], TileElem::Num(*t), [*bits]))
+            }
             _ => {
                 return Err(InterpError::new(
                     ErrorKind::InvalidLaunch,
@@ -603,7 +621,8 @@ pub fn run_entry(
             Type::Tile {
                 elem: TileElem::Ptr(t),
                 ..
-            },
+            }
+            | Type::AaPtr { pointee: t, .. },
         ) = (a, module.types.get(module.value_type(p)))
         {
             let name = match options.arg_names.get(i).filter(|n| !n.is_empty()) {
@@ -628,15 +647,20 @@ pub fn run_entry(
     // Globals: allocate and initialize for this launch.
     let mut globals = HashMap::new();
     for op in module.walk() {
-        let Some(g) = module.ops[op]
-            .kind
-            .cuda_tile()
-            .filter(|g| g.op == CtOp::Global)
-        else {
-            continue;
-        };
-        let (Some(name), Some(Attr::Dense(d))) = (g.str("sym_name"), g.get("value")) else {
-            continue;
+        let (name, d, align) = match &module.ops[op].kind {
+            OpKind::CudaTile(g) if g.op == CtOp::Global => {
+                let (Some(name), Some(Attr::Dense(d))) = (g.str("sym_name"), g.get("value")) else {
+                    continue;
+                };
+                (name, d, g.int("alignment").unwrap_or(0))
+            }
+            OpKind::TileAa(TileAaOp::Global {
+                sym_name,
+                value,
+                alignment,
+                ..
+            }) => (sym_name.as_str(), value, *alignment),
+            _ => continue,
         };
         let elem = TileElem::Num(d.elem);
         let n = d.num_elements();
@@ -644,7 +668,7 @@ pub fn run_entry(
         let bytes = crate::exec::encode_tile_bytes(&tile).map_err(|e| {
             InterpError::new(ErrorKind::Unsupported, format!("global @{name}: {e}"))
         })?;
-        let align = g.int("alignment").unwrap_or(0).max(1) as u64;
+        let align = align.max(1) as u64;
         let base = memory.alloc(bytes.len(), align);
         memory.write(base, &bytes).expect("fresh allocation");
         globals.insert(name.to_string(), base);
@@ -678,6 +702,25 @@ fn find_symbol(module: &Module, kind: CtOp, name: &str) -> Option<OpId> {
             .cuda_tile()
             .is_some_and(|o| o.op == kind && o.str("sym_name") == Some(name))
     })
+}
+
+/// The `nv_tileaa.func` named `name` (a kernel rather than a device helper when both exist).
+fn find_lowered_kernel(module: &Module, name: &str) -> Option<OpId> {
+    let mut found = None;
+    for op in module.walk() {
+        if let OpKind::TileAa(TileAaOp::Func {
+            sym_name, kernel, ..
+        }) = &module.ops[op].kind
+        {
+            if sym_name == name {
+                if *kernel {
+                    return Some(op);
+                }
+                found.get_or_insert(op);
+            }
+        }
+    }
+    found
 }
 
 fn block_list(grid: [u32; 3], order: BlockOrder) -> Vec<[u32; 3]> {

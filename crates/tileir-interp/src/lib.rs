@@ -50,6 +50,20 @@
 //! tensor (`ceil((size − tile)/stride) + 1`). A `gather_scatter_view` takes a 1-D index tile of
 //! tensor coordinates along `sparse_dim` (out-of-range entries are padded/masked) and its
 //! index space is 1 along that dimension.
+//!
+//! **Lowered kernels.** [`run_entry`] also runs a module after `convert-cuda-tile-to-tileaa`
+//! (the `nv_tileaa.func` of the entry's name) or after `convert-tileaa-to-tileas`, with the
+//! same argument list: the lowering keeps kernel parameters one to one (`tile<ptr<T>>` →
+//! `!nv_tileaa.ptr<T, 1>`, `tile<T>` → `T`) and builds memrefs inside the kernel from the
+//! same base, size and stride arguments, so a differential run is the same call on each
+//! level's module against equal memories. nv_tileaa / nv_tileas ops have the semantics of the
+//! cuda_tile ops they come from: `make_memref` is `make_tensor_view` ([`Value::MemRef`]),
+//! `tiled_load` / `tiled_store` are partition (or, with `origin_step`, strided) view accesses
+//! of the tile at the given tile coordinates with the same padding, masking and undefined
+//! behavior; tokens and memory orderings are no-ops; residual cuda_tile ops take bare scalars
+//! where cuda_tile has rank-0 tiles (a scalar `broadcast` splats); nv_tileas layouts and
+//! vector widths do not change values. The async pipeline / queue / TMA ops go through one
+//! dispatch point, `exec_async_op` in pipeline.rs.
 
 #![forbid(unsafe_code)]
 

@@ -34,6 +34,14 @@ fn index_map(out_shape: &[usize], mut f: impl FnMut(&[usize]) -> usize) -> Vec<u
 
 /// `broadcast` to `shape` (same rank; source dims equal or 1).
 pub fn broadcast(a: &Tile, shape: &[usize]) -> OpResult<Tile> {
+    if a.shape.is_empty() && a.len() == 1 {
+        // A scalar (rank 0; the bare scalars of nv_tileaa functions) splats to any shape.
+        return Ok(Tile {
+            shape: shape.to_vec(),
+            elem: a.elem,
+            data: a.data.gather(&vec![0; shape.iter().product()]),
+        });
+    }
     if a.shape.len() != shape.len() {
         return Err(format!(
             "broadcast from rank {} to rank {}",

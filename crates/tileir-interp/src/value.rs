@@ -1,4 +1,4 @@
-//! Runtime values: dense tiles, tokens and views.
+//! Runtime values: dense tiles, tokens, views and memrefs.
 //!
 //! A tile stores its elements in one typed vector chosen by the element type, so that every
 //! op is a whole-array loop:
@@ -377,4 +377,7 @@ pub enum Value {
     TensorView(TensorView),
     /// A partition/strided/gather-scatter view.
     View(TileView),
+    /// An nv_tileaa memref (`make_memref`): base, element type, sizes and strides, like a
+    /// tensor view.
+    MemRef(TensorView),
 }
