@@ -519,7 +519,18 @@ impl<'m> Writer<'m> {
                             rec.varint(o as u64);
                         }
                     }
-                    Type::Opaque(_) | Type::AaPtr { .. } | Type::MemRef { .. } | Type::MemToken => {
+                    Type::Opaque(_)
+                    | Type::AaPtr { .. }
+                    | Type::MemRef { .. }
+                    | Type::MemToken
+                    | Type::Queue { .. }
+                    | Type::Pipeline { .. }
+                    | Type::PipelineIterator { .. }
+                    | Type::ProducerToken { .. }
+                    | Type::ConsumerToken { .. }
+                    | Type::AsyncToken
+                    | Type::TmaDesc { .. }
+                    | Type::SmemTile { .. } => {
                         return Err(err(format!(
                             "unsupported type in bytecode writer: {}type '{}' is not a cuda_tile type",
                             if context.is_empty() {

@@ -67,6 +67,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod agents;
 pub mod approx;
 mod arith;
 mod exec;

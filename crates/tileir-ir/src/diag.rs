@@ -51,6 +51,10 @@ impl Diagnostic {
     pub fn warning(loc: Location, message: impl Into<String>) -> Self {
         Diagnostic { severity: Severity::Warning, message: message.into(), loc, notes: Vec::new() }
     }
+    /// A remark at `loc` (informational: a recoverable missed optimization, say).
+    pub fn remark(loc: Location, message: impl Into<String>) -> Self {
+        Diagnostic { severity: Severity::Remark, message: message.into(), loc, notes: Vec::new() }
+    }
     /// Attaches a note.
     pub fn with_note(mut self, loc: Location, message: impl Into<String>) -> Self {
         self.notes.push(Diagnostic { severity: Severity::Note, message: message.into(), loc, notes: Vec::new() });

@@ -46,4 +46,4 @@ pub use location::{LocId, LocTable, Location};
 pub use module::{BlockId, Builder, Module, OpData, OpId, RegionId, ValueDef, ValueId};
 pub use op::{Dialect, OpKind, UnregisteredOp};
 pub use print::{print_module, PrintOptions};
-pub use types::{Dim, Layout, NumType, PaddingValue, PartitionViewType, TensorViewType, TileElem, Type, TypeId, TypeTable};
+pub use types::{Dim, Layout, NumType, PaddingValue, PartitionViewType, TensorViewType, TileElem, TmaKind, Type, TypeId, TypeTable, SMEM_SWIZZLES};

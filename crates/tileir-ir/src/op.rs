@@ -101,7 +101,7 @@ impl OpKind {
         match self {
             OpKind::CudaTile(op) => op.schema().regions as usize,
             OpKind::TileAa(op) => op.num_regions(),
-            OpKind::TileAs(_) => 0,
+            OpKind::TileAs(op) => op.num_regions(),
             OpKind::Unregistered(op) => op.num_regions,
         }
     }
@@ -111,7 +111,7 @@ impl OpKind {
         match self {
             OpKind::CudaTile(op) => op.schema().has(crate::dialect::cuda_tile::schema::traits::TERMINATOR),
             OpKind::TileAa(op) => op.is_terminator(),
-            OpKind::TileAs(_) => false,
+            OpKind::TileAs(op) => op.is_terminator(),
             OpKind::Unregistered(_) => false,
         }
     }

@@ -162,6 +162,123 @@ impl TypeParser<'_, '_> {
         Ok(TensorViewType { elem, shape, strides })
     }
 
+    /// A positive count (stages, consumers, depth) that fits in u32.
+    fn count(&mut self, what: &str) -> Result<u32, TypeParseError> {
+        self.ws();
+        let at = self.pos;
+        let v = self.int()?;
+        if v < 1 || v > u32::MAX as i64 {
+            return Err(TypeParseError { offset: at, message: format!("{what} must be a positive 32-bit integer, got {v}") });
+        }
+        Ok(v as u32)
+    }
+
+    /// `open T, T, … close` (possibly empty).
+    fn type_list(&mut self, open: &str, close: &str) -> Result<Vec<TypeId>, TypeParseError> {
+        self.expect(open)?;
+        let mut out = Vec::new();
+        self.ws();
+        if self.eat(close) {
+            return Ok(out);
+        }
+        loop {
+            out.push(self.ty()?);
+            self.ws();
+            if self.eat(close) {
+                return Ok(out);
+            }
+            self.expect(",")?;
+        }
+    }
+
+    /// `64x32xf16` (static dims then an element type).
+    fn static_shape_elem(&mut self) -> Result<(Vec<i64>, NumType), TypeParseError> {
+        self.ws();
+        let at = self.pos;
+        let (dims, elem) = self.dims_then(|p| p.num())?;
+        let mut shape = Vec::new();
+        for d in dims {
+            match d {
+                Dim::Static(v) if v > 0 => shape.push(v),
+                _ => return Err(TypeParseError { offset: at, message: "expected a static, positive shape".into() }),
+            }
+        }
+        Ok((shape, elem))
+    }
+
+    /// The nv_tileas types, after `!nv_tileas.`.
+    fn tileas_type(&mut self, start: usize) -> Result<TypeId, TypeParseError> {
+        let word = self.ident();
+        match word.as_str() {
+            "pipeline" => {
+                self.expect("<")?;
+                self.expect("stages")?;
+                self.expect("=")?;
+                let stages = self.count("pipeline stages")?;
+                self.expect(",")?;
+                self.expect("consumers")?;
+                self.expect("=")?;
+                let consumers = self.count("pipeline consumers")?;
+                self.expect(",")?;
+                let elems = self.type_list("[", "]")?;
+                self.expect(">")?;
+                Ok(self.types.intern(Type::Pipeline { stages, consumers, elems }))
+            }
+            "iterator" => {
+                self.expect("<")?;
+                self.ws();
+                let at = self.pos;
+                let pipeline = self.ty()?;
+                if !matches!(self.types.get(pipeline), Type::Pipeline { .. }) {
+                    return Err(TypeParseError { offset: at, message: "expected an !nv_tileas.pipeline type".into() });
+                }
+                self.expect(">")?;
+                Ok(self.types.intern(Type::PipelineIterator { pipeline }))
+            }
+            "producer_token" | "consumer_token" => {
+                let elems = self.type_list("<", ">")?;
+                Ok(self.types.intern(if word == "producer_token" {
+                    Type::ProducerToken { elems }
+                } else {
+                    Type::ConsumerToken { elems }
+                }))
+            }
+            "async" if self.eat(".token") => Ok(self.types.intern(Type::AsyncToken)),
+            "tma_desc" => {
+                self.expect("<")?;
+                self.ws();
+                let at = self.pos;
+                let kind_word = self.ident();
+                let Some(kind) = crate::types::TmaKind::from_keyword(&kind_word) else {
+                    return Err(TypeParseError { offset: at, message: "expected tma_load or tma_store".into() });
+                };
+                self.expect(",")?;
+                let (box_shape, elem) = self.static_shape_elem()?;
+                self.expect(">")?;
+                Ok(self.types.intern(Type::TmaDesc { kind, box_shape, elem }))
+            }
+            "smem" => {
+                self.expect("<")?;
+                let (shape, elem) = self.static_shape_elem()?;
+                self.expect(",")?;
+                self.expect("swizzle")?;
+                self.expect("=")?;
+                self.ws();
+                let at = self.pos;
+                let swizzle = self.int()?;
+                if !crate::types::SMEM_SWIZZLES.contains(&(swizzle as u32)) || swizzle < 0 {
+                    return Err(TypeParseError { offset: at, message: format!("swizzle must be 0, 32, 64 or 128 bytes, got {swizzle}") });
+                }
+                self.expect(">")?;
+                Ok(self.types.intern(Type::SmemTile { shape, elem, swizzle: swizzle as u32 }))
+            }
+            _ => {
+                self.pos = start;
+                Err(self.err("an nv_tileas type (pipeline, iterator, producer_token, consumer_token, async.token, tma_desc, smem)"))
+            }
+        }
+    }
+
     fn ty(&mut self) -> Result<TypeId, TypeParseError> {
         self.ws();
         let start = self.pos;
@@ -189,11 +306,22 @@ impl TypeParser<'_, '_> {
                     self.expect(">")?;
                     Ok(self.types.intern(Type::MemRef { elem, shape, strides, addr_space }))
                 }
+                "queue" => {
+                    self.expect("<")?;
+                    let depth = self.count("queue depth")?;
+                    self.expect(",")?;
+                    let elems = self.type_list("[", "]")?;
+                    self.expect(">")?;
+                    Ok(self.types.intern(Type::Queue { depth, elems }))
+                }
                 _ => {
                     self.pos = start;
-                    Err(self.err("an nv_tileaa type (ptr, memref, mem_token)"))
+                    Err(self.err("an nv_tileaa type (ptr, memref, mem_token, queue)"))
                 }
             };
+        }
+        if self.eat("!nv_tileas.") {
+            return self.tileas_type(start);
         }
         let _ = self.eat("!cuda_tile.");
         let at = self.pos;

@@ -849,7 +849,7 @@ impl<'a> Printer<'a> {
                     }
                 }
                 OpKind::TileAa(aa) => self.tileaa(op, aa, depth),
-                OpKind::TileAs(ts) => self.tileas(op, ts),
+                OpKind::TileAs(ts) => self.tileas(op, ts, depth),
                 OpKind::Unregistered(_) => self.generic(op, depth),
             }
         }
@@ -2102,6 +2102,14 @@ impl<'a> Printer<'a> {
                 let shape: String = value.shape.iter().map(|s| format!("{s}x")).collect();
                 let _ = write!(self.out, " {} : tile<{shape}{}>", dense_text(value), value.elem);
             }
+            // Queue, execute and token-join ops have no custom assembly (generic form).
+            TileAaOp::JoinMemToken
+            | TileAaOp::MarkForReuse
+            | TileAaOp::CreateQueue
+            | TileAaOp::QueuePut
+            | TileAaOp::QueueGet { .. }
+            | TileAaOp::QueueYield
+            | TileAaOp::Execute { .. } => self.generic(op, depth),
             TileAaOp::GetGlobal { name } => {
                 self.results_prefix(op);
                 let _ = write!(self.out, "nv_tileaa.get_global {} : {}", symbol_text(name), self.result_ty(&data.results, 0));
@@ -2182,7 +2190,7 @@ impl<'a> Printer<'a> {
         );
     }
 
-    fn tileas(&mut self, op: OpId, ts: &TileAsOp) {
+    fn tileas(&mut self, op: OpId, ts: &TileAsOp, depth: usize) {
         match ts {
             TileAsOp::TiledLoad {
                 access,
@@ -2192,6 +2200,9 @@ impl<'a> Printer<'a> {
                 access,
                 vector_width,
             } => self.tiled_store("nv_tileas", op, access, Some(*vector_width)),
+            // The async pipeline and TMA ops have no custom assembly: like MLIR ops without
+            // an assembly format, they print (and parse) in the generic form.
+            _ => self.generic(op, depth),
         }
     }
 }

@@ -349,7 +349,94 @@ pub enum Type {
     },
     /// nv_tileaa `!nv_tileaa.mem_token`.
     MemToken,
+    /// nv_tileaa `!nv_tileaa.queue<depth, [T, …]>`: a bounded FIFO between producer and
+    /// consumer agents, each entry a tuple of values of the listed types.
+    Queue {
+        /// Entries the queue holds before a producer must wait.
+        depth: u32,
+        /// Types of one entry.
+        elems: Vec<TypeId>,
+    },
+    /// nv_tileas `!nv_tileas.pipeline<stages=S, consumers=C, [T, …]>`: the operational
+    /// form of a queue, `S` stage buffers each holding one entry, released by `C` consumers.
+    Pipeline {
+        /// Stage buffers (≥ 1).
+        stages: u32,
+        /// Consumers that must release a stage before the producer may refill it (≥ 1).
+        consumers: u32,
+        /// Types of one stage's entry.
+        elems: Vec<TypeId>,
+    },
+    /// nv_tileas `!nv_tileas.iterator<!nv_tileas.pipeline<…>>`: a position in a pipeline
+    /// (stage = position mod S, phase = (position div S) mod 2). The pipeline type travels
+    /// with it so that loop-carried iterators keep the element types they index.
+    PipelineIterator {
+        /// The pipeline type it iterates.
+        pipeline: TypeId,
+    },
+    /// nv_tileas `!nv_tileas.producer_token<T, …>`: ownership of one acquired stage.
+    ProducerToken {
+        /// Types of the stage's entry.
+        elems: Vec<TypeId>,
+    },
+    /// nv_tileas `!nv_tileas.consumer_token<T, …>`: one committed stage being consumed.
+    ConsumerToken {
+        /// Types of the stage's entry.
+        elems: Vec<TypeId>,
+    },
+    /// nv_tileas `!nv_tileas.async.token`: completion of an asynchronous operation.
+    AsyncToken,
+    /// nv_tileas `!nv_tileas.tma_desc<tma_load, 64x32xf16>`: a tensor-memory-accelerator
+    /// descriptor for boxes of the given shape.
+    TmaDesc {
+        /// Load or store atom the descriptor was built for.
+        kind: TmaKind,
+        /// Box shape (the tile one transfer moves).
+        box_shape: Vec<i64>,
+        /// Element type.
+        elem: NumType,
+    },
+    /// nv_tileas `!nv_tileas.smem<64x32xf16, swizzle=128>`: a tile-shaped shared-memory
+    /// buffer (row-major, innermost dimension last) with a TMA/wgmma swizzle mode.
+    SmemTile {
+        /// Shape.
+        shape: Vec<i64>,
+        /// Element type.
+        elem: NumType,
+        /// Swizzle span in bytes: 0 (none), 32, 64 or 128.
+        swizzle: u32,
+    },
 }
+
+/// Direction of a TMA atom.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TmaKind {
+    /// Global → shared.
+    Load,
+    /// Shared → global.
+    Store,
+}
+
+impl TmaKind {
+    /// Text spelling (`tma_load`, `tma_store`).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            TmaKind::Load => "tma_load",
+            TmaKind::Store => "tma_store",
+        }
+    }
+    /// Parses a spelling.
+    pub fn from_keyword(s: &str) -> Option<TmaKind> {
+        match s {
+            "tma_load" => Some(TmaKind::Load),
+            "tma_store" => Some(TmaKind::Store),
+            _ => None,
+        }
+    }
+}
+
+/// Swizzle spans a TMA transfer and a wgmma shared-memory descriptor understand.
+pub const SMEM_SWIZZLES: [u32; 4] = [0, 32, 64, 128];
 
 impl Type {
     /// The shape if this is a tile.
@@ -433,6 +520,17 @@ impl TypeTable {
         let mut out = String::new();
         self.write(&mut out, id, short);
         out
+    }
+
+    /// Entry types inside nv_tileaa/nv_tileas types print in the short form (`tile<4xf32>`)
+    /// whatever the context, so a type has one spelling.
+    fn write_list(&self, out: &mut String, ids: &[TypeId], short: bool) {
+        for (i, t) in ids.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            self.write(out, *t, short);
+        }
     }
 
     /// Writes the text of `id`.
@@ -548,6 +646,42 @@ impl TypeTable {
                     let _ = write!(out, "], {addr_space}>");
                 }
                 Type::MemToken => out.push_str("!nv_tileaa.mem_token"),
+                Type::Queue { depth, elems } => {
+                    let _ = write!(out, "!nv_tileaa.queue<{depth}, [");
+                    self.write_list(out, elems, true);
+                    out.push_str("]>");
+                }
+                Type::Pipeline { stages, consumers, elems } => {
+                    let _ = write!(out, "!nv_tileas.pipeline<stages={stages}, consumers={consumers}, [");
+                    self.write_list(out, elems, true);
+                    out.push_str("]>");
+                }
+                Type::PipelineIterator { pipeline } => {
+                    out.push_str("!nv_tileas.iterator<");
+                    self.write(out, *pipeline, true);
+                    out.push('>');
+                }
+                Type::ProducerToken { elems } | Type::ConsumerToken { elems } => {
+                    let role = if matches!(ty, Type::ProducerToken { .. }) { "producer" } else { "consumer" };
+                    let _ = write!(out, "!nv_tileas.{role}_token<");
+                    self.write_list(out, elems, true);
+                    out.push('>');
+                }
+                Type::AsyncToken => out.push_str("!nv_tileas.async.token"),
+                Type::TmaDesc { kind, box_shape, elem } => {
+                    let _ = write!(out, "!nv_tileas.tma_desc<{}, ", kind.keyword());
+                    for d in box_shape {
+                        let _ = write!(out, "{d}x");
+                    }
+                    let _ = write!(out, "{elem}>");
+                }
+                Type::SmemTile { shape, elem, swizzle } => {
+                    out.push_str("!nv_tileas.smem<");
+                    for d in shape {
+                        let _ = write!(out, "{d}x");
+                    }
+                    let _ = write!(out, "{elem}, swizzle={swizzle}>");
+                }
             },
         }
     }

@@ -506,10 +506,29 @@ impl<'a> FuncWriter<'a> {
                     self.values.insert(data.results[0], Lowered::Scalar(global_symbol(name)));
                 }
                 TileAaOp::Global { .. } => self.error(op, "nv_tileaa.global inside a function is not supported".into()),
+                // Token edges order the IR's memory effects; the emitted code is in program order.
+                TileAaOp::JoinMemToken => {
+                    self.values.insert(data.results[0], Lowered::Token);
+                }
+                TileAaOp::MarkForReuse => {}
+                TileAaOp::CreateQueue
+                | TileAaOp::QueuePut
+                | TileAaOp::QueueGet { .. }
+                | TileAaOp::QueueYield
+                | TileAaOp::Execute { .. } => {
+                    self.error(op, "queues must be rewritten to nv_tileas pipelines before LLVM emission".into())
+                }
             },
             OpKind::TileAs(k) => match k {
                 TileAsOp::TiledLoad { access, vector_width } => self.tiled(op, access, *vector_width, true),
                 TileAsOp::TiledStore { access, vector_width } => self.tiled(op, access, *vector_width, false),
+                other => self.error(
+                    op,
+                    format!(
+                        "the LLVM writer cannot emit 'nv_tileas.{}' yet: async pipelines, agents and TMA are lowered by the Hopper code generator, which does not exist yet",
+                        other.mnemonic()
+                    ),
+                ),
             },
             OpKind::CudaTile(ct) => self.ct_op(op, ct),
             OpKind::Unregistered(_) => self.error(op, "unregistered ops cannot be written as LLVM IR".into()),

@@ -31,6 +31,13 @@ pub trait Pass: Send + Sync {
     /// Runs on `module`. Errors are located diagnostics; the module may be partly rewritten
     /// on error and must not be used further.
     fn run(&self, module: &mut Module) -> Result<(), Diagnostics>;
+    /// Runs on `module`, also reporting remarks: non-fatal notes such as a recoverable
+    /// missed optimization ("Failed to pipeline loop"), which leave the module valid.
+    /// Passes without remarks need not override it.
+    fn run_with_remarks(&self, module: &mut Module, remarks: &mut Vec<Diagnostic>) -> Result<(), Diagnostics> {
+        let _ = remarks;
+        self.run(module)
+    }
 }
 
 /// Builds a pass from its `key=value` options (already split), or says why it cannot.
@@ -88,6 +95,10 @@ pub struct RunReport {
     pub snapshots: Vec<IrSnapshot>,
     /// Wall time of each pass (verification excluded).
     pub timings: Vec<(String, Duration)>,
+    /// Remarks the passes reported (each names the pass that made it in `RunReport::remark_passes`).
+    pub remarks: Vec<Diagnostic>,
+    /// The pass behind each entry of `remarks`.
+    pub remark_passes: Vec<String>,
 }
 
 /// Runs a sequence of passes.
@@ -144,7 +155,11 @@ impl PassManager {
         let mut report = RunReport::default();
         for pass in &self.passes {
             let start = Instant::now();
-            pass.run(module).map_err(|diagnostics| PassFailure { pass: pass.name().to_string(), verification: false, diagnostics })?;
+            let mut remarks = Vec::new();
+            pass.run_with_remarks(module, &mut remarks)
+                .map_err(|diagnostics| PassFailure { pass: pass.name().to_string(), verification: false, diagnostics })?;
+            report.remark_passes.extend(remarks.iter().map(|_| pass.name().to_string()));
+            report.remarks.extend(remarks);
             report.timings.push((pass.name().to_string(), start.elapsed()));
             if self.verify_each {
                 if let Err(diags) = tileir_verify::verify(module) {

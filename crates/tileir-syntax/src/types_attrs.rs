@@ -120,7 +120,7 @@ impl Parser<'_> {
                 };
                 return self.dialect_type(w, start);
             }
-            if self.c.src[self.c.pos..].starts_with("nv_tileaa.") {
+            if self.c.src[self.c.pos..].starts_with("nv_tileaa.") || self.c.src[self.c.pos..].starts_with("nv_tileas.") {
                 let end = self.balanced_end(self.c.pos);
                 let text = &self.c.src[start..end];
                 return match tileir_ir::parse_type::parse_type(text, &mut self.m.types) {

@@ -156,9 +156,12 @@ fn process(
                 return (None, diags);
             }
         };
-        if let Err(failure) = pm.run(&mut module) {
-            diags.extend(failure.diagnostics.0);
-            return (None, diags);
+        match pm.run(&mut module) {
+            Ok(report) => diags.extend(report.remarks),
+            Err(failure) => {
+                diags.extend(failure.diagnostics.0);
+                return (None, diags);
+            }
         }
     }
     if let Some(spec) = flags.value("test-debuginfo-update-symbol-name") {

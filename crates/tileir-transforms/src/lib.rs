@@ -8,6 +8,10 @@
 //!   the kernel's warp count, gives every tile a register layout, and turns tiled memory
 //!   ops into layout-aware nv_tileas ops with the widest safe vector width.
 //!
+//! - `tileas-queue-to-pipeline` ([`queue_to_pipeline`]): nv_tileaa queues and `execute`
+//!   → nv_tileas `create_pipeline`, `produce_one`/`consume_one` with SSA iterators threaded
+//!   through `for`/`if`, and `agent_switch`.
+//!
 //! - `fuse-fma` ([`fuse_fma`]): `addf`/`subf` of a single-use `mulf` → `fma`.
 //! - `canonicalize` ([`canonicalize`]): MLIR's greedy canonicalizer with the cuda_tile folds
 //!   and patterns (dead code, constant hoisting, `if`/`select` simplification).
@@ -24,8 +28,12 @@ pub mod canonicalize;
 pub mod debug_scopes;
 pub mod fuse_fma;
 pub mod loop_split;
+pub mod materialize_async;
+pub mod queue_to_pipeline;
+mod pipeline_util;
 pub mod to_tileaa;
 pub mod to_tileas;
+pub mod unspecialized_pipeline;
 
 use tileir_pass::{PassInfo, Registry};
 
@@ -68,6 +76,36 @@ pub fn registry() -> Registry {
                 summary: "Lower cuda_tile to nv_tileaa (memrefs, tokens, program ids)",
                 options: to_tileaa::ToTileAaOptions::describe,
                 create: |opts| Ok(Box::new(to_tileaa::ConvertCudaTileToTileAa { options: to_tileaa::ToTileAaOptions::parse(opts)? })),
+            },
+            PassInfo {
+                name: queue_to_pipeline::NAME,
+                summary: "Rewrite nv_tileaa queues and execute into nv_tileas async pipelines and agent_switch, threading iterators through for/if",
+                options: queue_to_pipeline::QueueToPipelineOptions::describe,
+                create: |opts| {
+                    Ok(Box::new(queue_to_pipeline::QueueToPipeline {
+                        options: queue_to_pipeline::QueueToPipelineOptions::parse(opts)?,
+                    }))
+                },
+            },
+            PassInfo {
+                name: materialize_async::NAME,
+                summary: "Turn loop loads issuable ahead of time into produce_one_async/consume_one pairs over an async pipeline",
+                options: materialize_async::MaterializeAsyncOptions::describe,
+                create: |opts| {
+                    Ok(Box::new(materialize_async::MaterializeAsync {
+                        options: materialize_async::MaterializeAsyncOptions::parse(opts)?,
+                    }))
+                },
+            },
+            PassInfo {
+                name: unspecialized_pipeline::NAME,
+                summary: "Software-pipeline single-agent loops: prologue, kernel with the producer num-stages-1 iterations ahead, epilogue drain",
+                options: unspecialized_pipeline::UnspecializedPipelineOptions::describe,
+                create: |opts| {
+                    Ok(Box::new(unspecialized_pipeline::UnspecializedPipeline {
+                        options: unspecialized_pipeline::UnspecializedPipelineOptions::parse(opts)?,
+                    }))
+                },
             },
             PassInfo {
                 name: to_tileas::NAME,

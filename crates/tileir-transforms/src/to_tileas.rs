@@ -59,6 +59,8 @@ impl Pass for ConvertTileAaToTileAs {
         let forced = parse_forced_variants(&self.options.force_variant).map_err(|e| {
             Diagnostics::one(Diagnostic::error(tileir_ir::Location::Unknown, format!("{NAME}: option 'force-variant': {e}")))
         })?;
+        // spec/000's lower_tileaa_to_tileas starts with the queue-to-pipeline rewrite.
+        crate::queue_to_pipeline::rewrite_module(module).map_err(Diagnostics::one)?;
         convert(module, w, &forced)
     }
 }
@@ -237,6 +239,23 @@ impl FuncConverter<'_> {
                 let results = results.iter().map(|&r| self.ty(r)).collect();
                 self.dst.types.intern(Type::Function { inputs, results })
             }
+            // Entries of pipelines (and what carries their types) are tiles too.
+            Type::Pipeline { stages, consumers, elems } => {
+                let elems = elems.iter().map(|&e| self.ty(e)).collect();
+                self.dst.types.intern(Type::Pipeline { stages, consumers, elems })
+            }
+            Type::PipelineIterator { pipeline } => {
+                let pipeline = self.ty(pipeline);
+                self.dst.types.intern(Type::PipelineIterator { pipeline })
+            }
+            Type::ProducerToken { elems } => {
+                let elems = elems.iter().map(|&e| self.ty(e)).collect();
+                self.dst.types.intern(Type::ProducerToken { elems })
+            }
+            Type::ConsumerToken { elems } => {
+                let elems = elems.iter().map(|&e| self.ty(e)).collect();
+                self.dst.types.intern(Type::ConsumerToken { elems })
+            }
             _ => self.dst.types.import(&self.src.types, t),
         }
     }
@@ -358,6 +377,11 @@ impl FuncConverter<'_> {
         let kind = match &data.kind {
             OpKind::TileAa(kind) => kind,
             OpKind::CudaTile(ct) if tileir_ir::is_residual_cuda_tile(ct.op) => return self.residual(op, block),
+            // Async pipeline, agent and TMA ops (from the queue rewrite or written by hand)
+            // keep their kind; their tiles gain layouts like residual ops'.
+            OpKind::TileAs(k) if !matches!(k, TileAsOp::TiledLoad { .. } | TileAsOp::TiledStore { .. }) => {
+                return self.residual(op, block)
+            }
             _ => {
                 return Err(Diagnostic::error(
                     src.op_location(op),
@@ -399,7 +423,19 @@ impl FuncConverter<'_> {
             | TileAaOp::AddF(_)
             | TileAaOp::SubF(_)
             | TileAaOp::MulF(_)
-            | TileAaOp::GetGlobal { .. } => OpKind::TileAa(kind.clone()),
+            | TileAaOp::GetGlobal { .. }
+            | TileAaOp::JoinMemToken
+            | TileAaOp::MarkForReuse => OpKind::TileAa(kind.clone()),
+            TileAaOp::CreateQueue
+            | TileAaOp::QueuePut
+            | TileAaOp::QueueGet { .. }
+            | TileAaOp::QueueYield
+            | TileAaOp::Execute { .. } => {
+                return Err(Diagnostic::error(
+                    src.op_location(op),
+                    format!("'{}' survived the queue-to-pipeline rewrite (is it outside an nv_tileaa.func?)", data.kind.name()),
+                ));
+            }
         };
         let loc = self.dst.locs.import(&src.locs, data.loc);
         let new_op = self.dst.create_op(new_kind, operands, &result_types, loc);

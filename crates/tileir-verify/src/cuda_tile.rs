@@ -39,9 +39,10 @@ pub(crate) fn verify_access_ordering(
         cx.op_error(op, "weak memory ordering must not carry a scope");
     }
     if ordering != MemoryOrdering::Weak && !has_scope {
+        // nv_tileaa's wording (spec/002, verify_memory_op_common).
         cx.op_error(
             op,
-            format!("memory ordering '{ordering}' requires a memory scope"),
+            format!("non-weak memory ordering requires explicit scope (ordering is '{ordering}')"),
         );
     }
 }

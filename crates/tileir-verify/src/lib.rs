@@ -37,6 +37,7 @@ mod cuda_tile;
 mod memory;
 mod module_ops;
 mod ods;
+mod pipeline;
 mod shape;
 mod tile;
 mod types;
@@ -317,6 +318,7 @@ fn verify_op_tree(cx: &mut Ctx<'_>, op: OpId) -> bool {
     }
     if let OpKind::CudaTile(k) = &m.ops[op].kind {
         if inside_lowered_function(m, op) {
+            pipeline::verify_iterator_agreement(cx, op);
             return error_count(cx) == before;
         }
         match k.op {

@@ -167,6 +167,13 @@ pub(crate) fn verify_aa_op(cx: &mut Ctx<'_>, op: OpId, kind: &TileAaOp) {
                 cx.op_error(op, "must be at the top level of the module");
             }
         }
+        TileAaOp::JoinMemToken
+        | TileAaOp::MarkForReuse
+        | TileAaOp::CreateQueue
+        | TileAaOp::QueuePut
+        | TileAaOp::QueueGet { .. }
+        | TileAaOp::QueueYield
+        | TileAaOp::Execute { .. } => crate::pipeline::verify_aa(cx, op, kind),
         TileAaOp::GetGlobal { name } => {
             if !counts(cx, op, 0, 1) {
                 return;
@@ -198,6 +205,7 @@ pub(crate) fn verify_as_op(cx: &mut Ctx<'_>, op: OpId, kind: &TileAsOp) {
             access,
             vector_width,
         } => verify_tiled(cx, op, access, false, true, *vector_width),
+        other => crate::pipeline::verify_as(cx, op, other),
     }
 }
 
@@ -218,6 +226,9 @@ fn verify_tiled(
     }
     verify_access_ordering(cx, op, a.ordering, a.scope.is_some(), is_load);
     let memref = d.operands[0];
+    if matches!(m.types.get(m.value_type(memref)), Type::MemRef { .. }) {
+        crate::pipeline::check_tiled_load_rules(cx, op, a);
+    }
     let Type::MemRef { elem, shape, .. } = m.types.get(m.value_type(memref)).clone() else {
         cx.op_error(
             op,

@@ -124,6 +124,30 @@ pub enum TileAaOp {
         /// The global's symbol name.
         name: String,
     },
+    /// `nv_tileaa.join_mem_token %t…` → mem_token: one ordering edge after all the inputs.
+    JoinMemToken,
+    /// `nv_tileaa.mark_for_reuse %v…`: the values' buffers live until here (buffer
+    /// allocation may not reuse them earlier).
+    MarkForReuse,
+    /// `nv_tileaa.create_queue` → `!nv_tileaa.queue<…>`: an empty bounded FIFO.
+    CreateQueue,
+    /// `nv_tileaa.queue.put %q { … queue.yield %entry… }`: the region computes one entry,
+    /// which is appended to the queue (waiting while it is full).
+    QueuePut,
+    /// `nv_tileaa.queue.get %q { ^(entry…): … queue.yield %results… }` → results: takes
+    /// the oldest entry (waiting while empty) and runs the region on it.
+    QueueGet {
+        /// Which consumer of the queue this is (each consumer sees every entry).
+        consumer_idx: u32,
+    },
+    /// `nv_tileaa.queue.yield`: terminator of queue and execute regions.
+    QueueYield,
+    /// `nv_tileaa.execute { agent 0 } { agent 1 } …`: concurrent agents (warp groups)
+    /// communicating through queues.
+    Execute {
+        /// One entry per region.
+        agents: Vec<super::tileas::AgentSpec>,
+    },
 }
 
 /// Axis names of program-id ops.
@@ -146,20 +170,28 @@ impl TileAaOp {
             TileAaOp::MulF(_) => "mulf",
             TileAaOp::Global { .. } => "global",
             TileAaOp::GetGlobal { .. } => "get_global",
+            TileAaOp::JoinMemToken => "join_mem_token",
+            TileAaOp::MarkForReuse => "mark_for_reuse",
+            TileAaOp::CreateQueue => "create_queue",
+            TileAaOp::QueuePut => "queue.put",
+            TileAaOp::QueueGet { .. } => "queue.get",
+            TileAaOp::QueueYield => "queue.yield",
+            TileAaOp::Execute { .. } => "execute",
         }
     }
 
     /// Number of regions.
     pub fn num_regions(&self) -> usize {
         match self {
-            TileAaOp::Func { .. } => 1,
+            TileAaOp::Func { .. } | TileAaOp::QueuePut | TileAaOp::QueueGet { .. } => 1,
+            TileAaOp::Execute { agents } => agents.len(),
             _ => 0,
         }
     }
 
     /// True for terminators.
     pub fn is_terminator(&self) -> bool {
-        matches!(self, TileAaOp::Return)
+        matches!(self, TileAaOp::Return | TileAaOp::QueueYield)
     }
 
     /// Attributes in generic form.
@@ -203,6 +235,13 @@ impl TileAaOp {
                 out.push(("value".into(), Attr::Dense(value.clone())));
             }
             TileAaOp::GetGlobal { name } => out.push(("name".into(), Attr::Symbol(name.clone()))),
+            TileAaOp::QueueGet { consumer_idx } => out.push(("consumer_idx".into(), Attr::Int(*consumer_idx as i64))),
+            TileAaOp::Execute { agents } => super::tileas::AgentSpec::attrs(agents, &mut out),
+            TileAaOp::JoinMemToken
+            | TileAaOp::MarkForReuse
+            | TileAaOp::CreateQueue
+            | TileAaOp::QueuePut
+            | TileAaOp::QueueYield => {}
         }
         out
     }
@@ -264,6 +303,23 @@ impl TileAaOp {
                 TileAaOp::Global { sym_name, value, alignment, constant }
             }
             "get_global" => TileAaOp::GetGlobal { name: r.string("name").unwrap_or_default() },
+            "join_mem_token" => TileAaOp::JoinMemToken,
+            "mark_for_reuse" => TileAaOp::MarkForReuse,
+            "create_queue" => TileAaOp::CreateQueue,
+            "queue.put" => TileAaOp::QueuePut,
+            "queue.get" => {
+                let consumer_idx = match r.int("consumer_idx") {
+                    None => 0,
+                    Some(v) if (0..=u32::MAX as i64).contains(&v) => v as u32,
+                    Some(v) => {
+                        r.error(format!("'{full}' attribute 'consumer_idx' must be a non-negative 32-bit integer, got {v}"));
+                        0
+                    }
+                };
+                TileAaOp::QueueGet { consumer_idx }
+            }
+            "queue.yield" => TileAaOp::QueueYield,
+            "execute" => TileAaOp::Execute { agents: super::tileas::AgentSpec::read_list(&mut r, &full) },
             _ => return Ok(None),
         };
         r.finish()?;

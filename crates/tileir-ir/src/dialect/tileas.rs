@@ -4,7 +4,7 @@
 //! the tileas verifier requires every tile value to carry a layout.
 
 use super::tileaa::TiledAccess;
-use crate::attrs::{Attr, NamedAttrs};
+use crate::attrs::{Attr, AttrReader, NamedAttrs};
 
 /// The nv_tileas ops tileir knows.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -25,6 +25,145 @@ pub enum TileAsOp {
         /// Widest per-thread vector access in elements.
         vector_width: u32,
     },
+
+    // ---- The async pipeline family (`nv_tileas.async.pipeline.*`). ----
+    /// `create_pipeline` → `!nv_tileas.pipeline<…>`: fresh stage buffers, all empty.
+    CreatePipeline,
+    /// `create_iterator %pipe` → iterator at position 0.
+    CreateIterator,
+    /// `inc_iter %it` → the iterator one position on.
+    IncIter,
+    /// `produce_one %pipe, %it { ^(stage entry…): … yield new entry }`: acquire, write and
+    /// commit one stage in one region.
+    ProduceOne(StageTag),
+    /// `produce_one_async %pipe, %it { … }` → `!nv_tileas.async.token`: a produce whose
+    /// writes complete asynchronously; the token observes their completion.
+    ProduceOneAsync(StageTag),
+    /// `consume_one %pipe, %it { ^(stage entry…): … yield results }` → results: wait for,
+    /// read and release one stage in one region.
+    ConsumeOne {
+        /// Which consumer of the pipeline's group this is.
+        consumer_idx: u32,
+        /// Stage tag.
+        tag: StageTag,
+    },
+    /// `producer_acquire %pipe, %it` → producer token: waits until the stage is empty.
+    ProducerAcquire,
+    /// `producer_write %tok, %it { ^(entry…): … yield new entry }` → producer token.
+    ProducerWrite,
+    /// `producer_commit %tok`: publishes the stage to the consumers.
+    ProducerCommit,
+    /// `consumer_wait %pipe, %it` → consumer token: waits until the stage is committed.
+    ConsumerWait {
+        /// Which consumer of the pipeline's group this is.
+        consumer_idx: u32,
+    },
+    /// `consumer_read %tok, %it { ^(entry…): … yield results }` → (consumer token, results…).
+    ConsumerRead,
+    /// `consumer_release %tok`: this consumer is done with the stage.
+    ConsumerRelease,
+    /// `agent_switch { agent 0 } { agent 1 } …`: the function's work split into agents that
+    /// run concurrently on disjoint warp groups.
+    AgentSwitch {
+        /// One entry per region.
+        agents: Vec<AgentSpec>,
+    },
+    /// `async.pipeline.yield`: terminator of pipeline and agent regions.
+    PipelineYield,
+
+    // ---- Asynchronous memory and values. ----
+    /// `create_none` → an async token that is already complete.
+    CreateNone,
+    /// `async.to_async %v` → async token: an already available value viewed as the result of
+    /// an asynchronous operation (complete at once).
+    ToAsync,
+    /// `async.future_wait %tok…`: the values the tokens guard may be read after this.
+    FutureWait,
+    /// `async.wait %tok…`: waits for the asynchronous operations themselves to retire (their
+    /// buffers may be reused after this).
+    Wait,
+    /// `async.tiled_load %memref[%coords…] [token]` → (tile, async token).
+    AsyncTiledLoad(TiledAccess),
+    /// `make_tiled_tma_desc %memref` → `!nv_tileas.tma_desc<…>`: the descriptor as a value of
+    /// its own (so the scheduler can hoist and account for it separately from transfers).
+    MakeTiledTmaDesc {
+        /// The atom the descriptor serves.
+        atom: crate::types::TmaKind,
+        /// Box shape of the atom (the tile one transfer moves).
+        box_shape: Vec<i64>,
+    },
+    /// `async.tiled_tma_load %desc, %dst[%coords…]` → async token.
+    AsyncTiledTmaLoad,
+    /// `async.tiled_tma_store %desc, %src[%coords…]` → async token.
+    AsyncTiledTmaStore,
+    /// `async.gather_tma_load %desc, %dst, %rows, %col` → async token: one TMA row per entry
+    /// of the 1-D `%rows` tile.
+    AsyncGatherTmaLoad,
+    /// `async.scatter_tma_store %desc, %src, %rows, %col` → async token.
+    AsyncScatterTmaStore,
+    /// `alloc_tensor` → `!nv_tileas.smem<…>`: a shared-memory buffer.
+    AllocTensor,
+}
+
+/// The scheduling tag a producer or consumer region carries (`pipeline_stage`), written by
+/// async materialization and read by schedule materialization.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct StageTag {
+    /// Pipeline stage index, once assigned.
+    pub pipeline_stage: Option<u32>,
+}
+
+impl StageTag {
+    fn read(r: &mut AttrReader<'_>) -> StageTag {
+        StageTag { pipeline_stage: r.int("pipeline_stage").map(|v| v.clamp(0, u32::MAX as i64) as u32) }
+    }
+    fn attrs(&self, out: &mut NamedAttrs) {
+        if let Some(s) = self.pipeline_stage {
+            out.push(("pipeline_stage".into(), Attr::Int(s as i64)));
+        }
+    }
+}
+
+/// One agent of an `agent_switch` (or nv_tileaa `execute`): its role and resources.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AgentSpec {
+    /// Warps the agent runs on.
+    pub num_warps: u32,
+    /// Registers per thread the agent asks for (`setmaxnreg`), 0 = leave as launched.
+    pub registers: u32,
+}
+
+impl AgentSpec {
+    /// Reads `num_warps = [..]` / `registers = [..]` (one entry per region).
+    pub(crate) fn read_list(r: &mut AttrReader<'_>, op: &str) -> Vec<AgentSpec> {
+        let warps = r.int_array("num_warps").unwrap_or_default();
+        let regs = r.int_array("registers").unwrap_or_else(|| vec![0; warps.len()]);
+        if warps.len() != regs.len() {
+            r.error(format!(
+                "'{op}' needs one 'registers' entry per agent: {} agents in 'num_warps', {} in 'registers'",
+                warps.len(),
+                regs.len()
+            ));
+        }
+        let mut out = Vec::new();
+        for (i, &w) in warps.iter().enumerate() {
+            let g = regs.get(i).copied().unwrap_or(0);
+            if !(1..=32).contains(&w) {
+                r.error(format!("'{op}' agent #{i} must run on 1 to 32 warps, got {w}"));
+            }
+            if !(0..=256).contains(&g) {
+                r.error(format!("'{op}' agent #{i} asks for {g} registers per thread; the range is 0 (unchanged) to 256"));
+            }
+            out.push(AgentSpec { num_warps: w.clamp(1, 32) as u32, registers: g.clamp(0, 256) as u32 });
+        }
+        out
+    }
+    pub(crate) fn attrs(agents: &[AgentSpec], out: &mut NamedAttrs) {
+        out.push(("num_warps".into(), Attr::IntArray(agents.iter().map(|a| a.num_warps as i64).collect())));
+        if agents.iter().any(|a| a.registers != 0) {
+            out.push(("registers".into(), Attr::IntArray(agents.iter().map(|a| a.registers as i64).collect())));
+        }
+    }
 }
 
 impl TileAsOp {
@@ -33,7 +172,58 @@ impl TileAsOp {
         match self {
             TileAsOp::TiledLoad { .. } => "tiled_load",
             TileAsOp::TiledStore { .. } => "tiled_store",
+            TileAsOp::CreatePipeline => "async.pipeline.create_pipeline",
+            TileAsOp::CreateIterator => "async.pipeline.create_iterator",
+            TileAsOp::IncIter => "async.pipeline.inc_iter",
+            TileAsOp::ProduceOne(_) => "async.pipeline.produce_one",
+            TileAsOp::ProduceOneAsync(_) => "async.pipeline.produce_one_async",
+            TileAsOp::ConsumeOne { .. } => "async.pipeline.consume_one",
+            TileAsOp::ProducerAcquire => "async.pipeline.producer_acquire",
+            TileAsOp::ProducerWrite => "async.pipeline.producer_write",
+            TileAsOp::ProducerCommit => "async.pipeline.producer_commit",
+            TileAsOp::ConsumerWait { .. } => "async.pipeline.consumer_wait",
+            TileAsOp::ConsumerRead => "async.pipeline.consumer_read",
+            TileAsOp::ConsumerRelease => "async.pipeline.consumer_release",
+            TileAsOp::AgentSwitch { .. } => "async.pipeline.agent_switch",
+            TileAsOp::PipelineYield => "async.pipeline.yield",
+            TileAsOp::CreateNone => "create_none",
+            TileAsOp::ToAsync => "async.to_async",
+            TileAsOp::FutureWait => "async.future_wait",
+            TileAsOp::Wait => "async.wait",
+            TileAsOp::AsyncTiledLoad(_) => "async.tiled_load",
+            TileAsOp::MakeTiledTmaDesc { .. } => "make_tiled_tma_desc",
+            TileAsOp::AsyncTiledTmaLoad => "async.tiled_tma_load",
+            TileAsOp::AsyncTiledTmaStore => "async.tiled_tma_store",
+            TileAsOp::AsyncGatherTmaLoad => "async.gather_tma_load",
+            TileAsOp::AsyncScatterTmaStore => "async.scatter_tma_store",
+            TileAsOp::AllocTensor => "alloc_tensor",
         }
+    }
+
+    /// Regions the op owns.
+    pub fn num_regions(&self) -> usize {
+        match self {
+            TileAsOp::ProduceOne(_)
+            | TileAsOp::ProduceOneAsync(_)
+            | TileAsOp::ConsumeOne { .. }
+            | TileAsOp::ProducerWrite
+            | TileAsOp::ConsumerRead => 1,
+            TileAsOp::AgentSwitch { agents } => agents.len(),
+            _ => 0,
+        }
+    }
+
+    /// True for terminators.
+    pub fn is_terminator(&self) -> bool {
+        matches!(self, TileAsOp::PipelineYield)
+    }
+
+    /// True for the ops whose region is a producer or consumer region of a pipeline stage.
+    pub fn is_stage_region(&self) -> bool {
+        matches!(
+            self,
+            TileAsOp::ProduceOne(_) | TileAsOp::ProduceOneAsync(_) | TileAsOp::ConsumeOne { .. } | TileAsOp::ProducerWrite | TileAsOp::ConsumerRead
+        )
     }
 
     /// Attributes in generic form.
@@ -48,6 +238,38 @@ impl TileAsOp {
                 access.attrs(&mut out, 2);
                 out.push(("vector_width".into(), Attr::Int(*vector_width as i64)));
             }
+            TileAsOp::ProduceOne(tag) | TileAsOp::ProduceOneAsync(tag) => tag.attrs(&mut out),
+            TileAsOp::ConsumeOne { consumer_idx, tag } => {
+                out.push(("consumer_idx".into(), Attr::Int(*consumer_idx as i64)));
+                tag.attrs(&mut out);
+            }
+            TileAsOp::ConsumerWait { consumer_idx } => {
+                out.push(("consumer_idx".into(), Attr::Int(*consumer_idx as i64)))
+            }
+            TileAsOp::AgentSwitch { agents } => AgentSpec::attrs(agents, &mut out),
+            TileAsOp::AsyncTiledLoad(access) => access.attrs(&mut out, 1),
+            TileAsOp::MakeTiledTmaDesc { atom, box_shape } => {
+                out.push(("atom".into(), Attr::Str(atom.keyword().into())));
+                out.push(("box".into(), Attr::IntArray(box_shape.clone())));
+            }
+            TileAsOp::CreatePipeline
+            | TileAsOp::CreateIterator
+            | TileAsOp::IncIter
+            | TileAsOp::ProducerAcquire
+            | TileAsOp::ProducerWrite
+            | TileAsOp::ProducerCommit
+            | TileAsOp::ConsumerRead
+            | TileAsOp::ConsumerRelease
+            | TileAsOp::PipelineYield
+            | TileAsOp::CreateNone
+            | TileAsOp::ToAsync
+            | TileAsOp::FutureWait
+            | TileAsOp::Wait
+            | TileAsOp::AsyncTiledTmaLoad
+            | TileAsOp::AsyncTiledTmaStore
+            | TileAsOp::AsyncGatherTmaLoad
+            | TileAsOp::AsyncScatterTmaStore
+            | TileAsOp::AllocTensor => {}
         }
         out
     }
@@ -56,6 +278,16 @@ impl TileAsOp {
     pub fn from_generic(mnemonic: &str, attrs: &[(String, Attr)]) -> Result<Option<TileAsOp>, Vec<String>> {
         let full = format!("nv_tileas.{mnemonic}");
         let mut r = crate::attrs::AttrReader::new(&full, attrs);
+        let consumer_idx = |r: &mut AttrReader<'_>| -> u32 {
+            match r.int("consumer_idx") {
+                None => 0,
+                Some(v) if (0..=u32::MAX as i64).contains(&v) => v as u32,
+                Some(v) => {
+                    r.error(format!("'{full}' attribute 'consumer_idx' must be a non-negative 32-bit integer, got {v}"));
+                    0
+                }
+            }
+        };
         let op = match mnemonic {
             "tiled_load" => {
                 let access = TiledAccess::read(&mut r, 1);
@@ -65,6 +297,50 @@ impl TileAsOp {
                 let access = TiledAccess::read(&mut r, 2);
                 TileAsOp::TiledStore { access, vector_width: r.int("vector_width").unwrap_or(1) as u32 }
             }
+            "async.pipeline.create_pipeline" => TileAsOp::CreatePipeline,
+            "async.pipeline.create_iterator" => TileAsOp::CreateIterator,
+            "async.pipeline.inc_iter" => TileAsOp::IncIter,
+            "async.pipeline.produce_one" => TileAsOp::ProduceOne(StageTag::read(&mut r)),
+            "async.pipeline.produce_one_async" => TileAsOp::ProduceOneAsync(StageTag::read(&mut r)),
+            "async.pipeline.consume_one" => {
+                let consumer_idx = consumer_idx(&mut r);
+                TileAsOp::ConsumeOne { consumer_idx, tag: StageTag::read(&mut r) }
+            }
+            "async.pipeline.producer_acquire" => TileAsOp::ProducerAcquire,
+            "async.pipeline.producer_write" => TileAsOp::ProducerWrite,
+            "async.pipeline.producer_commit" => TileAsOp::ProducerCommit,
+            "async.pipeline.consumer_wait" => TileAsOp::ConsumerWait { consumer_idx: consumer_idx(&mut r) },
+            "async.pipeline.consumer_read" => TileAsOp::ConsumerRead,
+            "async.pipeline.consumer_release" => TileAsOp::ConsumerRelease,
+            "async.pipeline.agent_switch" => TileAsOp::AgentSwitch { agents: AgentSpec::read_list(&mut r, &full) },
+            "async.pipeline.yield" => TileAsOp::PipelineYield,
+            "create_none" => TileAsOp::CreateNone,
+            "async.to_async" => TileAsOp::ToAsync,
+            "async.future_wait" => TileAsOp::FutureWait,
+            "async.wait" => TileAsOp::Wait,
+            "async.tiled_load" => TileAsOp::AsyncTiledLoad(TiledAccess::read(&mut r, 1)),
+            "make_tiled_tma_desc" => {
+                let atom = match r.string("atom") {
+                    Some(a) => match crate::types::TmaKind::from_keyword(&a) {
+                        Some(k) => k,
+                        None => {
+                            r.error(format!("'{full}' attribute 'atom' must be \"tma_load\" or \"tma_store\", got \"{a}\""));
+                            crate::types::TmaKind::Load
+                        }
+                    },
+                    None => crate::types::TmaKind::Load,
+                };
+                let box_shape = r.int_array("box").unwrap_or_else(|| {
+                    r.error(format!("'{full}' requires attribute 'box'"));
+                    Vec::new()
+                });
+                TileAsOp::MakeTiledTmaDesc { atom, box_shape }
+            }
+            "async.tiled_tma_load" => TileAsOp::AsyncTiledTmaLoad,
+            "async.tiled_tma_store" => TileAsOp::AsyncTiledTmaStore,
+            "async.gather_tma_load" => TileAsOp::AsyncGatherTmaLoad,
+            "async.scatter_tma_store" => TileAsOp::AsyncScatterTmaStore,
+            "alloc_tensor" => TileAsOp::AllocTensor,
             _ => return Ok(None),
         };
         r.finish()?;

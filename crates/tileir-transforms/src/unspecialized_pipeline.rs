@@ -1,0 +1,282 @@
+//! `tileas-unspecialized-pipeline{num-stages=2}` (spec/001 "Unspecialized Pipeline",
+//! D11): software-pipelines single-agent loops whose producer and consumer regions async
+//! materialization tagged (`pipeline_stage` 0 and 1).
+//!
+//! For `num-stages = S` the loop
+//! ```text
+//! for i in lb..ub step s { produce(i); consume(i); rest(i) }
+//! ```
+//! becomes three peel pieces:
+//! - **prologue**: `produce(lb + k·s)` for `k = 0 … S−2`, each guarded by `lb + k·s < ub`
+//!   (trip counts below `S − 1` produce only what exists);
+//! - **kernel**: the loop over the first `N − (S − 1)` iterations (`N` the trip count),
+//!   producing iteration `i + (S−1)·s` while consuming iteration `i`; it carries the next
+//!   induction value so the epilogue knows where to resume;
+//! - **epilogue**: the remaining `min(N, S − 1)` iterations, consuming only (the drain).
+//!
+//! The pipeline is re-typed to `S` stages (the producer runs `S − 1` iterations ahead, so
+//! that many entries are in flight plus the one being consumed) and the consumer's tag
+//! becomes `S − 1`. A loop whose producer is not issuable ahead (its region reads a value
+//! the loop computes, or its iterator is not the plain loop-carried sequence) is left
+//! bit-for-bit unchanged with the remark "Failed to pipeline loop". Functions with
+//! `agent_switch` are never touched: warp-specialized materialization owns their
+//! pipelining. `num-stages <= 1` leaves everything as is.
+
+use std::collections::HashMap;
+use tileir_ir::dialect::tileas::StageTag;
+use tileir_ir::{CtOp, Diagnostic, Diagnostics, Module, OpId, OpKind, TileAaOp, TileAsOp, ValueId};
+use tileir_pass::{pass_options, Pass};
+
+use crate::pipeline_util::{captured_values, retype_pipeline_stages, Builder, ForLoop};
+
+/// Registered name.
+pub const NAME: &str = "tileas-unspecialized-pipeline";
+
+/// spec/001's remark, verbatim.
+pub const FAILED_TO_PIPELINE: &str = "Failed to pipeline loop";
+
+pass_options! {
+    /// Options of `tileas-unspecialized-pipeline`.
+    pub struct UnspecializedPipelineOptions {
+        /// Pipeline stages (buffers in flight + 1); 1 or 0 leaves loops unpipelined.
+        num_stages("num-stages"): u32 = 2,
+    }
+}
+
+/// The pass.
+pub struct UnspecializedPipeline {
+    /// Its options.
+    pub options: UnspecializedPipelineOptions,
+}
+
+impl Pass for UnspecializedPipeline {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+    fn options_text(&self) -> String {
+        self.options.to_text()
+    }
+    fn run(&self, module: &mut Module) -> Result<(), Diagnostics> {
+        self.run_with_remarks(module, &mut Vec::new())
+    }
+    fn run_with_remarks(&self, module: &mut Module, remarks: &mut Vec<Diagnostic>) -> Result<(), Diagnostics> {
+        let s = self.options.num_stages;
+        if s > 64 {
+            return Err(Diagnostics::one(Diagnostic::error(
+                tileir_ir::Location::Unknown,
+                format!("{NAME}: num-stages must be at most 64, got {s}"),
+            )));
+        }
+        remarks.extend(run(module, s));
+        Ok(())
+    }
+}
+
+/// Pipelines every eligible loop of `m` at `num_stages`; returns the remarks of loops left
+/// unchanged.
+pub fn run(m: &mut Module, num_stages: u32) -> Vec<Diagnostic> {
+    let mut remarks = Vec::new();
+    if num_stages <= 1 {
+        return remarks;
+    }
+    let funcs: Vec<OpId> = m.blocks[m.body].ops.iter().copied().filter(|&f| matches!(m.ops[f].kind, OpKind::TileAa(TileAaOp::Func { .. }))).collect();
+    for f in funcs {
+        if crate::pipeline_util::walk_op(m, f).iter().any(|&o| matches!(m.ops[o].kind, OpKind::TileAs(TileAsOp::AgentSwitch { .. }))) {
+            continue;
+        }
+        let loops: Vec<OpId> = crate::pipeline_util::walk_op(m, f).into_iter().filter(|&o| m.ops[o].kind.ct() == Some(CtOp::For)).collect();
+        for l in loops {
+            let Some(candidate) = Candidate::find(m, l) else { continue };
+            if !candidate.legal(m) {
+                remarks.push(Diagnostic::remark(m.op_location(l), FAILED_TO_PIPELINE));
+                continue;
+            }
+            candidate.expand(m, num_stages);
+        }
+    }
+    remarks
+}
+
+/// A loop with one producer (stage 0) and one consumer (stage 1) of the same pipeline.
+struct Candidate {
+    l: ForLoop,
+    produce: OpId,
+    consume: OpId,
+    /// Index (in the carried values) of the producer's and the consumer's iterator.
+    itp: usize,
+    itc: usize,
+}
+
+fn stage_of(m: &Module, op: OpId) -> Option<u32> {
+    match &m.ops[op].kind {
+        OpKind::TileAs(TileAsOp::ProduceOne(t) | TileAsOp::ProduceOneAsync(t)) => t.pipeline_stage,
+        OpKind::TileAs(TileAsOp::ConsumeOne { tag, .. }) => tag.pipeline_stage,
+        _ => None,
+    }
+}
+
+impl Candidate {
+    fn find(m: &Module, op: OpId) -> Option<Candidate> {
+        let l = ForLoop::of(m, op)?;
+        let ops = &m.blocks[l.body].ops;
+        let produce = *ops.iter().find(|&&o| {
+            matches!(m.ops[o].kind, OpKind::TileAs(TileAsOp::ProduceOne(_) | TileAsOp::ProduceOneAsync(_))) && stage_of(m, o) == Some(0)
+        })?;
+        let pipe = m.ops[produce].operands[0];
+        let consume = *ops.iter().find(|&&o| {
+            matches!(m.ops[o].kind, OpKind::TileAs(TileAsOp::ConsumeOne { .. }))
+                && m.ops[o].operands[0] == pipe
+                && stage_of(m, o).is_some_and(|s| s >= 1)
+        })?;
+        let carried_index = |v: ValueId| l.carried.iter().position(|&c| c == v);
+        let itp = carried_index(m.ops[produce].operands[1])?;
+        let itc = carried_index(m.ops[consume].operands[1])?;
+        Some(Candidate { l, produce, consume, itp, itc })
+    }
+
+    /// The producer may run ahead: it reads only the induction variable, its iterator and
+    /// values from outside the loop; each iterator advances by exactly one `inc_iter` per
+    /// iteration; and nothing else produces into the pipeline.
+    fn legal(&self, m: &Module) -> bool {
+        let l = &self.l;
+        let Some(term) = l.terminator(m) else { return false };
+        let pipe = m.ops[self.produce].operands[0];
+        let outside = |v: ValueId| !crate::pipeline_util::defined_inside(m, v, l.op);
+        if !captured_values(m, self.produce).into_iter().all(|v| v == l.iv || outside(v)) || !outside(pipe) {
+            return false;
+        }
+        let advances = |k: usize, user: OpId| {
+            let arg = l.carried[k];
+            let next = m.ops[term].operands.get(k).copied();
+            let inc = next.and_then(|n| m.defining_op(n));
+            inc.is_some_and(|i| {
+                matches!(m.ops[i].kind, OpKind::TileAs(TileAsOp::IncIter)) && m.ops[i].operands == [arg] && m.ops[i].parent == Some(l.body)
+            }) && crate::pipeline_util::walk_op(m, l.op).iter().filter(|&&o| o != user && o != inc.unwrap_or(user)).all(|&o| !m.ops[o].operands.contains(&arg))
+        };
+        let single_producer =
+            m.walk().iter().filter(|&&o| o != self.produce && m.ops[o].operands.first() == Some(&pipe)).all(|&o| {
+                !matches!(m.ops[o].kind, OpKind::TileAs(TileAsOp::ProduceOne(_) | TileAsOp::ProduceOneAsync(_) | TileAsOp::ProducerAcquire))
+            });
+        advances(self.itp, self.produce) && advances(self.itc, self.consume) && single_producer
+    }
+
+    fn expand(self, m: &mut Module, num_stages: u32) {
+        let l = self.l.clone();
+        let pipe = m.ops[self.produce].operands[0];
+        retype_pipeline_stages(m, pipe, num_stages);
+        if let OpKind::TileAs(TileAsOp::ConsumeOne { tag, .. }) = &mut m.ops[self.consume].kind {
+            *tag = StageTag { pipeline_stage: Some(num_stages - 1) };
+        }
+        let lead = (num_stages - 1) as i64;
+        // The epilogue is a copy of the loop (taken before the kernel is edited) without
+        // the producer; its iterator passes through.
+        let mut map: HashMap<ValueId, ValueId> = HashMap::new();
+        let epilogue = m.clone_op(l.op, &mut map);
+        m.insert_op_after(l.op, epilogue);
+        let ep = ForLoop::of(m, epilogue).expect("a clone of a for");
+        // Prologue: S−1 guarded producer iterations.
+        let mut itp = l.inits[self.itp];
+        {
+            let mut b = Builder::before(m, l.op);
+            let step_ty = b.m.value_type(l.step);
+            for k in 0..lead {
+                let kc = b.int_const(step_ty, k);
+                let off = b.muli(kc, l.step);
+                let iv_k = b.addi(l.lb, off);
+                let cond = b.less(iv_k, l.ub, false, l.unsigned);
+                let it_ty = b.m.value_type(itp);
+                let (_, then_b, else_b) = b.if_op(cond, &[it_ty]);
+                let mut inner: HashMap<ValueId, ValueId> = HashMap::from([(l.iv, iv_k), (l.carried[self.itp], itp)]);
+                let p = b.m.clone_op(self.produce, &mut inner);
+                b.m.append_op(then_b, p);
+                let loc = b.loc;
+                let mut tb = Builder::at_end(b.m, then_b, loc);
+                let next = tb.inc_iter(itp);
+                tb.terminator(CtOp::Yield, vec![next]);
+                let mut eb = Builder::at_end(b.m, else_b, loc);
+                eb.terminator(CtOp::Yield, vec![itp]);
+                let if_op = b.m.ops[p].parent.and_then(|blk| b.m.parent_op_of_block(blk)).expect("placed");
+                itp = b.m.ops[if_op].results[0];
+            }
+        }
+        m.ops[l.op].operands[3 + self.itp] = itp;
+        // Kernel: bound `ub − (S−1)·s` when `lb + (S−1)·s <= ub`, else no trip; the
+        // producer works on `i + (S−1)·s`; the next IV is carried for the epilogue.
+        let (kernel_ub, lead_off) = {
+            let mut b = Builder::before(m, l.op);
+            let step_ty = b.m.value_type(l.step);
+            let lc = b.int_const(step_ty, lead);
+            let lead_off = b.muli(lc, l.step);
+            let first_after_lead = b.addi(l.lb, lead_off);
+            let has_kernel = b.less(first_after_lead, l.ub, true, l.unsigned);
+            let shortened = b.subi(l.ub, lead_off);
+            (b.select(has_kernel, shortened, l.lb), lead_off)
+        };
+        m.ops[l.op].operands[1] = kernel_ub;
+        let kernel = crate::pipeline_util::rebuild_with_extra(m, l.op, &[l.lb], &[m.value_type(l.iv)]);
+        let k = ForLoop::of(m, kernel).expect("rebuilt for");
+        let iv_ty = m.value_type(k.iv);
+        // The carried "next IV" block argument itself is unused: the body recomputes it.
+        crate::pipeline_util::append_block_arg(m, k.body, iv_ty);
+        let term = k.terminator(m).expect("checked legal");
+        let produce = self.produce;
+        let ahead = {
+            let mut b = Builder::before(m, produce);
+            b.addi(k.iv, lead_off)
+        };
+        remap_inside(m, produce, k.iv, ahead);
+        let next_iv = {
+            let mut b = Builder::before(m, term);
+            b.addi(k.iv, l.step)
+        };
+        m.ops[term].operands.push(next_iv);
+        // Epilogue: resumes at the kernel's next IV with the kernel's carried values.
+        let kn = m.ops[kernel].results.len();
+        let resume = m.ops[kernel].results[kn - 1];
+        m.ops[epilogue].operands[0] = resume;
+        for i in 0..l.inits.len() {
+            m.ops[epilogue].operands[3 + i] = m.ops[kernel].results[i];
+        }
+        // Drop the epilogue's producer and make its producer iterator pass through.
+        let ep_body = ep.body;
+        let ep_term = ep.terminator(m).expect("clone of a legal loop");
+        let ep_prod = m.blocks[ep_body].ops.iter().copied().find(|&o| {
+            matches!(m.ops[o].kind, OpKind::TileAs(TileAsOp::ProduceOne(_) | TileAsOp::ProduceOneAsync(_)))
+        });
+        if let Some(p) = ep_prod {
+            let inc = m.ops[ep_term].operands[self.itp];
+            m.ops[ep_term].operands[self.itp] = ep.carried[self.itp];
+            m.detach_op(p);
+            if let Some(i) = m.defining_op(inc) {
+                m.detach_op(i);
+            }
+        }
+        // Users of the original loop's results now read the epilogue's.
+        for i in 0..l.inits.len() {
+            let r = m.ops[kernel].results[i];
+            let e = m.ops[epilogue].results[i];
+            let users: Vec<OpId> = m.walk().into_iter().filter(|&o| o != epilogue && m.ops[o].operands.contains(&r)).collect();
+            for u in users {
+                for operand in &mut m.ops[u].operands {
+                    if *operand == r {
+                        *operand = e;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Replaces uses of `old` by `new` inside `op`'s regions.
+fn remap_inside(m: &mut Module, op: OpId, old: ValueId, new: ValueId) {
+    for o in crate::pipeline_util::walk_op(m, op) {
+        if o == op {
+            continue;
+        }
+        for operand in &mut m.ops[o].operands {
+            if *operand == old {
+                *operand = new;
+            }
+        }
+    }
+}
