@@ -46,6 +46,12 @@ pub(crate) struct BlockExec<'l, 'm, 'a> {
     output: String,
     allocas: Vec<u64>,
     loop_iterations: u64,
+    /// Pipelines and agents, created at the first pipeline op (shared with agent threads).
+    async_world: Option<std::sync::Arc<crate::agents::AsyncWorld<Value>>>,
+    /// Which agent this is ([`crate::agents::MAIN`] outside `agent_switch`).
+    agent: usize,
+    /// Implicit positions of nv_tileaa queue producers and consumers in this agent.
+    queue_positions: std::collections::HashMap<(usize, Option<u32>), u64>,
 }
 
 fn mem_err(e: MemError) -> (ErrorKind, String) {
@@ -62,6 +68,9 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
             output: String::new(),
             allocas: Vec::new(),
             loop_iterations: 0,
+            async_world: None,
+            agent: crate::agents::MAIN,
+            queue_positions: std::collections::HashMap::new(),
         }
     }
 
@@ -2244,6 +2253,7 @@ pub(crate) fn kind_name(v: &Value) -> &'static str {
         Value::TensorView(_) => "a tensor_view",
         Value::View(_) => "a tile view",
         Value::MemRef(_) => "a memref",
+        Value::Async(_) => "an async pipeline value",
     }
 }
 

@@ -92,6 +92,9 @@ pub struct RunOptions {
     /// Names of the entry's parameters for diagnostics (e.g. the host program's names for
     /// them); parameter `i` without one here goes by its IR name, if any.
     pub arg_names: Vec<String>,
+    /// How agents (`agent_switch`, `execute`) interleave at pipeline operations: run each
+    /// until it waits, or adversarially by a seeded generator (see [`crate::agents`]).
+    pub agent_interleave: crate::agents::Interleave,
 }
 
 impl Default for RunOptions {
@@ -103,6 +106,7 @@ impl Default for RunOptions {
             check_assumes: false,
             max_loop_iterations: Some(100_000_000),
             arg_names: Vec::new(),
+            agent_interleave: crate::agents::Interleave::UntilBlocked,
         }
     }
 }
@@ -139,6 +143,9 @@ pub enum ErrorKind {
     Race,
     /// The loop iteration limit was reached.
     LoopLimit,
+    /// Every agent waits on a pipeline that nobody can advance (or a lone block waits for
+    /// itself).
+    Deadlock,
 }
 
 /// An interpreter error: what, where (op location), which op and which block.
@@ -223,7 +230,40 @@ enum MemMode<'a> {
         base: &'a Memory,
         log: Vec<(u64, Vec<u8>)>,
     },
+    /// An agent's view: every access goes to the starting block's memory context.
+    Shared(&'a SharedMemLock<'a>),
 }
+
+/// The memory operations an agent forwards to the block that started it (agents run one
+/// at a time, so a lock around the block's own memory context is never contended).
+pub(crate) trait SharedMemory {
+    fn read(&mut self, addr: u64, out: &mut [u8], atomic: bool) -> Result<(), MemError>;
+    fn peek(&self, addr: u64, out: &mut [u8]) -> Result<(), MemError>;
+    fn write(&mut self, addr: u64, bytes: &[u8], atomic: bool) -> Result<(), MemError>;
+    fn alloc(&mut self, len: usize, align: u64) -> Option<u64>;
+    fn free(&mut self, base: u64);
+}
+
+impl SharedMemory for MemCtx<'_> {
+    fn read(&mut self, addr: u64, out: &mut [u8], atomic: bool) -> Result<(), MemError> {
+        MemCtx::read(self, addr, out, atomic)
+    }
+    fn peek(&self, addr: u64, out: &mut [u8]) -> Result<(), MemError> {
+        MemCtx::peek(self, addr, out)
+    }
+    fn write(&mut self, addr: u64, bytes: &[u8], atomic: bool) -> Result<(), MemError> {
+        MemCtx::write(self, addr, bytes, atomic)
+    }
+    fn alloc(&mut self, len: usize, align: u64) -> Option<u64> {
+        MemCtx::alloc(self, len, align)
+    }
+    fn free(&mut self, base: u64) {
+        MemCtx::free(self, base)
+    }
+}
+
+/// The lock agents share their block's memory through.
+pub(crate) type SharedMemLock<'s> = std::sync::Mutex<&'s mut (dyn SharedMemory + Send + 's)>;
 
 /// The memory one block sees.
 pub(crate) struct MemCtx<'a> {
@@ -259,6 +299,9 @@ impl<'a> MemCtx<'a> {
 
     /// Reads `out.len()` bytes at `addr` (an atomic op's read when `atomic`).
     pub fn read(&mut self, addr: u64, out: &mut [u8], atomic: bool) -> Result<(), MemError> {
+        if let MemMode::Shared(lock) = &self.mode {
+            return lock.lock().unwrap_or_else(|p| p.into_inner()).read(addr, out, atomic);
+        }
         self.record_read(addr, out.len(), atomic);
         self.peek(addr, out)
     }
@@ -268,6 +311,7 @@ impl<'a> MemCtx<'a> {
     pub fn peek(&self, addr: u64, out: &mut [u8]) -> Result<(), MemError> {
         match &self.mode {
             MemMode::Direct(m) => m.read(addr, out),
+            MemMode::Shared(lock) => lock.lock().unwrap_or_else(|p| p.into_inner()).peek(addr, out),
             MemMode::Overlay { base, log } => {
                 base.read(addr, out)?;
                 let end = addr + out.len() as u64;
@@ -332,6 +376,7 @@ impl<'a> MemCtx<'a> {
                 base.check_write(addr, bytes.len())?;
                 log.push((addr, bytes.to_vec()));
             }
+            MemMode::Shared(lock) => return lock.lock().unwrap_or_else(|p| p.into_inner()).write(addr, bytes, atomic),
         }
         self.record_write(addr, bytes.len(), atomic);
         Ok(())
@@ -341,13 +386,23 @@ impl<'a> MemCtx<'a> {
         match &mut self.mode {
             MemMode::Direct(m) => Some(m.alloc(len, align)),
             MemMode::Overlay { .. } => None,
+            MemMode::Shared(lock) => lock.lock().unwrap_or_else(|p| p.into_inner()).alloc(len, align),
         }
     }
 
     pub fn free(&mut self, base: u64) {
-        if let MemMode::Direct(m) = &mut self.mode {
-            m.free(base);
+        match &mut self.mode {
+            MemMode::Direct(m) => {
+                m.free(base);
+            }
+            MemMode::Shared(lock) => lock.lock().unwrap_or_else(|p| p.into_inner()).free(base),
+            MemMode::Overlay { .. } => {}
         }
+    }
+
+    /// An agent's context over `lock` (the starting block's context).
+    pub(crate) fn shared(lock: &'a SharedMemLock<'a>) -> MemCtx<'a> {
+        MemCtx { mode: MemMode::Shared(lock), track: None }
     }
 }
 
@@ -988,7 +1043,7 @@ impl BlockOutcome {
     pub(crate) fn from_mem(mem: MemCtx, output: String) -> BlockOutcome {
         let log = match mem.mode {
             MemMode::Overlay { log, .. } => log,
-            MemMode::Direct(_) => Vec::new(),
+            MemMode::Direct(_) | MemMode::Shared(_) => Vec::new(),
         };
         BlockOutcome {
             output,

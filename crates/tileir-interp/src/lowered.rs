@@ -343,7 +343,7 @@ impl<'m> BlockExec<'_, 'm, '_> {
         self.tile_access(op, &view, &idx)
     }
 
-    fn tiled_load(&mut self, op: OpId, a: &TiledAccess) -> R<Option<Flow>> {
+    pub(super) fn tiled_load(&mut self, op: OpId, a: &TiledAccess) -> R<Option<Flow>> {
         let acc = self.tiled_view(op, a, false)?;
         let tile = self.load_access(op, acc)?;
         self.set_result(op, 0, Value::Tile(tile))?;

@@ -380,4 +380,38 @@ pub enum Value {
     /// An nv_tileaa memref (`make_memref`): base, element type, sizes and strides, like a
     /// tensor view.
     MemRef(TensorView),
+    /// A handle of the asynchronous runtime (pipelines, iterators, tokens, queues).
+    Async(AsyncValue),
+}
+
+/// Values of the async pipeline ops: handles into the block's [`crate::agents::AsyncWorld`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AsyncValue {
+    /// A pipeline (or the pipeline behind an nv_tileaa queue).
+    Pipeline(usize),
+    /// A position in a pipeline.
+    Iterator {
+        /// The pipeline.
+        pipe: usize,
+        /// Position (stage = pos mod S, round = pos div S).
+        pos: u64,
+    },
+    /// An acquired stage.
+    ProducerToken {
+        /// The pipeline.
+        pipe: usize,
+        /// Position.
+        pos: u64,
+    },
+    /// A stage being consumed.
+    ConsumerToken {
+        /// The pipeline.
+        pipe: usize,
+        /// Position.
+        pos: u64,
+        /// Which consumer.
+        consumer: u32,
+    },
+    /// An async token: the interpreter completes asynchronous operations at once.
+    Done,
 }
