@@ -1,12 +1,12 @@
 //! Compiles a cuda_tile MLIR file and prints one stage (`llvm` by default):
-//! `cargo run -p tileir-driver --example compile_mlir -- FILE [STAGE] [TARGET]`.
+//! `cargo run -p tileir-driver --example compile_mlir -- FILE [STAGE] [TARGET] [PIPELINE]`.
 
 #![allow(clippy::print_stdout)]
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let Some(path) = args.get(1) else {
-        eprintln!("usage: compile_mlir FILE [STAGE] [TARGET]");
+        eprintln!("usage: compile_mlir FILE [STAGE] [TARGET] [PIPELINE]");
         std::process::exit(2);
     };
     let stage = args.get(2).cloned().unwrap_or_else(|| "llvm".into());
@@ -25,7 +25,8 @@ fn main() {
             std::process::exit(1)
         }
     };
-    let opts = tileir_driver::CompileOptions { target, ..Default::default() };
+    let pipeline = args.get(4).cloned().unwrap_or_default();
+    let opts = tileir_driver::CompileOptions { target, pipeline, ..Default::default() };
     match tileir_driver::compile(module, &opts) {
         Ok(out) => {
             for (name, text) in &out.stages {

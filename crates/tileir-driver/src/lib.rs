@@ -76,10 +76,18 @@ impl std::fmt::Display for CompileError {
 }
 
 /// Stage name for the IR printed after `pass`.
+/// The stage a pass's output is shown as. The nv_tileas-level passes up to software
+/// pipelining all refine one stage, "nv_tileas" (the last of them wins: the scheduled
+/// pipeline, its stage count and tags); the general backend's register lowering of
+/// pipelines is its own stage, the IR the LLVM writer reads.
 fn stage_name(pass: &str) -> String {
+    use tileir_transforms as t;
     match pass {
-        tileir_transforms::to_tileaa::NAME => "nv_tileaa".into(),
-        tileir_transforms::to_tileas::NAME => "nv_tileas".into(),
+        t::to_tileaa::NAME => "nv_tileaa".into(),
+        t::to_tileas::NAME | t::queue_to_pipeline::NAME | t::materialize_async::NAME | t::unspecialized_pipeline::NAME => {
+            "nv_tileas".into()
+        }
+        t::pipelines_to_registers::NAME => "nv_tileas-registers".into(),
         other => other.to_string(),
     }
 }
@@ -110,7 +118,11 @@ pub fn compile(mut module: Module, options: &CompileOptions) -> Result<CompileOu
         timings.push((name.clone(), t.as_secs_f64()));
     }
     for snap in report.snapshots {
-        stages.push((stage_name(&snap.after_pass), snap.text));
+        let name = stage_name(&snap.after_pass);
+        match stages.iter_mut().find(|(n, _)| *n == name) {
+            Some(stage) => stage.1 = snap.text,
+            None => stages.push((name, snap.text)),
+        }
     }
     let start = Instant::now();
     let llvm = tileir_llvm::write_module(&module, &LlvmOptions { target: options.target.clone() }).map_err(CompileError::Codegen)?;

@@ -58,7 +58,7 @@ fn stage<'a>(out: &'a tileir_driver::CompileOutput, name: &str) -> &'a str {
 fn vector_add_passes_through_every_stage() {
     let out = compile(vector_add(1024), &CompileOptions::default()).expect("compiles");
     let names: Vec<&str> = out.stages.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["cuda_tile", "nv_tileaa", "nv_tileas", "llvm"]);
+    assert_eq!(names, ["cuda_tile", "nv_tileaa", "nv_tileas", "nv_tileas-registers", "llvm"]);
     assert!(stage(&out, "cuda_tile").contains("load_view_tko weak %"));
     let aa = stage(&out, "nv_tileaa");
     assert!(aa.contains("nv_tileaa.tiled_load weak") && !aa.contains("cuda_tile."), "{aa}");
@@ -74,7 +74,11 @@ fn vector_add_passes_through_every_stage() {
     assert!(!ll.contains("llvm.masked."), "masked intrinsics scalarize into branches: {ll}");
     assert_eq!(out.kernels[0].num_threads, 128);
     assert_eq!(out.kernels[0].params.len(), 9);
-    assert_eq!(out.canonical_pipeline, "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas{num-warps=0 force-variant=}");
+    assert_eq!(
+        out.canonical_pipeline,
+        "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas{num-warps=0 force-variant=},tileas-materialize-async,\
+         tileas-unspecialized-pipeline{num-stages=2},tileas-pipelines-to-registers"
+    );
 }
 
 #[test]

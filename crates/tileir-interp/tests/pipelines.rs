@@ -102,6 +102,11 @@ fn software_pipelined_matmul_matches_for_every_trip_count_and_stage_count() {
             );
             let got = run_matmul(&pipelined, 32, 48, k).unwrap_or_else(|e| panic!("S = {stages}, k = {k}: {e}"));
             assert!(want == got, "unspecialized-pipeline{{num-stages={stages}}} differs at k = {k}");
+            // The general backend's form: in-flight entries as loop-carried registers.
+            let registers = lower(&pipelined, "tileas-pipelines-to-registers");
+            assert_eq!(count(&registers, |k| matches!(k, OpKind::TileAs(TileAsOp::CreatePipeline))), 0, "S = {stages}: pipeline left");
+            let got = run_matmul(&registers, 32, 48, k).unwrap_or_else(|e| panic!("registers, S = {stages}, k = {k}: {e}"));
+            assert!(want == got, "pipelines-to-registers after num-stages={stages} differs at k = {k}");
         }
     }
 }

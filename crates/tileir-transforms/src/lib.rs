@@ -29,6 +29,7 @@ pub mod debug_scopes;
 pub mod fuse_fma;
 pub mod loop_split;
 pub mod materialize_async;
+pub mod pipelines_to_registers;
 pub mod queue_to_pipeline;
 mod pipeline_util;
 pub mod to_tileaa;
@@ -108,6 +109,16 @@ pub fn registry() -> Registry {
                 },
             },
             PassInfo {
+                name: pipelines_to_registers::NAME,
+                summary: "Lower single-agent pipelines of register values to SSA: in-flight entries become loop-carried values",
+                options: pipelines_to_registers::PipelinesToRegistersOptions::describe,
+                create: |opts| {
+                    Ok(Box::new(pipelines_to_registers::PipelinesToRegisters {
+                        options: pipelines_to_registers::PipelinesToRegistersOptions::parse(opts)?,
+                    }))
+                },
+            },
+            PassInfo {
                 name: to_tileas::NAME,
                 summary: "Lower nv_tileaa to nv_tileas (warp count, register layouts, vectorized memory ops)",
                 options: to_tileas::ToTileAsOptions::describe,
@@ -117,5 +128,7 @@ pub fn registry() -> Registry {
     }
 }
 
-/// The default lowering pipeline from cuda_tile to nv_tileas.
-pub const DEFAULT_PIPELINE: &str = "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas";
+/// The default lowering pipeline from cuda_tile to nv_tileas: the conversions, then
+/// single-agent software pipelining of loop loads (two stages: each load issued one
+/// iteration ahead) and its lowering to loop-carried registers for the general backend.
+pub const DEFAULT_PIPELINE: &str = "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=2},tileas-pipelines-to-registers";

@@ -185,7 +185,12 @@ impl Candidate {
                 let iv_k = b.addi(l.lb, off);
                 let cond = b.less(iv_k, l.ub, false, l.unsigned);
                 let it_ty = b.m.value_type(itp);
-                let (_, then_b, else_b) = b.if_op(cond, &[it_ty]);
+                let (guard_if, then_b, else_b) = b.if_op(cond, &[it_ty]);
+                // Monotone guard (see pipelines_to_registers): later passes may pad its
+                // else arm with placeholder entries.
+                if let OpKind::CudaTile(ct) = &mut b.m.ops[guard_if].kind {
+                    ct.discardable.push((crate::pipelines_to_registers::PROLOGUE_GUARD.into(), tileir_ir::Attr::Unit));
+                }
                 let mut inner: HashMap<ValueId, ValueId> = HashMap::from([(l.iv, iv_k), (l.carried[self.itp], itp)]);
                 let p = b.m.clone_op(self.produce, &mut inner);
                 b.m.append_op(then_b, p);
