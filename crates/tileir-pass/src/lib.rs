@@ -53,6 +53,23 @@ pub struct PassInfo {
     pub options: fn() -> Vec<OptionInfo>,
     /// Builds the pass from `key=value` options (already split).
     pub create: PassFactory,
+    /// Ordering invariants this pass declares (usually the ones where it must run after
+    /// another pass; a rule may name a pass that is not registered yet). Every rule of
+    /// every registered pass applies to every pipeline; see [`PassManager::from_pipeline`].
+    pub ordering: &'static [OrderRule],
+}
+
+/// A declared ordering invariant between two passes: when both are in a pipeline, `later`
+/// must run after `earlier` (at least one `earlier` must precede every `later`). A pipeline
+/// without `earlier` is fine: the IR may already be in the form it produces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OrderRule {
+    /// The pass that must run first.
+    pub earlier: &'static str,
+    /// The pass that must run after it.
+    pub later: &'static str,
+    /// The invariant, for the diagnostic.
+    pub invariant: &'static str,
 }
 
 /// The explicit list of passes a pipeline may name.
@@ -65,6 +82,40 @@ impl Registry {
     /// Looks a pass up by name.
     pub fn get(&self, name: &str) -> Option<&PassInfo> {
         self.passes.iter().find(|p| p.name == name)
+    }
+
+    /// Every ordering rule the registered passes declare, each once, in registry order.
+    pub fn ordering_rules(&self) -> Vec<OrderRule> {
+        let mut out: Vec<OrderRule> = Vec::new();
+        for rule in self.passes.iter().flat_map(|p| p.ordering.iter()) {
+            if !out.contains(rule) {
+                out.push(*rule);
+            }
+        }
+        out
+    }
+
+    /// The first element of `pipeline` listed before a pass it must run after: for some
+    /// rule, the element is the rule's `later` pass, the rule's `earlier` pass appears
+    /// further on, and no `earlier` precedes the element.
+    pub fn check_ordering(&self, pipeline: &Pipeline) -> Result<(), PipelineError> {
+        let rules = self.ordering_rules();
+        let names: Vec<&str> = pipeline.elements.iter().map(|e| e.name.as_str()).collect();
+        for (i, element) in pipeline.elements.iter().enumerate() {
+            for rule in rules.iter().filter(|r| r.later == element.name) {
+                let before = names[..i].contains(&rule.earlier);
+                if !before && names[i + 1..].contains(&rule.earlier) {
+                    return Err(PipelineError {
+                        offset: element.offset,
+                        message: format!(
+                            "pass '{}' must run after '{}' (spec/001 ordering invariant: {})",
+                            rule.later, rule.earlier, rule.invariant
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -113,7 +164,9 @@ pub struct PassManager {
 }
 
 impl PassManager {
-    /// Builds the passes named by `text` from `registry`.
+    /// Builds the passes named by `text` from `registry`. Besides unknown names and bad
+    /// options, rejects a pipeline that lists a pass before one it must run after (the
+    /// registry's [`OrderRule`]s; see [`Registry::check_ordering`]).
     pub fn from_pipeline(text: &str, registry: &Registry) -> Result<PassManager, PipelineError> {
         let pipeline = Pipeline::parse(text)?;
         let mut passes = Vec::new();
@@ -131,6 +184,7 @@ impl PassManager {
                 .map_err(|message| PipelineError { offset: element.offset, message: format!("pass '{}': {message}", info.name) })?;
             passes.push(pass);
         }
+        registry.check_ordering(&pipeline)?;
         Ok(PassManager { passes, verify_each: true, snapshot_after_each: false, print_options: PrintOptions::default() })
     }
 
@@ -176,5 +230,86 @@ impl PassManager {
             }
         }
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod ordering_tests {
+    use super::*;
+
+    struct Nop(&'static str);
+    impl Pass for Nop {
+        fn name(&self) -> &'static str {
+            self.0
+        }
+        fn options_text(&self) -> String {
+            String::new()
+        }
+        fn run(&self, _: &mut Module) -> Result<(), Diagnostics> {
+            Ok(())
+        }
+    }
+
+    const ASYNC_RULES: &[OrderRule] = &[
+        OrderRule { earlier: "queue", later: "async", invariant: "Queue-to-pipeline rewrite must run before async materialization" },
+        OrderRule { earlier: "async", later: "schedule", invariant: "Async materialization must run before schedule materialization" },
+    ];
+    const REGION_RULES: &[OrderRule] =
+        &[OrderRule { earlier: "unspec", later: "region", invariant: "Pipeline-region optimization must run after producer/consumer regions are in their final form" }];
+
+    fn info(name: &'static str, ordering: &'static [OrderRule], create: PassFactory) -> PassInfo {
+        PassInfo { name, summary: "", options: Vec::new, create, ordering }
+    }
+
+    fn registry() -> Registry {
+        Registry {
+            passes: vec![
+                info("queue", &[], |_| Ok(Box::new(Nop("queue")))),
+                info("async", ASYNC_RULES, |_| Ok(Box::new(Nop("async")))),
+                info("unspec", &[], |_| Ok(Box::new(Nop("unspec")))),
+                info("region", REGION_RULES, |_| Ok(Box::new(Nop("region")))),
+                info("other", &[], |_| Ok(Box::new(Nop("other")))),
+            ],
+        }
+    }
+
+    fn err(text: &str) -> PipelineError {
+        PassManager::from_pipeline(text, &registry()).err().expect("rejected")
+    }
+
+    #[test]
+    fn out_of_order_pipelines_are_rejected_with_both_names_and_the_invariant() {
+        let e = err("other,async,queue");
+        assert_eq!(e.offset, 6);
+        assert_eq!(
+            e.message,
+            "pass 'async' must run after 'queue' (spec/001 ordering invariant: Queue-to-pipeline rewrite must run before async materialization)"
+        );
+        assert!(e.to_string().starts_with("invalid pass pipeline at offset 6: pass 'async' must run after 'queue'"));
+        let e = err("region,unspec");
+        assert_eq!(e.offset, 0);
+        assert!(e.message.contains("pass 'region' must run after 'unspec' (spec/001 ordering invariant: Pipeline-region optimization"));
+    }
+
+    #[test]
+    fn a_rule_may_name_an_unregistered_pass() {
+        // "schedule" is not registered: the rule never fires, and naming it is an unknown pass.
+        assert!(err("schedule,async").message.starts_with("unknown pass 'schedule'"));
+        assert!(registry().ordering_rules().iter().any(|r| r.later == "schedule"));
+    }
+
+    #[test]
+    fn in_order_and_prerequisite_absent_pipelines_are_accepted() {
+        for ok in ["queue,async,unspec,region", "async", "region", "async,region", "other,region,other", "queue,async,queue", "unspec,region,unspec"] {
+            let pm = PassManager::from_pipeline(ok, &registry()).unwrap_or_else(|e| panic!("{ok}: {e}"));
+            assert_eq!(pm.canonical(), ok);
+        }
+    }
+
+    #[test]
+    fn the_first_violation_is_reported() {
+        let e = err("region,async,unspec,queue");
+        assert!(e.message.starts_with("pass 'region' must run after 'unspec'"), "{}", e.message);
+        assert_eq!(e.offset, 0);
     }
 }

@@ -29,6 +29,8 @@ pub mod debug_scopes;
 pub mod fuse_fma;
 pub mod loop_split;
 pub mod materialize_async;
+pub mod optimize_pipeline_region;
+mod pass_order;
 pub mod pipelines_to_registers;
 pub mod queue_to_pipeline;
 mod pipeline_util;
@@ -44,6 +46,7 @@ pub fn registry() -> Registry {
         passes: vec![
             PassInfo {
                 name: canonicalize::NAME,
+                ordering: &[],
                 summary: "Greedy canonicalization: folds, dead-code removal, if/select simplification, constant hoisting",
                 options: canonicalize::CanonicalizeOptions::describe,
                 create: |opts| {
@@ -52,18 +55,21 @@ pub fn registry() -> Registry {
             },
             PassInfo {
                 name: fuse_fma::NAME,
+                ordering: &[],
                 summary: "Fuse addf/subf of a single-use mulf into fma (not value-preserving: one rounding)",
                 options: fuse_fma::FuseFmaOptions::describe,
                 create: |opts| Ok(Box::new(fuse_fma::FuseFma { options: fuse_fma::FuseFmaOptions::parse(opts)? })),
             },
             PassInfo {
                 name: loop_split::NAME,
+                ordering: &[],
                 summary: "Split a for loop where an if on its induction variable flips",
                 options: loop_split::LoopSplitOptions::describe,
                 create: |opts| Ok(Box::new(loop_split::LoopSplit { options: loop_split::LoopSplitOptions::parse(opts)? })),
             },
             PassInfo {
                 name: debug_scopes::NAME,
+                ordering: &[],
                 summary: "Give every function without debug scopes a di_subprogram and di_loc locations",
                 options: debug_scopes::SynthesizeDebugInfoScopesOptions::describe,
                 create: |opts| {
@@ -74,12 +80,14 @@ pub fn registry() -> Registry {
             },
             PassInfo {
                 name: to_tileaa::NAME,
+                ordering: &[],
                 summary: "Lower cuda_tile to nv_tileaa (memrefs, tokens, program ids)",
                 options: to_tileaa::ToTileAaOptions::describe,
                 create: |opts| Ok(Box::new(to_tileaa::ConvertCudaTileToTileAa { options: to_tileaa::ToTileAaOptions::parse(opts)? })),
             },
             PassInfo {
                 name: queue_to_pipeline::NAME,
+                ordering: &[],
                 summary: "Rewrite nv_tileaa queues and execute into nv_tileas async pipelines and agent_switch, threading iterators through for/if",
                 options: queue_to_pipeline::QueueToPipelineOptions::describe,
                 create: |opts| {
@@ -90,6 +98,7 @@ pub fn registry() -> Registry {
             },
             PassInfo {
                 name: materialize_async::NAME,
+                ordering: pass_order::MATERIALIZE_ASYNC,
                 summary: "Turn loop loads issuable ahead of time into produce_one_async/consume_one pairs over an async pipeline",
                 options: materialize_async::MaterializeAsyncOptions::describe,
                 create: |opts| {
@@ -100,6 +109,7 @@ pub fn registry() -> Registry {
             },
             PassInfo {
                 name: unspecialized_pipeline::NAME,
+                ordering: pass_order::UNSPECIALIZED_PIPELINE,
                 summary: "Software-pipeline single-agent loops: prologue, kernel with the producer num-stages-1 iterations ahead, epilogue drain",
                 options: unspecialized_pipeline::UnspecializedPipelineOptions::describe,
                 create: |opts| {
@@ -109,7 +119,19 @@ pub fn registry() -> Registry {
                 },
             },
             PassInfo {
+                name: optimize_pipeline_region::NAME,
+                ordering: pass_order::OPTIMIZE_PIPELINE_REGION,
+                summary: optimize_pipeline_region::DESCRIPTION,
+                options: optimize_pipeline_region::OptimizePipelineRegionOptions::describe,
+                create: |opts| {
+                    Ok(Box::new(optimize_pipeline_region::OptimizePipelineRegion {
+                        options: optimize_pipeline_region::OptimizePipelineRegionOptions::parse(opts)?,
+                    }))
+                },
+            },
+            PassInfo {
                 name: pipelines_to_registers::NAME,
+                ordering: &[],
                 summary: "Lower single-agent pipelines of register values to SSA: in-flight entries become loop-carried values",
                 options: pipelines_to_registers::PipelinesToRegistersOptions::describe,
                 create: |opts| {
@@ -120,6 +142,7 @@ pub fn registry() -> Registry {
             },
             PassInfo {
                 name: to_tileas::NAME,
+                ordering: &[],
                 summary: "Lower nv_tileaa to nv_tileas (warp count, register layouts, vectorized memory ops)",
                 options: to_tileas::ToTileAsOptions::describe,
                 create: |opts| Ok(Box::new(to_tileas::ConvertTileAaToTileAs { options: to_tileas::ToTileAsOptions::parse(opts)? })),

@@ -1,0 +1,40 @@
+//! spec/001's "Ordering Invariants" as [`OrderRule`]s, attached to the registry entries
+//! (each rule to one entry; every registered rule applies to every pipeline, so a rule may
+//! name a pass that is not registered yet, such as `tileas-materialize-schedule`).
+//! `tileir_pass::PassManager::from_pipeline` rejects a pipeline that lists a rule's
+//! `later` pass before its `earlier` one; a pipeline without the `earlier` pass is fine.
+
+use tileir_pass::OrderRule;
+
+use crate::{materialize_async, optimize_pipeline_region, queue_to_pipeline, to_tileas, unspecialized_pipeline};
+
+/// Schedule materialization (not registered yet).
+pub const MATERIALIZE_SCHEDULE: &str = "tileas-materialize-schedule";
+/// Convert-layout materialization (not registered yet).
+pub const MATERIALIZE_CONVERT_LAYOUT: &str = "tileas-materialize-convert-layout";
+
+const QUEUE_FIRST: &str = "Queue-to-pipeline rewrite must run before async materialization";
+const ASYNC_BEFORE_SCHEDULE: &str = "Async materialization must run before schedule materialization";
+const LAYOUT_BEFORE_SCHEDULE: &str = "Convert-layout materialization must run before schedule consumers rely on final stage counts";
+const REGION_LAST: &str = "Pipeline-region optimization must run after producer/consumer regions are in their final form";
+
+/// `tileas-materialize-async`: after queue-to-pipeline (run on its own or inside
+/// `convert-tileaa-to-tileas`), before schedule materialization and its consumer, the
+/// unspecialized pipeline (which expands the stage tags async materialization writes).
+pub const MATERIALIZE_ASYNC: &[OrderRule] = &[
+    OrderRule { earlier: queue_to_pipeline::NAME, later: materialize_async::NAME, invariant: QUEUE_FIRST },
+    OrderRule { earlier: to_tileas::NAME, later: materialize_async::NAME, invariant: QUEUE_FIRST },
+    OrderRule { earlier: materialize_async::NAME, later: MATERIALIZE_SCHEDULE, invariant: ASYNC_BEFORE_SCHEDULE },
+    OrderRule { earlier: materialize_async::NAME, later: unspecialized_pipeline::NAME, invariant: ASYNC_BEFORE_SCHEDULE },
+];
+
+/// `tileas-unspecialized-pipeline` and schedule materialization rely on final stage counts:
+/// convert-layout materialization comes first.
+pub const UNSPECIALIZED_PIPELINE: &[OrderRule] = &[
+    OrderRule { earlier: MATERIALIZE_CONVERT_LAYOUT, later: MATERIALIZE_SCHEDULE, invariant: LAYOUT_BEFORE_SCHEDULE },
+    OrderRule { earlier: MATERIALIZE_CONVERT_LAYOUT, later: unspecialized_pipeline::NAME, invariant: LAYOUT_BEFORE_SCHEDULE },
+];
+
+/// `tileas-optimize-pipeline-region`: after the unspecialized pipeline (D11 → D13).
+pub const OPTIMIZE_PIPELINE_REGION: &[OrderRule] =
+    &[OrderRule { earlier: unspecialized_pipeline::NAME, later: optimize_pipeline_region::NAME, invariant: REGION_LAST }];
