@@ -135,6 +135,76 @@ fn a_pipeline_too_shallow_for_its_schedule_deadlocks() {
     assert!(e.message.contains("producer_acquire") && e.message.contains("consumer 0 released"), "{e}");
 }
 
+/// A persistent matmul: each block walks output tiles with an outer loop (which stores, so
+/// it stays unpipelined) around the K loop (which is pipelined); the pipeline is created
+/// inside the outer loop's body.
+const PERSISTENT: &str = r#"
+cuda_tile.module @kernels {
+  entry @matmul(%a: tile<ptr<f16>>, %b: tile<ptr<f16>>, %c: tile<ptr<f32>>, %m: tile<i32>, %n: tile<i32>, %k: tile<i32>) {
+    %bx, %by, %bz = get_tile_block_id : tile<i32>
+    %nbx, %nby, %nbz = get_num_tile_blocks : tile<i32>
+    %ta = make_tensor_view %a, shape = [%m, %k], strides = [%k, 1] : tile<i32> -> tensor_view<?x?xf16, strides=[?,1]>
+    %tb = make_tensor_view %b, shape = [%k, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xf16, strides=[?,1]>
+    %tc = make_tensor_view %c, shape = [%m, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xf32, strides=[?,1]>
+    %pa = make_partition_view %ta : partition_view<tile=(16x16), padding_value = zero, tensor_view<?x?xf16, strides=[?,1]>>
+    %pb = make_partition_view %tb : partition_view<tile=(16x16), padding_value = zero, tensor_view<?x?xf16, strides=[?,1]>>
+    %pc = make_partition_view %tc : partition_view<tile=(16x16), tensor_view<?x?xf32, strides=[?,1]>>
+    %sp:2 = get_index_space_shape %pa : partition_view<tile=(16x16), padding_value = zero, tensor_view<?x?xf16, strides=[?,1]>> -> tile<i32>
+    %sq:2 = get_index_space_shape %pc : partition_view<tile=(16x16), tensor_view<?x?xf32, strides=[?,1]>> -> tile<i32>
+    %ntiles = muli %sq#0, %sq#1 : tile<i32>
+    %zero = constant <f32: 0.000000e+00> : tile<16x16xf32>
+    %lb = constant <i32: 0> : tile<i32>
+    %st = constant <i32: 1> : tile<i32>
+    for %t in (%bx to %ntiles, step %nbx) : tile<i32> {
+      %tm = divi %t, %sq#1 signed : tile<i32>
+      %tn = remi %t, %sq#1 signed : tile<i32>
+      %acc = for %kk in (%lb to %sp#1, step %st) : tile<i32> iter_values(%x = %zero) -> (tile<16x16xf32>) {
+        %va, %t0 = load_view_tko weak %pa[%tm, %kk] : partition_view<tile=(16x16), padding_value = zero, tensor_view<?x?xf16, strides=[?,1]>>, tile<i32> -> tile<16x16xf16>, token
+        %vb, %t1 = load_view_tko weak %pb[%kk, %tn] : partition_view<tile=(16x16), padding_value = zero, tensor_view<?x?xf16, strides=[?,1]>>, tile<i32> -> tile<16x16xf16>, token
+        %r = mmaf %va, %vb, %x : tile<16x16xf16>, tile<16x16xf16>, tile<16x16xf32>
+        continue %r : tile<16x16xf32>
+      }
+      %t2 = store_view_tko weak %acc, %pc[%tm, %tn] : tile<16x16xf32>, partition_view<tile=(16x16), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> token
+      continue
+    }
+    return
+  }
+}
+"#;
+
+#[test]
+fn persistent_loops_pipeline_the_inner_loop_only() {
+    let source = parse(PERSISTENT);
+    for k in [0usize, 16, 40, 125] {
+        let mut mem_want = None;
+        for stages in 1..=3 {
+            let lowered = lower(
+                &source,
+                &format!("{TO_TILEAS},tileas-materialize-async,tileas-unspecialized-pipeline{{num-stages={stages}}},tileas-pipelines-to-registers"),
+            );
+            assert_eq!(count(&lowered, |k| matches!(k, OpKind::TileAs(TileAsOp::CreatePipeline))), 0, "S = {stages}: pipeline left");
+            // Three blocks walk the 6 output tiles of a 32 x 48 result.
+            let got = run_persistent(&lowered, 32, 48, k).unwrap_or_else(|e| panic!("S = {stages}, k = {k}: {e}"));
+            let want = mem_want.get_or_insert_with(|| run_persistent(&source, 32, 48, k).unwrap());
+            assert!(*want == got, "persistent matmul at S = {stages}, k = {k} differs");
+        }
+    }
+}
+
+fn run_persistent(module: &Module, m: usize, n: usize, k: usize) -> Result<Vec<u8>, InterpError> {
+    let mut mem = Memory::new();
+    let a: Vec<u8> = (0..m * k).flat_map(|i| f16(((i * 7) % 11) as f32 - 5.0)).collect();
+    let b: Vec<u8> = (0..k * n).flat_map(|i| f16(((i * 5) % 13) as f32 - 6.0)).collect();
+    let pa = mem.alloc_vec(a, 16);
+    let pb = mem.alloc_vec(b, 16);
+    let pc = mem.alloc(m * n * 4, 16);
+    let args = [ArgValue::Ptr(pa), ArgValue::Ptr(pb), ArgValue::Ptr(pc), ArgValue::i32(m as i32), ArgValue::i32(n as i32), ArgValue::i32(k as i32)];
+    run_entry(module, "matmul", [3, 1, 1], &args, &mut mem, &RunOptions::default())?;
+    let mut out = vec![0u8; m * n * 4];
+    mem.read(pc, &mut out).unwrap();
+    Ok(out)
+}
+
 /// A producer agent puts `3·i` for `i < np` into a two-deep queue; a consumer agent takes
 /// `n` entries and stores them to `out[i]`.
 const QUEUES: &str = r#"

@@ -252,6 +252,7 @@ fn lower_block(m: &mut Module, block: BlockId, fifos: &mut Fifos) -> Option<()> 
                 let mut inner = reshape(fifos, &args);
                 let entry_shape = inner.clone();
                 lower_block(m, body, &mut inner)?;
+                drop_local(m, &mut inner, new);
                 let term = *m.blocks[body].ops.last()?;
                 if m.ops[term].kind.ct() != Some(CtOp::Continue) {
                     return None;
@@ -276,6 +277,8 @@ fn lower_block(m: &mut Module, block: BlockId, fifos: &mut Fifos) -> Option<()> 
                 let mut else_f = fifos.clone();
                 lower_block(m, r0, &mut then_f)?;
                 lower_block(m, r1, &mut else_f)?;
+                drop_local(m, &mut then_f, op);
+                drop_local(m, &mut else_f, op);
                 let t_term = *m.blocks[r0].ops.last()?;
                 let e_term = *m.blocks[r1].ops.last()?;
                 if m.ops[t_term].kind.ct() != Some(CtOp::Yield) || m.ops[e_term].kind.ct() != Some(CtOp::Yield) {
@@ -303,11 +306,34 @@ fn lower_block(m: &mut Module, block: BlockId, fifos: &mut Fifos) -> Option<()> 
                 let results: Vec<ValueId> = m.ops[new].results[n - types.len()..].to_vec();
                 *fifos = reshape(&then_f, &results);
             }
-            _ if uses_pipelines(m, op) => return None,
+            // Any other op with regions (a `loop`, an `if` whose pipelines are its own…):
+            // fine when every pipeline used inside is also created inside, so no entry
+            // crosses its boundary; each block then starts and ends with its own FIFOs.
+            _ if uses_pipelines(m, op) => {
+                let used_outside = walk_op(m, op).iter().any(|&o| {
+                    matches!(m.ops[o].kind, OpKind::TileAs(TileAsOp::ProduceOne(_) | TileAsOp::ProduceOneAsync(_) | TileAsOp::ConsumeOne { .. }))
+                        && !crate::pipeline_util::defined_inside(m, m.ops[o].operands[0], op)
+                });
+                if used_outside {
+                    return None;
+                }
+                for r in m.ops[op].regions.clone() {
+                    for b in m.regions[r].blocks.clone() {
+                        let mut own: Fifos = Vec::new();
+                        lower_block(m, b, &mut own)?;
+                    }
+                }
+            }
             _ => {}
         }
     }
     Some(())
+}
+
+/// Forgets the pipelines created inside `op`: whatever they hold when its region ends can
+/// never be consumed (the next iteration or arm creates a fresh pipeline).
+fn drop_local(m: &Module, f: &mut Fifos, op: OpId) {
+    f.retain(|(pipe, _)| !crate::pipeline_util::defined_inside(m, *pipe, op));
 }
 
 /// Appends zero entries (before `anchor`) to the queues of `f` shorter than in `like`.
