@@ -84,7 +84,11 @@ fn stage_name(pass: &str) -> String {
     use tileir_transforms as t;
     match pass {
         t::to_tileaa::NAME => "nv_tileaa".into(),
-        t::to_tileas::NAME | t::queue_to_pipeline::NAME | t::materialize_async::NAME | t::unspecialized_pipeline::NAME => {
+        t::to_tileas::NAME
+        | t::queue_to_pipeline::NAME
+        | t::materialize_async::NAME
+        | t::unspecialized_pipeline::NAME
+        | t::optimize_pipeline_region::NAME => {
             "nv_tileas".into()
         }
         t::pipelines_to_registers::NAME => "nv_tileas-registers".into(),

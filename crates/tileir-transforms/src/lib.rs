@@ -29,6 +29,7 @@ pub mod debug_scopes;
 pub mod fuse_fma;
 pub mod loop_split;
 pub mod materialize_async;
+pub mod materialize_schedule;
 pub mod optimize_pipeline_region;
 mod pass_order;
 pub mod pipelines_to_registers;
@@ -108,6 +109,17 @@ pub fn registry() -> Registry {
                 },
             },
             PassInfo {
+                name: materialize_schedule::NAME,
+                ordering: &[],
+                summary: materialize_schedule::DESCRIPTION,
+                options: materialize_schedule::MaterializeScheduleOptions::describe,
+                create: |opts| {
+                    Ok(Box::new(materialize_schedule::MaterializeSchedule::new(
+                        materialize_schedule::MaterializeScheduleOptions::parse(opts)?,
+                    )?))
+                },
+            },
+            PassInfo {
                 name: unspecialized_pipeline::NAME,
                 ordering: pass_order::UNSPECIALIZED_PIPELINE,
                 summary: "Software-pipeline single-agent loops: prologue, kernel with the producer num-stages-1 iterations ahead, epilogue drain",
@@ -131,7 +143,7 @@ pub fn registry() -> Registry {
             },
             PassInfo {
                 name: pipelines_to_registers::NAME,
-                ordering: &[],
+                ordering: pass_order::PIPELINES_TO_REGISTERS,
                 summary: "Lower single-agent pipelines of register values to SSA: in-flight entries become loop-carried values",
                 options: pipelines_to_registers::PipelinesToRegistersOptions::describe,
                 create: |opts| {
@@ -154,4 +166,4 @@ pub fn registry() -> Registry {
 /// The default lowering pipeline from cuda_tile to nv_tileas: the conversions, then
 /// single-agent software pipelining of loop loads (two stages: each load issued one
 /// iteration ahead) and its lowering to loop-carried registers for the general backend.
-pub const DEFAULT_PIPELINE: &str = "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=2},tileas-pipelines-to-registers";
+pub const DEFAULT_PIPELINE: &str = "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=2},tileas-optimize-pipeline-region,tileas-pipelines-to-registers";

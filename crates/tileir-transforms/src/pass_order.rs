@@ -6,7 +6,7 @@
 
 use tileir_pass::OrderRule;
 
-use crate::{materialize_async, optimize_pipeline_region, queue_to_pipeline, to_tileas, unspecialized_pipeline};
+use crate::{materialize_async, optimize_pipeline_region, pipelines_to_registers, queue_to_pipeline, to_tileas, unspecialized_pipeline};
 
 /// Schedule materialization (not registered yet).
 pub const MATERIALIZE_SCHEDULE: &str = "tileas-materialize-schedule";
@@ -38,3 +38,13 @@ pub const UNSPECIALIZED_PIPELINE: &[OrderRule] = &[
 /// `tileas-optimize-pipeline-region`: after the unspecialized pipeline (D11 → D13).
 pub const OPTIMIZE_PIPELINE_REGION: &[OrderRule] =
     &[OrderRule { earlier: unspecialized_pipeline::NAME, later: optimize_pipeline_region::NAME, invariant: REGION_LAST }];
+
+const REGISTERS_LAST: &str = "tileir: pipelines are lowered to registers once their schedule and regions are final";
+
+/// `tileas-pipelines-to-registers` (tileir's general-backend lowering) consumes the final
+/// pipelined form: after software pipelining and region optimization.
+pub const PIPELINES_TO_REGISTERS: &[OrderRule] = &[
+    OrderRule { earlier: unspecialized_pipeline::NAME, later: pipelines_to_registers::NAME, invariant: REGISTERS_LAST },
+    OrderRule { earlier: optimize_pipeline_region::NAME, later: pipelines_to_registers::NAME, invariant: REGISTERS_LAST },
+    OrderRule { earlier: MATERIALIZE_SCHEDULE, later: pipelines_to_registers::NAME, invariant: REGISTERS_LAST },
+];
