@@ -21,6 +21,12 @@
 //! bit-for-bit unchanged with the remark "Failed to pipeline loop". Functions with
 //! `agent_switch` are never touched: warp-specialized materialization owns their
 //! pipelining. `num-stages <= 1` leaves everything as is.
+//!
+//! A loop that `tileas-materialize-schedule` stamped (its `tileas.schedule` record) is
+//! pipelined at the record's `num_stages` instead of the `num-stages` option, with the
+//! producer running as many iterations ahead as the consumer's stamped `pipeline_stage`
+//! (the schedule's lead, at most `num_stages - 1`); a stamp of one stage (a serial
+//! schedule) leaves the loop as it is.
 
 use std::collections::HashMap;
 use tileir_ir::dialect::tileas::StageTag;
@@ -76,9 +82,6 @@ impl Pass for UnspecializedPipeline {
 /// unchanged.
 pub fn run(m: &mut Module, num_stages: u32) -> Vec<Diagnostic> {
     let mut remarks = Vec::new();
-    if num_stages <= 1 {
-        return remarks;
-    }
     let funcs: Vec<OpId> = m.blocks[m.body].ops.iter().copied().filter(|&f| matches!(m.ops[f].kind, OpKind::TileAa(TileAaOp::Func { .. }))).collect();
     for f in funcs {
         if crate::pipeline_util::walk_op(m, f).iter().any(|&o| matches!(m.ops[o].kind, OpKind::TileAs(TileAsOp::AgentSwitch { .. }))) {
@@ -86,12 +89,22 @@ pub fn run(m: &mut Module, num_stages: u32) -> Vec<Diagnostic> {
         }
         let loops: Vec<OpId> = crate::pipeline_util::walk_op(m, f).into_iter().filter(|&o| m.ops[o].kind.ct() == Some(CtOp::For)).collect();
         for l in loops {
+            // A stamped schedule wins over the option.
+            let stamped = crate::materialize_schedule::stamped_stages(m, l);
+            let stages = stamped.unwrap_or(num_stages);
+            if stages <= 1 {
+                continue;
+            }
             let Some(candidate) = Candidate::find(m, l) else { continue };
             if !candidate.legal(m) {
                 remarks.push(Diagnostic::remark(m.op_location(l), FAILED_TO_PIPELINE));
                 continue;
             }
-            candidate.expand(m, num_stages);
+            let lead = match stamped {
+                Some(_) => stage_of(m, candidate.consume).unwrap_or(stages - 1).clamp(1, stages - 1),
+                None => stages - 1,
+            };
+            candidate.expand(m, stages, lead);
         }
     }
     remarks
@@ -160,14 +173,16 @@ impl Candidate {
         advances(self.itp, self.produce) && advances(self.itc, self.consume) && single_producer
     }
 
-    fn expand(self, m: &mut Module, num_stages: u32) {
+    /// Pipelines with a `num_stages`-deep pipeline and the producer `lead` iterations
+    /// ahead (`1 <= lead <= num_stages - 1`).
+    fn expand(self, m: &mut Module, num_stages: u32, lead: u32) {
         let l = self.l.clone();
         let pipe = m.ops[self.produce].operands[0];
         retype_pipeline_stages(m, pipe, num_stages);
         if let OpKind::TileAs(TileAsOp::ConsumeOne { tag, .. }) = &mut m.ops[self.consume].kind {
-            *tag = StageTag { pipeline_stage: Some(num_stages - 1) };
+            *tag = StageTag { pipeline_stage: Some(lead) };
         }
-        let lead = (num_stages - 1) as i64;
+        let lead = i64::from(lead);
         // The epilogue is a copy of the loop (taken before the kernel is edited) without
         // the producer; its iterator passes through.
         let mut map: HashMap<ValueId, ValueId> = HashMap::new();
