@@ -19,6 +19,15 @@ impl std::fmt::Display for TypeParseError {
     }
 }
 
+/// Parses a tile layout at the start of `text` for a tile of rank `rank`; returns it and the
+/// number of bytes it spans (leading whitespace included).
+pub fn parse_layout_prefix(text: &str, rank: usize) -> Result<(crate::types::Layout, usize), TypeParseError> {
+    let mut types = TypeTable::default();
+    let mut p = TypeParser { s: text.as_bytes(), pos: 0, types: &mut types };
+    let layout = p.layout(rank)?;
+    Ok((layout, p.pos))
+}
+
 /// Parses one complete type.
 pub fn parse_type(text: &str, types: &mut TypeTable) -> Result<TypeId, TypeParseError> {
     let mut p = TypeParser { s: text.as_bytes(), pos: 0, types };
@@ -160,6 +169,47 @@ impl TypeParser<'_, '_> {
         };
         self.expect(">")?;
         Ok(TensorViewType { elem, shape, strides })
+    }
+
+    /// `#nv_tileas.blocked<size_per_thread=[…], threads_per_warp=[…], warps_per_cta=[…],
+    /// order=[…]>` for a tile of rank `rank` (each list has one entry per dimension).
+    fn layout(&mut self, rank: usize) -> Result<crate::types::Layout, TypeParseError> {
+        self.ws();
+        if !self.eat("#nv_tileas.blocked") {
+            return Err(self.err("tile layout '#nv_tileas.blocked<…>'"));
+        }
+        self.expect("<")?;
+        let mut lists: Vec<Vec<u32>> = Vec::new();
+        for (i, key) in ["size_per_thread", "threads_per_warp", "warps_per_cta", "order"].into_iter().enumerate() {
+            if i > 0 {
+                self.expect(",")?;
+            }
+            self.expect(key)?;
+            self.expect("=")?;
+            self.ws();
+            let at = self.pos;
+            let v = self.int_list("[", "]", ",")?;
+            if v.len() != rank {
+                return Err(TypeParseError {
+                    offset: at,
+                    message: format!("layout '{key}' has {} entries, expected {rank} (the tile's rank)", v.len()),
+                });
+            }
+            let mut u = Vec::with_capacity(v.len());
+            for x in v {
+                match u32::try_from(x) {
+                    Ok(x) => u.push(x),
+                    Err(_) => return Err(TypeParseError { offset: at, message: format!("layout '{key}' entry {x} is out of range") }),
+                }
+            }
+            lists.push(u);
+        }
+        self.expect(">")?;
+        let order = lists.pop().unwrap_or_default();
+        let warps_per_cta = lists.pop().unwrap_or_default();
+        let threads_per_warp = lists.pop().unwrap_or_default();
+        let size_per_thread = lists.pop().unwrap_or_default();
+        Ok(crate::types::Layout::Blocked { size_per_thread, threads_per_warp, warps_per_cta, order })
     }
 
     /// A positive count (stages, consumers, depth) that fits in u32.
@@ -351,8 +401,10 @@ impl TypeParser<'_, '_> {
                         Dim::Dynamic => return Err(TypeParseError { offset: at, message: "expected static shape".into() }),
                     }
                 }
+                // nv_tileas tiles carry a layout after the element type.
+                let layout = if self.eat(",") { Some(self.layout(shape.len())?) } else { None };
                 self.expect(">")?;
-                Ok(self.types.intern(Type::Tile { shape, elem, layout: None }))
+                Ok(self.types.intern(Type::Tile { shape, elem, layout }))
             }
             "tensor_view" => {
                 self.expect("<")?;

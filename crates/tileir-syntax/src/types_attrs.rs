@@ -557,60 +557,15 @@ impl Parser<'_> {
     /// entries must satisfy (32 threads per warp, `order` a permutation) is the
     /// verifier's to say.
     pub(crate) fn layout(&mut self, rank: usize) -> R<tileir_ir::types::Layout> {
-        self.c.ws();
-        let at = self.c.pos;
-        if !self.c.eat("#nv_tileas.blocked") {
-            return self
-                .c
-                .err_at(at, "expected tile layout '#nv_tileas.blocked<…>'");
+        // One grammar for layouts, shared with the type parser of nv_tileas types.
+        let start = self.c.pos;
+        match tileir_ir::parse_type::parse_layout_prefix(&self.c.src[start..], rank) {
+            Ok((layout, len)) => {
+                self.c.pos = start + len;
+                Ok(layout)
+            }
+            Err(e) => self.c.err_at(start + e.offset, e.message),
         }
-        self.c.expect("<")?;
-        let mut lists: Vec<Vec<u32>> = Vec::new();
-        for (i, key) in ["size_per_thread", "threads_per_warp", "warps_per_cta", "order"]
-            .into_iter()
-            .enumerate()
-        {
-            if i > 0 {
-                self.c.expect(",")?;
-            }
-            self.c.expect_kw(key)?;
-            self.c.expect("=")?;
-            self.c.ws();
-            let lat = self.c.pos;
-            let v = self.int_list("[", "]")?;
-            if v.len() != rank {
-                return self.c.err_at(
-                    lat,
-                    format!(
-                        "layout '{key}' has {} entries, expected {rank} (the tile's rank)",
-                        v.len()
-                    ),
-                );
-            }
-            let mut u = Vec::with_capacity(v.len());
-            for x in v {
-                match u32::try_from(x) {
-                    Ok(x) => u.push(x),
-                    Err(_) => {
-                        return self
-                            .c
-                            .err_at(lat, format!("layout '{key}' entry {x} is out of range"))
-                    }
-                }
-            }
-            lists.push(u);
-        }
-        self.c.expect(">")?;
-        let order = lists.pop().unwrap_or_default();
-        let warps_per_cta = lists.pop().unwrap_or_default();
-        let threads_per_warp = lists.pop().unwrap_or_default();
-        let size_per_thread = lists.pop().unwrap_or_default();
-        Ok(tileir_ir::types::Layout::Blocked {
-            size_per_thread,
-            threads_per_warp,
-            warps_per_cta,
-            order,
-        })
     }
 
     /// `, dim_map=[…]` after a view's tensor_view, or an empty (identity) map.

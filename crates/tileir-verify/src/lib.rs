@@ -291,6 +291,8 @@ fn verify_op_tree(cx: &mut Ctx<'_>, op: OpId) -> bool {
         OpKind::CudaTile(k) if inside_lowered_function(m, op) => {
             if !tileir_ir::is_residual_cuda_tile(k.op) {
                 cx.op_error(op, "must be converted to nv_tileaa: it cannot survive inside an nv_tileaa function");
+            } else if matches!(k.op, CtOp::MmaF | CtOp::MmaI | CtOp::MmaFScaled) {
+                shape::verify_lowered_dot(cx, op, k);
             }
         }
         OpKind::CudaTile(k) => cuda_tile::verify_op(cx, op, k),

@@ -31,6 +31,46 @@ pub(crate) fn verify(cx: &mut Ctx<'_>, op: OpId, kind: &CudaTileOp) {
     }
 }
 
+/// spec/002's dot rules for the matrix multiplies inside lowered (nv_tileaa / nv_tileas)
+/// functions, where tileir keeps them as residual cuda_tile ops and cuda_tile's ODS checks
+/// no longer run: A and B form a legal element pair, the accumulator/result type is legal for
+/// it (the same table as cuda_tile's), integer operands are 8-bit with an i32 accumulator,
+/// and the shapes contract.
+pub(crate) fn verify_lowered_dot(cx: &mut Ctx<'_>, op: OpId, kind: &CudaTileOp) {
+    let m = cx.m;
+    let d = &m.ops[op];
+    if d.operands.len() < 3 || d.results.len() != 1 {
+        cx.op_error(op, "dot expects lhs, rhs and accumulator operands and one result");
+        return;
+    }
+    let (lhs, rhs, acc, res) = (d.operands[0], d.operands[1], d.operands[2], d.results[0]);
+    let (el, er, ea, eres) = (elem_of(m, lhs), elem_of(m, rhs), elem_of(m, acc), elem_of(m, res));
+    if ea != eres || shape_of(m, acc) != shape_of(m, res) {
+        cx.op_error(op, format!("dot accumulator {} and result {} must have the same type", q(ea), q(eres)));
+        return;
+    }
+    let tuple_ok = match kind.op {
+        CtOp::MmaI => {
+            let int8 = |e: TileElem| matches!(e, TileElem::Num(NumType::I8));
+            if !int8(el) || !int8(er) || ea != TileElem::Num(NumType::I32) {
+                Err(format!(
+                    "illegal integer dot element tuple ({}, {}) -> {}: integer dot takes i8 operands and an i32 accumulator",
+                    q(el),
+                    q(er),
+                    q(ea)
+                ))
+            } else {
+                Ok(())
+            }
+        }
+        CtOp::MmaF if el != er => Err(format!("dot operands must share an element type, got {} and {}", q(el), q(er))),
+        _ => Ok(()),
+    };
+    if let Err(msg) = tuple_ok.and_then(|_| check(m, op, kind)) {
+        cx.op_error(op, msg);
+    }
+}
+
 /// `'t'` for an element type, as MLIR quotes types in diagnostics.
 fn q(elem: TileElem) -> String {
     format!("'{}'", elem_text(elem))
