@@ -21,6 +21,9 @@ mod lowered;
 // modules of this one, so that they see `BlockExec`'s private state and helpers.
 #[path = "pipeline.rs"]
 mod pipeline;
+// The layout-conversion ops (`convert_layout`, `view`, `copy`, `shuffle`) and `alloc_tensor`.
+#[path = "layout_ops.rs"]
+mod layout_ops;
 
 /// How a block's execution ended.
 #[derive(Debug)]
@@ -282,7 +285,7 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         match &m.ops[op].kind {
             OpKind::CudaTile(_) => self.exec_ct(op),
             // ---- THE dispatch point of the async pipeline / queue / TMA ops ----
-            // (`nv_tileas.async.*`, `create_none`, `make_tiled_tma_desc`, `alloc_tensor`,
+            // (`nv_tileas.async.*`, `create_none`, `make_tiled_tma_desc`,
             // `nv_tileaa.create_queue` / `queue.*` / `execute`): see pipeline.rs.
             kind if lowered::is_async_op(kind) => self.exec_async_op(op),
             OpKind::TileAa(k) => self.exec_tileaa(op, k),
@@ -2254,6 +2257,7 @@ pub(crate) fn kind_name(v: &Value) -> &'static str {
         Value::View(_) => "a tile view",
         Value::MemRef(_) => "a memref",
         Value::Async(_) => "an async pipeline value",
+        Value::Smem(_) => "a shared-memory buffer",
     }
 }
 

@@ -54,8 +54,13 @@ pub(super) fn is_async_op(kind: &OpKind) -> bool {
             | TileAsOp::AsyncTiledTmaLoad
             | TileAsOp::AsyncTiledTmaStore
             | TileAsOp::AsyncGatherTmaLoad
-            | TileAsOp::AsyncScatterTmaStore
-            | TileAsOp::AllocTensor => true,
+            | TileAsOp::AsyncScatterTmaStore => true,
+            // Shared-memory buffers and layout conversions: layout_ops.rs, via exec_tileas.
+            TileAsOp::AllocTensor
+            | TileAsOp::ConvertLayout { .. }
+            | TileAsOp::View { .. }
+            | TileAsOp::Copy { .. }
+            | TileAsOp::Shuffle { .. } => false,
         },
         OpKind::TileAa(k) => match k {
             TileAaOp::CreateQueue
@@ -173,6 +178,11 @@ impl<'m> BlockExec<'_, 'm, '_> {
             // The vector width only says how wide the hardware accesses are.
             TileAsOp::TiledLoad { access, .. } => self.tiled_load(op, access),
             TileAsOp::TiledStore { access, .. } => self.tiled_store(op, access),
+            TileAsOp::AllocTensor
+            | TileAsOp::ConvertLayout { .. }
+            | TileAsOp::View { .. }
+            | TileAsOp::Copy { .. }
+            | TileAsOp::Shuffle { .. } => self.exec_layout_op(op, k),
             _ => Err(self.not_routed_async(op)),
         }
     }

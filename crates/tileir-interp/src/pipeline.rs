@@ -1,6 +1,6 @@
 //! The async pipeline, queue and TMA ops: nv_tileas `async.pipeline.*`, `create_none`,
 //! `async.to_async` / `future_wait` / `wait` / `tiled_load`, `make_tiled_tma_desc`, the TMA
-//! transfers and `alloc_tensor`; nv_tileaa `create_queue`, `queue.put` / `queue.get` /
+//! transfers; nv_tileaa `create_queue`, `queue.put` / `queue.get` /
 //! `queue.yield` and `execute` (the set is `is_async_op` in lowered.rs).
 //!
 //! `BlockExec::exec_op` routes every one of them here and nowhere else. This module is a
@@ -21,8 +21,8 @@
 //!   time, the baton passing at pipeline operations per [`crate::RunOptions`]'s
 //!   `agent_interleave` (run-until-blocked or seeded adversarial).
 //! - asynchronous operations complete at once (`future_wait` / `wait` are no-ops).
-//! - TMA descriptors and shared-memory buffers are not modelled yet: those ops are
-//!   `Unsupported`.
+//! - TMA descriptors are not modelled yet: those ops are `Unsupported` (shared-memory
+//!   buffers are, in layout_ops.rs).
 
 use super::{BlockExec, Flow, R};
 use crate::agents::{AsyncError, AsyncWorld, MAIN};
@@ -257,8 +257,7 @@ impl BlockExec<'_, '_, '_> {
             | TileAsOp::AsyncTiledTmaLoad
             | TileAsOp::AsyncTiledTmaStore
             | TileAsOp::AsyncGatherTmaLoad
-            | TileAsOp::AsyncScatterTmaStore
-            | TileAsOp::AllocTensor => {
+            | TileAsOp::AsyncScatterTmaStore => {
                 let name = kind_text(&self.m().ops[op].kind);
                 return Err(self.error(
                     op,
@@ -266,7 +265,13 @@ impl BlockExec<'_, '_, '_> {
                     format!("the interpreter does not model shared-memory buffers or TMA descriptors yet ('{name}')"),
                 ));
             }
-            TileAsOp::TiledLoad { .. } | TileAsOp::TiledStore { .. } => {
+            TileAsOp::TiledLoad { .. }
+            | TileAsOp::TiledStore { .. }
+            | TileAsOp::AllocTensor
+            | TileAsOp::ConvertLayout { .. }
+            | TileAsOp::View { .. }
+            | TileAsOp::Copy { .. }
+            | TileAsOp::Shuffle { .. } => {
                 return Err(self.error(op, ErrorKind::InvalidIr, "not an async op"));
             }
         }

@@ -382,6 +382,20 @@ pub enum Value {
     MemRef(TensorView),
     /// A handle of the asynchronous runtime (pipelines, iterators, tokens, queues).
     Async(AsyncValue),
+    /// An nv_tileas shared-memory buffer (`alloc_tensor`; views of it share it).
+    Smem(SmemBuffer),
+}
+
+/// A shared-memory buffer as the interpreter models it: a value holder with the last tile
+/// `copy` stored into it (`None` until then). Clones (and views) share the cell; readers
+/// reinterpret the stored bits as the type they read.
+#[derive(Clone, Debug, Default)]
+pub struct SmemBuffer(pub std::sync::Arc<std::sync::Mutex<Option<Tile>>>);
+
+impl PartialEq for SmemBuffer {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// Values of the async pipeline ops: handles into the block's [`crate::agents::AsyncWorld`].

@@ -29,6 +29,7 @@ pub mod debug_scopes;
 pub mod fuse_fma;
 pub mod loop_split;
 pub mod materialize_async;
+pub mod materialize_convert_layout;
 pub mod materialize_schedule;
 pub mod optimize_pipeline_region;
 mod pass_order;
@@ -117,6 +118,17 @@ pub fn registry() -> Registry {
                     Ok(Box::new(materialize_schedule::MaterializeSchedule::new(
                         materialize_schedule::MaterializeScheduleOptions::parse(opts)?,
                     )?))
+                },
+            },
+            PassInfo {
+                name: materialize_convert_layout::NAME,
+                ordering: &[],
+                summary: "Decompose nv_tileas.convert_layout into the most efficient feasible plan: a direct conversion, warp shuffles, or alloc_tensor/view/copy/convert_layout through shared memory",
+                options: materialize_convert_layout::MaterializeConvertLayoutOptions::describe,
+                create: |opts| {
+                    Ok(Box::new(materialize_convert_layout::MaterializeConvertLayout {
+                        options: materialize_convert_layout::MaterializeConvertLayoutOptions::parse(opts)?,
+                    }))
                 },
             },
             PassInfo {

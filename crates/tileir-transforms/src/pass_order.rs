@@ -10,7 +10,7 @@ use crate::{materialize_async, optimize_pipeline_region, pipelines_to_registers,
 
 /// Schedule materialization (not registered yet).
 pub const MATERIALIZE_SCHEDULE: &str = "tileas-materialize-schedule";
-/// Convert-layout materialization (not registered yet).
+/// Convert-layout materialization (`materialize_convert_layout`).
 pub const MATERIALIZE_CONVERT_LAYOUT: &str = "tileas-materialize-convert-layout";
 
 const QUEUE_FIRST: &str = "Queue-to-pipeline rewrite must run before async materialization";

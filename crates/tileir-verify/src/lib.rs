@@ -33,6 +33,7 @@
 
 mod arith;
 mod control;
+mod layout_ops;
 mod cuda_tile;
 mod memory;
 mod module_ops;

@@ -456,6 +456,9 @@ pub(crate) fn verify_as(cx: &mut Ctx<'_>, op: OpId, kind: &TileAsOp) {
                 result_is(cx, op, 0, ok, "an !nv_tileas.smem buffer");
             }
         }
+        TileAsOp::ConvertLayout { .. } | TileAsOp::View { .. } | TileAsOp::Copy { .. } | TileAsOp::Shuffle { .. } => {
+            crate::layout_ops::verify(cx, op, kind)
+        }
     }
 }
 

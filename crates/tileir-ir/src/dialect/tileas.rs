@@ -103,6 +103,96 @@ pub enum TileAsOp {
     AsyncScatterTmaStore,
     /// `alloc_tensor` → `!nv_tileas.smem<…>`: a shared-memory buffer.
     AllocTensor,
+
+    // ---- Layout conversion (`tileas-materialize-convert-layout`). ----
+    /// `convert_layout %src` → tile: the same elements held in another register layout.
+    /// The source is a register tile (before materialization) or an `!nv_tileas.smem`
+    /// buffer (the read-back of a shared-memory staging plan).
+    ConvertLayout {
+        /// The plan `tileas-materialize-convert-layout` chose (absent before it ran).
+        plan: Option<AtomPlan>,
+        /// The op reads a byte (`i8`) view of a sub-byte float tile.
+        reinterpret_byte: bool,
+    },
+    /// `view %src` → a reinterpreting view of a tile or smem buffer (same element count and
+    /// type; with `reinterpret_byte`, the same bytes as an `i8` tile on one side).
+    View {
+        /// A byte view of sub-byte float data (`reinterpret-to-i8`).
+        reinterpret_byte: bool,
+    },
+    /// `copy %src, %dst`: stores a register tile (or smem buffer) into an smem buffer
+    /// through the copy atom `atom`.
+    Copy {
+        /// The copy atom (for example `st.shared.v4.b16`).
+        atom: String,
+    },
+    /// `shuffle %src` → tile: the tile in another layout of the same warps, moved with
+    /// warp shuffles (`atom` names the shuffle sequence).
+    Shuffle {
+        /// The shuffle atom (for example `shfl.idx.b32x8`).
+        atom: String,
+        /// The plan `tileas-materialize-convert-layout` chose.
+        plan: Option<AtomPlan>,
+    },
+}
+
+/// The plan `tileas-materialize-convert-layout` recorded on the op that ends a conversion
+/// (spec/001 `atom_plan`), printed as `plan_tag`, `plan_vec` and `plan_smem_bytes`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AtomPlan {
+    /// 0 = register to register (shuffles or no data movement), 1 = via shared memory.
+    pub tag: u32,
+    /// Vector width of the plan's atom in elements (the shuffle word or the widest
+    /// shared-memory access).
+    pub vec: u32,
+    /// Scratch shared memory the plan stages through (0 for tag 0).
+    pub smem_bytes: u64,
+}
+
+impl AtomPlan {
+    /// Tag of a register-to-register plan.
+    pub const REG_TO_REG: u32 = 0;
+    /// Tag of a shared-memory staging plan.
+    pub const VIA_SMEM: u32 = 1;
+
+    fn read(r: &mut AttrReader<'_>, full: &str) -> Option<AtomPlan> {
+        let tag = r.int("plan_tag");
+        let vec = r.int("plan_vec");
+        let smem = r.int("plan_smem_bytes");
+        let tag = match tag {
+            None => {
+                if vec.is_some() || smem.is_some() {
+                    r.error(format!("'{full}' attributes 'plan_vec' and 'plan_smem_bytes' need 'plan_tag'"));
+                }
+                return None;
+            }
+            Some(t @ (0 | 1)) => t as u32,
+            Some(t) => {
+                r.error(format!("'{full}' attribute 'plan_tag' must be 0 (reg-to-reg) or 1 (via smem), got {t}"));
+                0
+            }
+        };
+        let vec = vec.unwrap_or(0);
+        let smem = smem.unwrap_or(0);
+        if !(0..=u32::MAX as i64).contains(&vec) || smem < 0 {
+            r.error(format!("'{full}' attributes 'plan_vec' and 'plan_smem_bytes' must be non-negative"));
+        }
+        Some(AtomPlan { tag, vec: vec.clamp(0, u32::MAX as i64) as u32, smem_bytes: smem.max(0) as u64 })
+    }
+
+    fn attrs(plan: &Option<AtomPlan>, out: &mut NamedAttrs) {
+        if let Some(p) = plan {
+            out.push(("plan_tag".into(), Attr::Int(p.tag as i64)));
+            out.push(("plan_vec".into(), Attr::Int(p.vec as i64)));
+            out.push(("plan_smem_bytes".into(), Attr::Int(p.smem_bytes as i64)));
+        }
+    }
+}
+
+fn flag_attr(name: &'static str, on: bool, out: &mut NamedAttrs) {
+    if on {
+        out.push((name.into(), Attr::Unit));
+    }
 }
 
 /// The scheduling tag a producer or consumer region carries (`pipeline_stage`), written by
@@ -197,6 +287,10 @@ impl TileAsOp {
             TileAsOp::AsyncGatherTmaLoad => "async.gather_tma_load",
             TileAsOp::AsyncScatterTmaStore => "async.scatter_tma_store",
             TileAsOp::AllocTensor => "alloc_tensor",
+            TileAsOp::ConvertLayout { .. } => "convert_layout",
+            TileAsOp::View { .. } => "view",
+            TileAsOp::Copy { .. } => "copy",
+            TileAsOp::Shuffle { .. } => "shuffle",
         }
     }
 
@@ -270,6 +364,16 @@ impl TileAsOp {
             | TileAsOp::AsyncGatherTmaLoad
             | TileAsOp::AsyncScatterTmaStore
             | TileAsOp::AllocTensor => {}
+            TileAsOp::ConvertLayout { plan, reinterpret_byte } => {
+                AtomPlan::attrs(plan, &mut out);
+                flag_attr("reinterpret_byte", *reinterpret_byte, &mut out);
+            }
+            TileAsOp::View { reinterpret_byte } => flag_attr("reinterpret_byte", *reinterpret_byte, &mut out),
+            TileAsOp::Copy { atom } => out.push(("atom".into(), Attr::Str(atom.clone()))),
+            TileAsOp::Shuffle { atom, plan } => {
+                out.push(("atom".into(), Attr::Str(atom.clone())));
+                AtomPlan::attrs(plan, &mut out);
+            }
         }
         out
     }
@@ -341,6 +445,22 @@ impl TileAsOp {
             "async.gather_tma_load" => TileAsOp::AsyncGatherTmaLoad,
             "async.scatter_tma_store" => TileAsOp::AsyncScatterTmaStore,
             "alloc_tensor" => TileAsOp::AllocTensor,
+            "convert_layout" => {
+                let plan = AtomPlan::read(&mut r, &full);
+                TileAsOp::ConvertLayout { plan, reinterpret_byte: r.flag("reinterpret_byte") }
+            }
+            "view" => TileAsOp::View { reinterpret_byte: r.flag("reinterpret_byte") },
+            "copy" | "shuffle" => {
+                let atom = r.string("atom").unwrap_or_else(|| {
+                    r.error(format!("'{full}' requires string attribute 'atom'"));
+                    String::new()
+                });
+                if mnemonic == "copy" {
+                    TileAsOp::Copy { atom }
+                } else {
+                    TileAsOp::Shuffle { atom, plan: AtomPlan::read(&mut r, &full) }
+                }
+            }
             _ => return Ok(None),
         };
         r.finish()?;
