@@ -14,8 +14,9 @@ from ._frontend import (ArraySpec, ConstantSpec, ListSpec, ScalarSpec, Specializ
                         translate)
 from .errors import LaunchError
 
-#: Hint names ``@kernel`` accepts (cuTile's).
-_HINTS = ("num_ctas", "occupancy", "opt_level", "num_worker_warps")
+#: Hint names ``@kernel`` accepts: cuTile's, plus tileir's ``num_stages`` (software
+#: pipelining depth of loop loads: 1 turns it off; the default pipeline uses 2).
+_HINTS = ("num_ctas", "occupancy", "opt_level", "num_worker_warps", "num_stages")
 
 #: LLVM cpu for each target tileir accepts; sm_90 means sm_90a (wgmma, setmaxnreg).
 _LLVM_CPU = {"sm_80": "sm_80", "sm_86": "sm_86", "sm_89": "sm_89", "sm_90": "sm_90a", "sm_90a": "sm_90a"}
@@ -75,6 +76,7 @@ def _check_hint(name: str, value: Any) -> None:
         "occupancy": (1 <= value <= 32, "in [1, 32]"),
         "opt_level": (0 <= value <= 3, "in [0, 3]"),
         "num_worker_warps": (value > 0 and value & (value - 1) == 0 and value <= 32, "a power of two in [1, 32]"),
+        "num_stages": (1 <= value <= 8, "in [1, 8]"),
     }[name]
     if not ok[0]:
         raise ValueError(f"kernel hint '{name}' must be {ok[1]}, got {value}")
@@ -82,7 +84,7 @@ def _check_hint(name: str, value: Any) -> None:
 
 def kernel(fn=None, /, **hints):
     """Marks a tile kernel: ``@tileir.kernel`` or ``@tileir.kernel(num_ctas=…, occupancy=…,
-    opt_level=…, num_worker_warps=…)``."""
+    opt_level=…, num_worker_warps=…, num_stages=…)``."""
     if fn is None:
         return lambda f: Kernel(f, hints)
     return Kernel(fn, hints)
@@ -183,6 +185,24 @@ def list_arg_records(pname: str, pspec: ListSpec, arg: Sequence[Any]):
     return list_records(rows, pspec.element.ndim)
 
 
+_STAGES_OPTION = "tileas-unspecialized-pipeline{num-stages=2}"
+
+
+def _pipeline_for_hints(kernel: Kernel, target: str) -> Optional[str]:
+    """The pass pipeline a kernel's ``num_stages`` hint asks for (None: the default)."""
+    from ._api import ByTarget
+
+    stages = kernel.hints.get("num_stages")
+    if isinstance(stages, ByTarget):
+        stages = stages.resolve(target)
+    if stages is None or stages == 2:
+        return None
+    default = _native.default_pipeline()
+    if _STAGES_OPTION not in default:
+        raise RuntimeError(f"the default pipeline has no '{_STAGES_OPTION}' to set num_stages in: {default}")
+    return default.replace(_STAGES_OPTION, f"tileas-unspecialized-pipeline{{num-stages={stages}}}")
+
+
 def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipeline: Optional[str] = None,
             opt_level: Optional[int] = None, ptxas: Optional[str] = None, stage: Optional[str] = None) -> CompiledKernel:
     """Compiles ``kernel`` for example arguments ``args`` (in parameter order: arrays give
@@ -191,7 +211,8 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
     ``stage="cuda_tile"`` stops after the front end and returns the verified cuda_tile
     :class:`tileir.ir.Module` (no backend, no cache), like :func:`compile_to_ir`.
 
-    ``pipeline`` overrides the pass pipeline (MLIR-style text); ``ptxas`` names the ptxas
+    ``pipeline`` overrides the pass pipeline (MLIR-style text; by default the kernel's
+    ``num_stages`` hint sets the software-pipelining depth in it); ``ptxas`` names the ptxas
     executable (otherwise TILEIR_PTXAS, the nvidia-cuda-nvcc wheel, CUDA_HOME, PATH).
     """
     if not isinstance(kernel, Kernel):
@@ -206,6 +227,8 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
         level = 3 if level is None else level
     if not isinstance(level, int) or not 0 <= level <= 3:
         raise ValueError(f"opt_level must be an int in [0, 3], got {level!r}")
+    if pipeline is None:
+        pipeline = _pipeline_for_hints(kernel, target)
     t0 = time.perf_counter()
     spec = specialize(kernel.fn, tuple(args))
     key = (spec, target, pipeline or "", level, ptxas)

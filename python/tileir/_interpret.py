@@ -81,7 +81,8 @@ class _Buffers:
 
 def interpret(grid: Sequence[int], kernel: Any, args: Sequence[Any], *, shuffle: Optional[int] = None,
               parallel: bool = False, detect_races: bool = False, check_assumes: bool = False,
-              file: Optional[TextIO] = None) -> str:
+              file: Optional[TextIO] = None, stage: Optional[str] = None, target: str = "sm_90a",
+              pipeline: Optional[str] = None) -> str:
     """Runs ``kernel`` over ``grid`` tile blocks on the CPU, exactly as cuda_tile specifies.
 
     ``args`` follow ``ct.launch``: NumPy arrays (any strides; written in place), Python or
@@ -91,7 +92,10 @@ def interpret(grid: Sequence[int], kernel: Any, args: Sequence[Any], *, shuffle:
     plainly what another updates atomically; atomics among themselves never race), naming
     both blocks, the array and the element. A shuffled order implies race checking: a result
     that depends on block order is a data race, which the specification leaves undefined.
-    ``check_assumes`` checks ``assume`` facts. What the kernel prints goes
+    ``check_assumes`` checks ``assume`` facts. ``stage`` runs the kernel as the compiler
+    has lowered it instead (``"nv_tileaa"``, ``"nv_tileas"``, ``"nv_tileas-registers"``: a
+    stage of ``ct.compile(kernel, args, target, pipeline=pipeline).asm``), so each lowering
+    can be checked against the source by execution. What the kernel prints goes
     to ``file`` (default ``sys.stdout``) and is returned. Faults (a failed ``ct.assert_``,
     undefined behaviour, an access outside every array) raise ``InterpreterError`` with the
     kernel source location.
@@ -177,7 +181,17 @@ def interpret(grid: Sequence[int], kernel: Any, args: Sequence[Any], *, shuffle:
             k += 1
     if k != len(params):
         raise AssertionError(f"kernel ABI mismatch: {k} values for {len(params)} parameters")
-    output, results = _native.interpret(module, entry, g, [bytes(v) for v in views] + records, flat, shuffle,
+    run = module
+    if stage is not None and stage != "cuda_tile":
+        from ._compile import _pipeline_for_hints
+
+        if pipeline is None:
+            pipeline = _pipeline_for_hints(kernel, target)
+        stages = dict(_native.compile(module, target=target, pipeline=pipeline or "", debug_info=False)["stages"])
+        if stage not in stages:
+            raise ValueError(f"no stage '{stage}' in this compile; stages: {', '.join(stages)}")
+        run = _native.parse(stages[stage], f"<{stage}>", False, False)
+    output, results = _native.interpret(run, entry, g, [bytes(v) for v in views] + records, flat, shuffle,
                                         parallel, detect_races, check_assumes, arg_names=names)
     for view, (_s, _e, writable), data in zip(views, buffers.ranges, results):
         # None: nothing to copy back (the binding wrote in place, or nothing was written).

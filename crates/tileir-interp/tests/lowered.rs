@@ -566,22 +566,23 @@ fn a_value_of_the_wrong_kind_is_an_error_not_a_panic() {
 
 #[test]
 fn async_ops_are_routed_to_the_pipeline_dispatch() {
+    // TMA descriptors are the async ops the interpreter does not model yet: the dispatch
+    // reports them at the op.
     let text = r#"
-nv_tileaa.func @k(%p: !nv_tileaa.ptr<f32, 1>) attributes {kernel} {
+nv_tileaa.func @k(%p: !nv_tileaa.ptr<f16, 1>) attributes {kernel} {
   %t = "nv_tileas.create_none"() : () -> !nv_tileas.async.token
+  %m = "nv_tileaa.make_memref"(%p) <{alignment = 16 : i64, operandSegmentSizes = array<i32: 1, 0, 0>}> : (!nv_tileaa.ptr<f16, 1>) -> !nv_tileaa.memref<64x64xf16, strides=[64,1], 1>
+  %d = "nv_tileas.make_tiled_tma_desc"(%m) <{atom = "tma_load", box = array<i64: 64, 64>}> : (!nv_tileaa.memref<64x64xf16, strides=[64,1], 1>) -> !nv_tileas.tma_desc<tma_load, 64x64xf16>
   nv_tileaa.return
 }
 "#;
     let m = parse(text);
     let mut mem = Memory::new();
-    let p = mem.alloc_f32(&[0.0]);
+    let p = mem.alloc_f32(&[0.0; 2048]);
     let e = run_err(&m, "k", &[ArgValue::Ptr(p)], &mut mem);
     assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
-    assert_eq!(
-        e.message, "the interpreter does not run 'nv_tileas.create_none' yet",
-        "{e}"
-    );
-    assert_eq!(line_of(&e), 3);
+    assert!(e.message.contains("TMA descriptors") && e.message.contains("make_tiled_tma_desc"), "{e}");
+    assert_eq!(line_of(&e), 5);
 }
 
 #[test]
