@@ -185,7 +185,7 @@ def list_arg_records(pname: str, pspec: ListSpec, arg: Sequence[Any]):
     return list_records(rows, pspec.element.ndim)
 
 
-_STAGES_OPTION = "tileas-unspecialized-pipeline{num-stages=2}"
+_STAGES_OPTION = "tileas-unspecialized-pipeline{num-stages=2"
 
 
 def _pipeline_for_hints(kernel: Kernel, target: str) -> Optional[str]:
@@ -200,7 +200,7 @@ def _pipeline_for_hints(kernel: Kernel, target: str) -> Optional[str]:
     default = _native.default_pipeline()
     if _STAGES_OPTION not in default:
         raise RuntimeError(f"the default pipeline has no '{_STAGES_OPTION}' to set num_stages in: {default}")
-    return default.replace(_STAGES_OPTION, f"tileas-unspecialized-pipeline{{num-stages={stages}}}")
+    return default.replace(_STAGES_OPTION, f"tileas-unspecialized-pipeline{{num-stages={stages}")
 
 
 def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipeline: Optional[str] = None,

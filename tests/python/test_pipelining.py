@@ -31,7 +31,7 @@ def test_matmul_pipelined_at_each_depth_emulates_like_the_interpreter(stages):
     assert f"pipeline_stage = {max(stages - 1, 1)} : i64" in ts
     assert ts.count("produce_one_async") == max(stages, 1), "a prologue of stages-1 producers plus the kernel's"
     assert "async.pipeline" not in k.asm["nv_tileas-registers"]
-    assert ("tileas-unspecialized-pipeline{num-stages=%d}" % stages) in k.pipeline
+    assert ("tileas-unspecialized-pipeline{num-stages=%d " % stages) in k.pipeline
     ct.emulate(grid, k, inputs)
     for i, want in expected.items():
         assert _close(inputs[i], want, rtol, atol), f"output #{i}"

@@ -136,6 +136,9 @@ proptest! {
             let pipelined = lower(&source, &p);
             variants.push(lower(&pipelined, "tileas-optimize-pipeline-region,tileas-pipelines-to-registers"));
             variants.push(pipelined);
+            let predicated = lower(&source, &format!("{base},tileas-unspecialized-pipeline{{num-stages={stages} peel-epilogue=false}}"));
+            variants.push(lower(&predicated, "tileas-optimize-pipeline-region,tileas-pipelines-to-registers"));
+            variants.push(predicated);
         }
         for n in [0, 1, 2, 3, 4, 9] {
             let want = run(&source, n);

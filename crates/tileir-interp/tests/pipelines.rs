@@ -102,6 +102,13 @@ fn software_pipelined_matmul_matches_for_every_trip_count_and_stage_count() {
             );
             let got = run_matmul(&pipelined, 32, 48, k).unwrap_or_else(|e| panic!("S = {stages}, k = {k}: {e}"));
             assert!(want == got, "unspecialized-pipeline{{num-stages={stages}}} differs at k = {k}");
+            // The predicated drain (no epilogue loop) computes the same.
+            let predicated = lower(&source, &format!("{TO_TILEAS},tileas-materialize-async,tileas-unspecialized-pipeline{{num-stages={stages} peel-epilogue=false}}"));
+            assert_eq!(count(&predicated, |k| matches!(k, OpKind::CudaTile(c) if c.op == tileir_ir::CtOp::For)), 1, "S = {stages}: one loop");
+            let got = run_matmul(&predicated, 32, 48, k).unwrap_or_else(|e| panic!("predicated, S = {stages}, k = {k}: {e}"));
+            assert!(want == got, "peel-epilogue=false at num-stages={stages} differs at k = {k}");
+            let got = run_matmul(&lower(&predicated, "tileas-pipelines-to-registers"), 32, 48, k).unwrap();
+            assert!(want == got, "registers after peel-epilogue=false at num-stages={stages} differ at k = {k}");
             // The general backend's form: in-flight entries as loop-carried registers.
             let registers = lower(&pipelined, "tileas-pipelines-to-registers");
             assert_eq!(count(&registers, |k| matches!(k, OpKind::TileAs(TileAsOp::CreatePipeline))), 0, "S = {stages}: pipeline left");

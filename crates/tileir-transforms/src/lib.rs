@@ -177,5 +177,6 @@ pub fn registry() -> Registry {
 
 /// The default lowering pipeline from cuda_tile to nv_tileas: the conversions, then
 /// single-agent software pipelining of loop loads (two stages: each load issued one
-/// iteration ahead) and its lowering to loop-carried registers for the general backend.
-pub const DEFAULT_PIPELINE: &str = "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=2},tileas-optimize-pipeline-region,tileas-pipelines-to-registers";
+/// iteration ahead; the drain predicated rather than peeled, which keeps one copy of the
+/// loop body for LLVM) and its lowering to loop-carried registers for the general backend.
+pub const DEFAULT_PIPELINE: &str = "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=2 peel-epilogue=false},tileas-optimize-pipeline-region,tileas-pipelines-to-registers";

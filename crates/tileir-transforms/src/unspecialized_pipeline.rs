@@ -46,6 +46,11 @@ pass_options! {
     pub struct UnspecializedPipelineOptions {
         /// Pipeline stages (buffers in flight + 1); 1 or 0 leaves loops unpipelined.
         num_stages("num-stages"): u32 = 2,
+        /// tileir: drain with an epilogue loop (spec/001's peel pieces, the default) or, when
+        /// false, run the kernel over every iteration with the producer guarded by "the
+        /// iteration S−1 ahead exists" — the same schedule without a second copy of the
+        /// loop body (half the code for LLVM to compile; the default compile uses it).
+        peel_epilogue("peel-epilogue"): bool = true,
     }
 }
 
@@ -73,14 +78,14 @@ impl Pass for UnspecializedPipeline {
                 format!("{NAME}: num-stages must be at most 64, got {s}"),
             )));
         }
-        remarks.extend(run(module, s));
+        remarks.extend(run(module, s, self.options.peel_epilogue));
         Ok(())
     }
 }
 
 /// Pipelines every eligible loop of `m` at `num_stages`; returns the remarks of loops left
 /// unchanged.
-pub fn run(m: &mut Module, num_stages: u32) -> Vec<Diagnostic> {
+pub fn run(m: &mut Module, num_stages: u32, peel_epilogue: bool) -> Vec<Diagnostic> {
     let mut remarks = Vec::new();
     let funcs: Vec<OpId> = m.blocks[m.body].ops.iter().copied().filter(|&f| matches!(m.ops[f].kind, OpKind::TileAa(TileAaOp::Func { .. }))).collect();
     for f in funcs {
@@ -104,7 +109,11 @@ pub fn run(m: &mut Module, num_stages: u32) -> Vec<Diagnostic> {
                 Some(_) => stage_of(m, candidate.consume).unwrap_or(stages - 1).clamp(1, stages - 1),
                 None => stages - 1,
             };
-            candidate.expand(m, stages, lead);
+            if peel_epilogue {
+                candidate.expand(m, stages, lead);
+            } else {
+                candidate.expand_predicated(m, stages, lead);
+            }
         }
     }
     remarks
@@ -175,6 +184,75 @@ impl Candidate {
 
     /// Pipelines with a `num_stages`-deep pipeline and the producer `lead` iterations
     /// ahead (`1 <= lead <= num_stages - 1`).
+    /// The prologue of [`Candidate::expand`], then the loop itself over every iteration
+    /// with its producer working `lead` iterations ahead under a monotone guard (no
+    /// epilogue: the guard's false arm is the drain).
+    fn expand_predicated(self, m: &mut Module, num_stages: u32, lead: u32) {
+        let l = self.l.clone();
+        let pipe = m.ops[self.produce].operands[0];
+        retype_pipeline_stages(m, pipe, num_stages);
+        if let OpKind::TileAs(TileAsOp::ConsumeOne { tag, .. }) = &mut m.ops[self.consume].kind {
+            *tag = StageTag { pipeline_stage: Some(lead) };
+        }
+        let itp = self.prologue(m, i64::from(lead));
+        m.ops[l.op].operands[3 + self.itp] = itp;
+        let Some(term) = l.terminator(m) else { return };
+        let Some(inc) = m.defining_op(m.ops[term].operands[self.itp]) else { return };
+        let produce = self.produce;
+        let itp_arg = l.carried[self.itp];
+        let it_ty = m.value_type(itp_arg);
+        let (guard_if, then_b, else_b, ahead) = {
+            let mut b = Builder::before(m, produce);
+            let step_ty = b.m.value_type(l.step);
+            let lc = b.int_const(step_ty, i64::from(lead));
+            let lead_off = b.muli(lc, l.step);
+            let ahead = b.addi(l.iv, lead_off);
+            let cond = b.less(ahead, l.ub, false, l.unsigned);
+            let (g, t, e) = b.if_op(cond, &[it_ty]);
+            (g, t, e, ahead)
+        };
+        mark_monotone(m, guard_if);
+        remap_inside(m, produce, l.iv, ahead);
+        m.detach_op(produce);
+        m.append_op(then_b, produce);
+        m.detach_op(inc);
+        m.append_op(then_b, inc);
+        let loc = m.ops[guard_if].loc;
+        let next = m.ops[inc].results[0];
+        Builder::at_end(m, then_b, loc).terminator(CtOp::Yield, vec![next]);
+        Builder::at_end(m, else_b, loc).terminator(CtOp::Yield, vec![itp_arg]);
+        m.ops[term].operands[self.itp] = m.ops[guard_if].results[0];
+    }
+
+    /// `lead` guarded producer iterations before the loop; returns the producer iterator
+    /// after them.
+    fn prologue(&self, m: &mut Module, lead: i64) -> ValueId {
+        let l = &self.l;
+        let mut itp = l.inits[self.itp];
+        let mut b = Builder::before(m, l.op);
+        let step_ty = b.m.value_type(l.step);
+        for k in 0..lead {
+            let kc = b.int_const(step_ty, k);
+            let off = b.muli(kc, l.step);
+            let iv_k = b.addi(l.lb, off);
+            let cond = b.less(iv_k, l.ub, false, l.unsigned);
+            let it_ty = b.m.value_type(itp);
+            let (guard_if, then_b, else_b) = b.if_op(cond, &[it_ty]);
+            mark_monotone(b.m, guard_if);
+            let mut inner: HashMap<ValueId, ValueId> = HashMap::from([(l.iv, iv_k), (l.carried[self.itp], itp)]);
+            let p = b.m.clone_op(self.produce, &mut inner);
+            b.m.append_op(then_b, p);
+            let loc = b.loc;
+            let mut tb = Builder::at_end(b.m, then_b, loc);
+            let next = tb.inc_iter(itp);
+            tb.terminator(CtOp::Yield, vec![next]);
+            let mut eb = Builder::at_end(b.m, else_b, loc);
+            eb.terminator(CtOp::Yield, vec![itp]);
+            itp = b.m.ops[guard_if].results[0];
+        }
+        itp
+    }
+
     fn expand(self, m: &mut Module, num_stages: u32, lead: u32) {
         let l = self.l.clone();
         let pipe = m.ops[self.produce].operands[0];
@@ -190,35 +268,7 @@ impl Candidate {
         m.insert_op_after(l.op, epilogue);
         let ep = ForLoop::of(m, epilogue).expect("a clone of a for");
         // Prologue: S−1 guarded producer iterations.
-        let mut itp = l.inits[self.itp];
-        {
-            let mut b = Builder::before(m, l.op);
-            let step_ty = b.m.value_type(l.step);
-            for k in 0..lead {
-                let kc = b.int_const(step_ty, k);
-                let off = b.muli(kc, l.step);
-                let iv_k = b.addi(l.lb, off);
-                let cond = b.less(iv_k, l.ub, false, l.unsigned);
-                let it_ty = b.m.value_type(itp);
-                let (guard_if, then_b, else_b) = b.if_op(cond, &[it_ty]);
-                // Monotone guard (see pipelines_to_registers): later passes may pad its
-                // else arm with placeholder entries.
-                if let OpKind::CudaTile(ct) = &mut b.m.ops[guard_if].kind {
-                    ct.discardable.push((crate::pipelines_to_registers::PROLOGUE_GUARD.into(), tileir_ir::Attr::Unit));
-                }
-                let mut inner: HashMap<ValueId, ValueId> = HashMap::from([(l.iv, iv_k), (l.carried[self.itp], itp)]);
-                let p = b.m.clone_op(self.produce, &mut inner);
-                b.m.append_op(then_b, p);
-                let loc = b.loc;
-                let mut tb = Builder::at_end(b.m, then_b, loc);
-                let next = tb.inc_iter(itp);
-                tb.terminator(CtOp::Yield, vec![next]);
-                let mut eb = Builder::at_end(b.m, else_b, loc);
-                eb.terminator(CtOp::Yield, vec![itp]);
-                let if_op = b.m.ops[p].parent.and_then(|blk| b.m.parent_op_of_block(blk)).expect("placed");
-                itp = b.m.ops[if_op].results[0];
-            }
-        }
+        let itp = self.prologue(m, lead);
         m.ops[l.op].operands[3 + self.itp] = itp;
         // Kernel: bound `ub − (S−1)·s` when `lb + (S−1)·s <= ub`, else no trip; the
         // producer works on `i + (S−1)·s`; the next IV is carried for the epilogue.
@@ -298,5 +348,13 @@ fn remap_inside(m: &mut Module, op: OpId, old: ValueId, new: ValueId) {
                 *operand = new;
             }
         }
+    }
+}
+
+/// Marks a guard whose condition, once false, stays false for the rest of the loop nest
+/// (see `pipelines_to_registers`: its false arm may be padded with placeholder entries).
+fn mark_monotone(m: &mut Module, guard_if: OpId) {
+    if let OpKind::CudaTile(ct) = &mut m.ops[guard_if].kind {
+        ct.discardable.push((crate::pipelines_to_registers::PROLOGUE_GUARD.into(), tileir_ir::Attr::Unit));
     }
 }

@@ -8,6 +8,18 @@
 // RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline' | tileir-opt | FileCheck %s --check-prefix=S2
 // RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=3}' | FileCheck %s --check-prefix=S3
 // RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=1}' | FileCheck %s --check-prefix=ASYNC
+// RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=2 peel-epilogue=false}' | FileCheck %s --check-prefix=PRED
+
+// PRED: "nv_tileas.async.pipeline.create_pipeline"() : () -> !nv_tileas.pipeline<stages=2,
+// PRED: "nv_tileas.async.pipeline.produce_one_async"
+// PRED: } {tileas.prologue_guard}
+// PRED: cuda_tile.for
+// PRED: %[[AHEAD:.*]] = addi %{{.*}}, %{{.*}} : i32
+// PRED: cmpi less_than %[[AHEAD]]
+// PRED: "nv_tileas.async.pipeline.produce_one_async"
+// PRED: } {tileas.prologue_guard}
+// PRED: "nv_tileas.async.pipeline.consume_one"{{.*}}pipeline_stage = 1 : i64
+// PRED-NOT: cuda_tile.for
 
 // ASYNC: %[[P:.*]] = "nv_tileas.async.pipeline.create_pipeline"() : () -> !nv_tileas.pipeline<stages=1, consumers=1, [tile<16x16xf32
 // ASYNC: %[[T0:.*]] = "nv_tileas.create_none"()
