@@ -94,8 +94,9 @@ def interpret(grid: Sequence[int], kernel: Any, args: Sequence[Any], *, shuffle:
     that depends on block order is a data race, which the specification leaves undefined.
     ``check_assumes`` checks ``assume`` facts. ``stage`` runs the kernel as the compiler
     has lowered it instead (``"nv_tileaa"``, ``"nv_tileas"``, ``"nv_tileas-registers"``: a
-    stage of ``ct.compile(kernel, args, target, pipeline=pipeline).asm``), so each lowering
-    can be checked against the source by execution. What the kernel prints goes
+    stage of ``ct.compile(kernel, args, target, pipeline=pipeline).asm``, produced by the
+    passes alone, so agent and TMA forms the LLVM writer cannot emit yet run too), so each
+    lowering can be checked against the source by execution. What the kernel prints goes
     to ``file`` (default ``sys.stdout``) and is returned. Faults (a failed ``ct.assert_``,
     undefined behaviour, an access outside every array) raise ``InterpreterError`` with the
     kernel source location.
@@ -187,7 +188,8 @@ def interpret(grid: Sequence[int], kernel: Any, args: Sequence[Any], *, shuffle:
 
         if pipeline is None:
             pipeline = _pipeline_for_hints(kernel, target)
-        stages = dict(_native.compile(module, target=target, pipeline=pipeline or "", debug_info=False)["stages"])
+        # The passes only: lowered forms the LLVM writer cannot emit yet (agents) still run.
+        stages = dict(_native.lower_stages(module, pipeline or ""))
         if stage not in stages:
             raise ValueError(f"no stage '{stage}' in this compile; stages: {', '.join(stages)}")
         run = _native.parse(stages[stage], f"<{stage}>", False, False)

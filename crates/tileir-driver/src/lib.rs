@@ -88,6 +88,8 @@ fn stage_name(pass: &str) -> String {
         | t::queue_to_pipeline::NAME
         | t::materialize_async::NAME
         | t::unspecialized_pipeline::NAME
+        | t::materialize_schedule::NAME
+        | t::materialize_convert_layout::NAME
         | t::optimize_pipeline_region::NAME => {
             "nv_tileas".into()
         }
@@ -102,11 +104,19 @@ pub fn canonical_pipeline(text: &str) -> Result<String, PipelineError> {
     Ok(PassManager::from_pipeline(text, &tileir_transforms::registry())?.canonical())
 }
 
-/// Compiles `module` (cuda_tile) down to LLVM IR.
-pub fn compile(mut module: Module, options: &CompileOptions) -> Result<CompileOutput, CompileError> {
-    if !TARGETS.contains(&options.target.as_str()) {
-        return Err(CompileError::Target(options.target.clone()));
-    }
+/// The passes of a compile without the LLVM writer: the stage texts (as
+/// [`CompileOutput::stages`] names them, without "llvm"), the canonical pipeline and the
+/// pass timings. For inspecting and interpreting lowered IR, including forms the LLVM
+/// writer cannot emit yet (agents, TMA).
+pub fn lower(mut module: Module, options: &CompileOptions) -> Result<CompileOutput, CompileError> {
+    let (stages, canonical_pipeline, timings) = run_passes(&mut module, options)?;
+    Ok(CompileOutput { stages, kernels: Vec::new(), canonical_pipeline, timings })
+}
+
+type Stages = Vec<(String, String)>;
+
+/// Verifies `module`, runs the pipeline of `options` on it and snapshots every stage.
+fn run_passes(module: &mut Module, options: &CompileOptions) -> Result<(Stages, String, Vec<(String, f64)>), CompileError> {
     let print = PrintOptions { generic: false, debug_info: options.debug_info };
     let pipeline_text = if options.pipeline.trim().is_empty() { DEFAULT_PIPELINE } else { options.pipeline.as_str() };
     let mut pm = PassManager::from_pipeline(pipeline_text, &tileir_transforms::registry()).map_err(CompileError::Pipeline)?;
@@ -114,10 +124,10 @@ pub fn compile(mut module: Module, options: &CompileOptions) -> Result<CompileOu
     pm.print_options = print;
     let mut timings = Vec::new();
     let start = Instant::now();
-    tileir_verify::verify(&module).map_err(CompileError::Verification)?;
+    tileir_verify::verify(module).map_err(CompileError::Verification)?;
     timings.push(("verify".to_string(), start.elapsed().as_secs_f64()));
-    let mut stages = vec![("cuda_tile".to_string(), print_module(&module, print))];
-    let report = pm.run(&mut module).map_err(CompileError::Pass)?;
+    let mut stages = vec![("cuda_tile".to_string(), print_module(module, print))];
+    let report = pm.run(module).map_err(CompileError::Pass)?;
     for (name, t) in &report.timings {
         timings.push((name.clone(), t.as_secs_f64()));
     }
@@ -128,9 +138,19 @@ pub fn compile(mut module: Module, options: &CompileOptions) -> Result<CompileOu
             None => stages.push((name, snap.text)),
         }
     }
+    Ok((stages, pm.canonical(), timings))
+}
+
+/// Compiles `module` (cuda_tile) down to LLVM IR.
+pub fn compile(mut module: Module, options: &CompileOptions) -> Result<CompileOutput, CompileError> {
+    if !TARGETS.contains(&options.target.as_str()) {
+        return Err(CompileError::Target(options.target.clone()));
+    }
+    let (mut stages, canonical_pipeline, mut timings) = run_passes(&mut module, options)?;
     let start = Instant::now();
     let llvm = tileir_llvm::write_module(&module, &LlvmOptions { target: options.target.clone() }).map_err(CompileError::Codegen)?;
     timings.push(("llvm-ir".to_string(), start.elapsed().as_secs_f64()));
     stages.push(("llvm".to_string(), llvm.text));
-    Ok(CompileOutput { stages, kernels: llvm.kernels, canonical_pipeline: pm.canonical(), timings })
+    Ok(CompileOutput { stages, kernels: llvm.kernels, canonical_pipeline, timings })
 }
+

@@ -4,10 +4,11 @@
 //! `alloc_tensor`/`view`/`copy`/`convert_layout` staging, a direct conversion), with the
 //! default options and with `reg2reg-vec-size=0` (everything staged through shared memory).
 
+mod lowering;
+
+use lowering::{lower, parse};
 use tileir_interp::{run_entry, ArgValue, Memory, RunOptions};
 use tileir_ir::{Module, OpKind, TileAsOp};
-use tileir_pass::PassManager;
-use tileir_syntax::{parse_module, ParseOptions};
 
 const A: &str = "#nv_tileas.blocked<size_per_thread=[1, 4], threads_per_warp=[8, 4], warps_per_cta=[4, 1], order=[1, 0]>";
 const B: &str = "#nv_tileas.blocked<size_per_thread=[1, 2], threads_per_warp=[8, 4], warps_per_cta=[4, 1], order=[1, 0]>";
@@ -38,20 +39,6 @@ fn kernel() -> String {
         gb = g(B),
         gc = g(C),
     )
-}
-
-fn parse(text: &str) -> Module {
-    parse_module(text, &ParseOptions { file_name: "layout_ops.mlir".into(), ..Default::default() })
-        .unwrap_or_else(|d| panic!("parse failed: {d:?}"))
-}
-
-fn lower(module: &Module, pipeline: &str) -> Module {
-    let mut m = module.clone();
-    PassManager::from_pipeline(pipeline, &tileir_transforms::registry())
-        .expect("pipeline")
-        .run(&mut m)
-        .unwrap_or_else(|f| panic!("{pipeline} failed: {:?}", f.diagnostics));
-    m
 }
 
 fn count(m: &Module, pred: impl Fn(&TileAsOp) -> bool) -> usize {

@@ -4,32 +4,12 @@
 //! every level must write the same bytes. Each kernel's output is also checked against a
 //! host-side reference, so that a lowering that breaks every level alike still fails.
 
+mod lowering;
+
+use lowering::{count, lower, parse, MATMUL};
+use tileir_syntax::{parse_module, ParseOptions};
 use tileir_interp::{run_entry, ArgValue, ErrorKind, InterpError, Memory, RunOptions};
 use tileir_ir::{Module, OpKind, TileAaOp, TileAsOp};
-use tileir_pass::PassManager;
-use tileir_syntax::{parse_module, ParseOptions};
-
-fn parse(text: &str) -> Module {
-    parse_module(
-        text,
-        &ParseOptions {
-            file_name: "lowered.mlir".into(),
-            ..Default::default()
-        },
-    )
-    .unwrap_or_else(|d| panic!("parse failed: {d:?}"))
-}
-
-/// `module` after the passes of `pipeline`, run by the pass manager the driver uses (which
-/// verifies after every pass).
-fn lower(module: &Module, pipeline: &str) -> Module {
-    let mut m = module.clone();
-    PassManager::from_pipeline(pipeline, &tileir_transforms::registry())
-        .expect("pipeline")
-        .run(&mut m)
-        .unwrap_or_else(|f| panic!("{pipeline} failed: {:?}", f.diagnostics));
-    m
-}
 
 const TO_TILEAA: &str = "convert-cuda-tile-to-tileaa";
 const TO_TILEAS: &str = "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas";
@@ -42,14 +22,6 @@ fn levels(text: &str) -> Vec<(&'static str, Module)> {
     vec![("cuda_tile", ct), ("nv_tileaa", aa), ("nv_tileas", as_)]
 }
 
-/// Counts the ops of a dialect-specific kind in `m` (to check the lowering made what the
-/// test means to exercise).
-fn count(m: &Module, pred: impl Fn(&OpKind) -> bool) -> usize {
-    m.walk()
-        .into_iter()
-        .filter(|&o| pred(&m.ops[o].kind))
-        .count()
-}
 
 /// Runs `entry` at every level; `setup` fills a fresh memory and returns the arguments and
 /// the buffers (address, bytes) to compare. Returns the bytes of those buffers (equal at
@@ -215,31 +187,6 @@ fn padded_2d_tiles_same_bytes_at_every_level() {
 
 /// C (f32) = A (f16) · B (f16), one 16x16 tile of C per block, a `for` over K whose trip
 /// count comes from `get_index_space_shape`; K is ragged (zero padding).
-const MATMUL: &str = r#"
-cuda_tile.module @kernels {
-  entry @matmul(%a: tile<ptr<f16>>, %b: tile<ptr<f16>>, %c: tile<ptr<f32>>, %m: tile<i32>, %n: tile<i32>, %k: tile<i32>) {
-    %bx, %by, %bz = get_tile_block_id : tile<i32>
-    %ta = make_tensor_view %a, shape = [%m, %k], strides = [%k, 1] : tile<i32> -> tensor_view<?x?xf16, strides=[?,1]>
-    %tb = make_tensor_view %b, shape = [%k, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xf16, strides=[?,1]>
-    %tc = make_tensor_view %c, shape = [%m, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xf32, strides=[?,1]>
-    %pa = make_partition_view %ta : partition_view<tile=(16x16), padding_value = zero, tensor_view<?x?xf16, strides=[?,1]>>
-    %pb = make_partition_view %tb : partition_view<tile=(16x16), padding_value = zero, tensor_view<?x?xf16, strides=[?,1]>>
-    %pc = make_partition_view %tc : partition_view<tile=(16x16), tensor_view<?x?xf32, strides=[?,1]>>
-    %sp:2 = get_index_space_shape %pa : partition_view<tile=(16x16), padding_value = zero, tensor_view<?x?xf16, strides=[?,1]>> -> tile<i32>
-    %zero = constant <f32: 0.000000e+00> : tile<16x16xf32>
-    %lb = constant <i32: 0> : tile<i32>
-    %st = constant <i32: 1> : tile<i32>
-    %acc = for %kk in (%lb to %sp#1, step %st) : tile<i32> iter_values(%x = %zero) -> (tile<16x16xf32>) {
-      %va, %t0 = load_view_tko weak %pa[%by, %kk] : partition_view<tile=(16x16), padding_value = zero, tensor_view<?x?xf16, strides=[?,1]>>, tile<i32> -> tile<16x16xf16>, token
-      %vb, %t1 = load_view_tko weak %pb[%kk, %bx] : partition_view<tile=(16x16), padding_value = zero, tensor_view<?x?xf16, strides=[?,1]>>, tile<i32> -> tile<16x16xf16>, token
-      %r = mmaf %va, %vb, %x : tile<16x16xf16>, tile<16x16xf16>, tile<16x16xf32>
-      continue %r : tile<16x16xf32>
-    }
-    %t2 = store_view_tko weak %acc, %pc[%by, %bx] : tile<16x16xf32>, partition_view<tile=(16x16), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> token
-    return
-  }
-}
-"#;
 
 #[test]
 fn matmul_loop_same_bytes_at_every_level() {

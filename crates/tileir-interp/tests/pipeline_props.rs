@@ -5,11 +5,12 @@
 //! stages, and the general backend's `tileas-pipelines-to-registers`, for trip counts 0, 1,
 //! stages − 1, stages and more.
 
+mod lowering;
+
+use lowering::{lower, parse};
 use proptest::prelude::*;
 use tileir_interp::{run_entry, ArgValue, Memory, RunOptions};
 use tileir_ir::Module;
-use tileir_pass::PassManager;
-use tileir_syntax::{parse_module, ParseOptions};
 
 const PV: &str = "partition_view<tile=(16), padding_value = zero, tensor_view<?xf32, strides=[1]>>";
 
@@ -92,15 +93,6 @@ fn kernel(b: &Body) -> String {
     s
 }
 
-fn lower(module: &Module, pipeline: &str) -> Module {
-    let mut m = module.clone();
-    PassManager::from_pipeline(pipeline, &tileir_transforms::registry())
-        .expect("pipeline")
-        .run(&mut m)
-        .unwrap_or_else(|f| panic!("{pipeline} failed: {:?}", f.diagnostics));
-    m
-}
-
 fn run(module: &Module, n: i32) -> Vec<u8> {
     // Tile indices reach 2·n + 2 < 2·9 + 3: the input holds that many tiles.
     let tiles = 2 * 9 + 3;
@@ -121,8 +113,7 @@ proptest! {
     #[test]
     fn pipelined_loops_compute_what_the_source_computes(b in body()) {
         let text = kernel(&b);
-        let source = parse_module(&text, &ParseOptions { file_name: "prop.mlir".into(), ..Default::default() })
-            .unwrap_or_else(|d| panic!("{d:?}\n{text}"));
+        let source = parse(&text);
         let base = "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async";
         let materialized = lower(&source, base);
         let producers = materialized.walk().into_iter().filter(|&o| {

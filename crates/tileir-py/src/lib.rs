@@ -97,6 +97,17 @@ pub(crate) fn reproducer_of(module: &Module, pipeline: &str) -> String {
     format!("// tileir reproducer\n// pipeline: {pipeline}\n{text}")
 }
 
+/// Runs the pass pipeline on a cuda_tile module without the LLVM writer; returns
+/// `[(stage, text), …]` (for interpreting lowered stages, agents and TMA included).
+#[pyfunction]
+#[pyo3(signature = (module, pipeline = String::new()))]
+fn lower_stages(py: Python<'_>, module: &PyModuleIr, pipeline: String) -> PyResult<Vec<(String, String)>> {
+    let input = module.inner.clone();
+    let options = CompileOptions { target: "sm_90a".into(), pipeline: pipeline.clone(), debug_info: false };
+    let result = guard(py, || reproducer_of(&module.inner, &pipeline), || Ok(py.detach(move || tileir_driver::lower(input, &options))))?;
+    Ok(result.map_err(|e| to_py_error(py, e))?.stages)
+}
+
 /// Compiles a cuda_tile module to LLVM IR; returns the stage texts and kernel ABI.
 #[pyfunction]
 #[pyo3(signature = (module, target = "sm_90a".to_string(), pipeline = String::new(), debug_info = false))]
@@ -210,6 +221,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyModuleIr>()?;
     m.add_class::<builder::PyModuleBuilder>()?;
     m.add_function(wrap_pyfunction!(compile, m)?)?;
+    m.add_function(wrap_pyfunction!(lower_stages, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_pipeline, m)?)?;
     m.add_function(wrap_pyfunction!(default_pipeline, m)?)?;
     m.add_function(wrap_pyfunction!(pass_registry, m)?)?;
