@@ -113,10 +113,11 @@ pub fn lower(mut module: Module, options: &CompileOptions) -> Result<CompileOutp
     Ok(CompileOutput { stages, kernels: Vec::new(), canonical_pipeline, timings })
 }
 
-type Stages = Vec<(String, String)>;
+/// Stage texts, the canonical pipeline and the pass timings of a pass run.
+type PassRun = (Vec<(String, String)>, String, Vec<(String, f64)>);
 
 /// Verifies `module`, runs the pipeline of `options` on it and snapshots every stage.
-fn run_passes(module: &mut Module, options: &CompileOptions) -> Result<(Stages, String, Vec<(String, f64)>), CompileError> {
+fn run_passes(module: &mut Module, options: &CompileOptions) -> Result<PassRun, CompileError> {
     let print = PrintOptions { generic: false, debug_info: options.debug_info };
     let pipeline_text = if options.pipeline.trim().is_empty() { DEFAULT_PIPELINE } else { options.pipeline.as_str() };
     let mut pm = PassManager::from_pipeline(pipeline_text, &tileir_transforms::registry()).map_err(CompileError::Pipeline)?;

@@ -95,12 +95,12 @@ fn kernel(b: &Body) -> String {
 
 fn run(module: &Module, n: i32) -> Vec<u8> {
     // Tile indices reach 2·n + 2 < 2·9 + 3: the input holds that many tiles.
-    let tiles = 2 * 9 + 3;
-    let x: Vec<u8> = (0..16 * tiles).flat_map(|i| (((i * 37) % 23) as f32 * 0.25 - 2.0).to_le_bytes()).collect();
+    let tiles: i32 = 2 * 9 + 3;
+    let x: Vec<u8> = (0..16 * tiles as usize).flat_map(|i| (((i * 37) % 23) as f32 * 0.25 - 2.0).to_le_bytes()).collect();
     let mut mem = Memory::new();
     let px = mem.alloc_vec(x, 16);
     let py = mem.alloc_vec(vec![0; 64 * 4], 16);
-    let args = [ArgValue::Ptr(px), ArgValue::Ptr(py), ArgValue::i32(n), ArgValue::i32(16 * tiles as i32)];
+    let args = [ArgValue::Ptr(px), ArgValue::Ptr(py), ArgValue::i32(n), ArgValue::i32(16 * tiles)];
     run_entry(module, "k", [1, 1, 1], &args, &mut mem, &RunOptions::default()).unwrap_or_else(|e| panic!("n = {n}: {e}"));
     let mut out = vec![0u8; 64 * 4];
     mem.read(py, &mut out).unwrap();
