@@ -8,8 +8,9 @@
    tolerance). The maximum absolute and relative errors are printed.
 2. Bandwidth of softmax, layer norm and transpose at large sizes, next to a
    device-to-device copy and torch in the same run (CUDA events, medians).
-3. Throughput of the f16 matmul sample at 4096^3 (tensor-core and FMA tile shapes), next
-   to torch's cuBLAS matmul in the same run.
+3. Throughput of the f16 matmul sample at 4096^3 (tensor-core and FMA tile shapes) at
+   software-pipelining depths 1 (off), 2 (the default) and 3, next to torch's cuBLAS matmul
+   in the same run.
 """
 
 from __future__ import annotations
@@ -141,10 +142,14 @@ def matmul_throughput(repeats: int) -> None:
     flops = 2 * n ** 3
     for tm, tn, tk in [(64, 64, 64), (128, 128, 64)]:
         grid = (ct.cdiv(n, tm) * ct.cdiv(n, tn),)
-        k = ct.compile(matmul, (da, db, dc, tm, tn, tk), target=target_of_device())
-        variant = "mma.sync" if "mma.sync" in k.asm["ptx"] else "fma"
-        ms = time_ms(lambda: ct.launch(None, grid, matmul, (da, db, dc, tm, tn, tk)), repeats)
-        print(f"matmul {n}^3 f16 tiles {tm}x{tn}x{tk} ({variant}): {ms:.2f} ms, {flops / ms / 1e9:.1f} TFLOP/s")
+        # Software-pipelining depth (the num_stages hint): 1 = off, 2 = the default, 3.
+        for stages in (1, 2, 3):
+            kern = matmul.replace_hints(num_stages=stages)
+            k = ct.compile(kern, (da, db, dc, tm, tn, tk), target=target_of_device())
+            variant = "mma.sync" if "mma.sync" in k.asm["ptx"] else "fma"
+            ms = time_ms(lambda: ct.launch(None, grid, kern, (da, db, dc, tm, tn, tk)), repeats)
+            print(f"matmul {n}^3 f16 tiles {tm}x{tn}x{tk} ({variant}, num_stages={stages}, {k.registers} regs): "
+                  f"{ms:.2f} ms, {flops / ms / 1e9:.1f} TFLOP/s")
     if torch is not None:
         ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
         tms = time_ms(lambda: ta @ tb, repeats)
