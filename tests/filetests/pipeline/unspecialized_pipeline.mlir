@@ -9,6 +9,16 @@
 // RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=3}' | FileCheck %s --check-prefix=S3
 // RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=1}' | FileCheck %s --check-prefix=ASYNC
 // RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=2 peel-epilogue=false}' | FileCheck %s --check-prefix=PRED
+// Per-pass IR dumps, as MLIR's -mlir-print-ir-after-all writes them.
+// RUN: tileir-opt %s -convert-cuda-tile-to-tileaa -convert-tileaa-to-tileas -tileas-materialize-async -tileas-unspecialized-pipeline -mlir-print-ir-after-all -o %t.out 2>&1 | FileCheck %s --check-prefix=DUMP
+
+// DUMP: // -----// IR Dump After convert-cuda-tile-to-tileaa //----- //
+// DUMP: nv_tileaa.tiled_load
+// DUMP: // -----// IR Dump After convert-tileaa-to-tileas //----- //
+// DUMP: // -----// IR Dump After tileas-materialize-async //----- //
+// DUMP: stages=1
+// DUMP: // -----// IR Dump After tileas-unspecialized-pipeline //----- //
+// DUMP: stages=2
 
 // PRED: "nv_tileas.async.pipeline.create_pipeline"() : () -> !nv_tileas.pipeline<stages=2,
 // PRED: "nv_tileas.async.pipeline.produce_one_async"
