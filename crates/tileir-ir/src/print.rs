@@ -958,7 +958,12 @@ impl<'a> Printer<'a> {
                 other
                     .attributes()
                     .iter()
-                    .map(|(n, a)| self.named_attr(n, None, a))
+                    .map(|(n, a)| {
+                        // A function's hints print as cuda_tile's hints attribute does (keys
+                        // that are not identifiers quoted), so any key round trips.
+                        let kind = (&**n == "optimization_hints").then_some(AttrKind::Hints);
+                        self.named_attr(n, kind, a)
+                    })
                     .collect(),
                 Vec::new(),
             ),
@@ -1995,6 +2000,7 @@ impl<'a> Printer<'a> {
                 function_type,
                 kernel,
                 num_warps,
+                hints,
             } => {
                 let block = self.m.entry_block(op, 0);
                 let sig = self.signature(block, true);
@@ -2018,6 +2024,9 @@ impl<'a> Printer<'a> {
                 }
                 if let Some(w) = num_warps {
                     attrs.push(format!("num_warps = {w}"));
+                }
+                if let Some(h) = hints {
+                    attrs.push(self.named_attr("optimization_hints", Some(AttrKind::Hints), &Attr::Dict(h.clone())));
                 }
                 if !attrs.is_empty() {
                     let _ = write!(self.out, " attributes {{{}}}", attrs.join(", "));

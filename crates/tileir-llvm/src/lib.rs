@@ -23,4 +23,4 @@ mod mma_sync;
 mod writer;
 
 pub use dispatch::FORCE_ATTR;
-pub use writer::{write_module, KernelAbi, LlvmOptions, LlvmOutput, ParamKind};
+pub use writer::{write_module, KernelAbi, KernelSpec, LlvmOptions, LlvmOutput, ParamKind};

@@ -42,6 +42,68 @@ impl ParamKind {
     }
 }
 
+/// A kernel's launch attributes: spec/003's kernel-spec → NVVM table (ConvertTileFuncToLLVM,
+/// phase 3). `nvvm.reqntid` = 32·warps and `nvvm.minctasm` = 1 always (minctasm also keeps
+/// `setmaxnreg` effective, see docs/nvptx.md); `nvvm.maxnreg` from the `occupancy` hint;
+/// `nvvm.cluster_dim` from `num_cta_in_cga` when the target is newer than sm_89 and the
+/// cluster has more than one CTA.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelSpec {
+    /// Threads per CTA.
+    pub num_threads: u32,
+    /// Registers per thread the occupancy hint allows (None: unconstrained).
+    pub maxnreg: Option<u32>,
+    /// CTAs per cluster along x (None: no cluster).
+    pub cluster_x: Option<u32>,
+}
+
+/// Registers of one SM (every target tileir supports).
+const REGISTERS_PER_SM: u32 = 65536;
+
+impl KernelSpec {
+    /// The spec of a kernel with `num_threads` threads for `target` under `hints` (the
+    /// entry's per-architecture `optimization_hints`: the target's own entry overrides
+    /// `default`).
+    pub fn resolve(hints: Option<&[(String, tileir_ir::Attr)]>, target: &str, num_threads: u32) -> KernelSpec {
+        let arch = target.trim_end_matches('a');
+        let hint = |name: &str| -> Option<i64> {
+            let entries = hints?;
+            let lookup = |key: &str| {
+                entries.iter().find(|(k, _)| k == key).and_then(|(_, v)| match v {
+                    tileir_ir::Attr::Dict(d) => d.iter().find(|(n, _)| n == name).and_then(|(_, a)| match a {
+                        tileir_ir::Attr::Int(i) => Some(*i),
+                        tileir_ir::Attr::Scalar(_, b) => Some(*b as i64),
+                        _ => None,
+                    }),
+                    _ => None,
+                })
+            };
+            lookup(arch).or_else(|| lookup("default"))
+        };
+        // occupancy CTAs per SM share its registers; ptxas wants multiples of 8 within
+        // [24, 255] (docs/cutile_python.md: occupancy 4 on 128 threads gives .maxnreg 128).
+        let maxnreg = hint("occupancy").filter(|&o| o > 0).map(|o| {
+            let per_thread = REGISTERS_PER_SM / (o as u32 * num_threads.max(1));
+            (per_thread / 8 * 8).clamp(24, 255)
+        });
+        let sm: u32 = arch.trim_start_matches("sm_").parse().unwrap_or(0);
+        let cluster_x = hint("num_cta_in_cga").filter(|&n| n > 1 && sm > 89).map(|n| n as u32);
+        KernelSpec { num_threads, maxnreg, cluster_x }
+    }
+
+    /// The LLVM function attributes.
+    pub fn nvvm_attributes(&self) -> String {
+        let mut s = format!("\"nvvm.reqntid\"=\"{},1,1\" \"nvvm.minctasm\"=\"1\"", self.num_threads);
+        if let Some(r) = self.maxnreg {
+            s.push_str(&format!(" \"nvvm.maxnreg\"=\"{r}\""));
+        }
+        if let Some(c) = self.cluster_x {
+            s.push_str(&format!(" \"nvvm.cluster_dim\"=\"{c},1,1\""));
+        }
+        s
+    }
+}
+
 /// The launch contract of one kernel.
 #[derive(Clone, Debug)]
 pub struct KernelAbi {
@@ -74,12 +136,11 @@ pub fn write_module(module: &Module, options: &LlvmOptions) -> Result<LlvmOutput
     let mut attr_groups = Vec::new();
     for &top in &module.blocks[module.body].ops {
         match &module.ops[top].kind {
-            OpKind::TileAa(TileAaOp::Func { sym_name, num_warps, .. }) => {
+            OpKind::TileAa(TileAaOp::Func { sym_name, num_warps, hints, .. }) => {
                 let num_threads = 32 * num_warps.unwrap_or(4);
                 let group = attr_groups.len();
-                attr_groups.push(format!(
-                    "attributes #{group} = {{ nounwind \"nvvm.reqntid\"=\"{num_threads},1,1\" \"nvvm.minctasm\"=\"1\" }}"
-                ));
+                let spec = KernelSpec::resolve(hints.as_deref(), &options.target, num_threads);
+                attr_groups.push(format!("attributes #{group} = {{ nounwind {} }}", spec.nvvm_attributes()));
                 let mut f = FuncWriter::new(module, &mut decls, &options.target, format!("@{}.smem", sanitize(sym_name)));
                 match f.function(top, sym_name, group) {
                     Ok((text, params)) => {
@@ -1045,5 +1106,37 @@ impl<'a> FuncWriter<'a> {
             self.line(&format!("{r} = bitcast {} {raw} to {lt}", ptx.reg_ty));
         }
         r
+    }
+}
+
+#[cfg(test)]
+mod kernel_spec_tests {
+    use super::KernelSpec;
+    use tileir_ir::Attr;
+
+    fn hints(entries: &[(&str, &[(&str, i64)])]) -> Vec<(String, Attr)> {
+        entries
+            .iter()
+            .map(|(arch, kv)| ((*arch).to_string(), Attr::Dict(kv.iter().map(|(k, v)| ((*k).to_string(), Attr::Int(*v))).collect())))
+            .collect()
+    }
+
+    #[test]
+    fn occupancy_caps_registers_and_clusters_need_hopper() {
+        let h = hints(&[("default", &[("occupancy", 4)]), ("sm_100", &[("num_cta_in_cga", 2), ("occupancy", 2)])]);
+        let s = KernelSpec::resolve(Some(&h), "sm_90a", 128);
+        assert_eq!((s.maxnreg, s.cluster_x), (Some(128), None));
+        assert_eq!(s.nvvm_attributes(), "\"nvvm.reqntid\"=\"128,1,1\" \"nvvm.minctasm\"=\"1\" \"nvvm.maxnreg\"=\"128\"");
+        // The target's own entry overrides default; clusters only past sm_89.
+        let s = KernelSpec::resolve(Some(&h), "sm_100", 256);
+        assert_eq!((s.maxnreg, s.cluster_x), (Some(128), Some(2)));
+        let c = hints(&[("default", &[("num_cta_in_cga", 2)])]);
+        assert_eq!(KernelSpec::resolve(Some(&c), "sm_80", 128).cluster_x, None);
+        assert_eq!(KernelSpec::resolve(Some(&c), "sm_90a", 128).cluster_x, Some(2));
+        // One CTA is no cluster; huge occupancies stay within ptxas's range.
+        let one = hints(&[("default", &[("num_cta_in_cga", 1), ("occupancy", 32)])]);
+        let s = KernelSpec::resolve(Some(&one), "sm_90a", 1024);
+        assert_eq!((s.maxnreg, s.cluster_x), (Some(24), None));
+        assert_eq!(KernelSpec::resolve(None, "sm_90a", 128).nvvm_attributes(), "\"nvvm.reqntid\"=\"128,1,1\" \"nvvm.minctasm\"=\"1\"");
     }
 }

@@ -141,7 +141,7 @@ impl Parser<'_> {
                 results.push(self.ty()?);
             }
         }
-        let (mut kernel, mut num_warps) = (false, None);
+        let (mut kernel, mut num_warps, mut hints) = (false, None, None);
         if self.c.eat_kw("attributes") {
             self.c.ws();
             let dict_at = self.c.pos;
@@ -149,6 +149,7 @@ impl Parser<'_> {
             let mut r = AttrReader::new("nv_tileaa.func", &dict);
             kernel = r.flag("kernel");
             let w = r.int("num_warps");
+            hints = tileir_ir::dialect::tileaa::read_hints_pub(&mut r, &dict, "nv_tileaa.func");
             if let Err(errs) = r.finish() {
                 return self.c.err_at(dict_at, errs.join("; "));
             }
@@ -161,7 +162,7 @@ impl Parser<'_> {
         }
         let inputs = args.iter().map(|a| a.1).collect();
         let function_type = self.m.types.intern(Type::Function { inputs, results });
-        let kind = OpKind::TileAa(TileAaOp::Func { sym_name, function_type, kernel, num_warps });
+        let kind = OpKind::TileAa(TileAaOp::Func { sym_name, function_type, kernel, num_warps, hints });
         let o = self.create(block, kind, vec![], &[], loc);
         let r = self.m.ops[o].regions[0];
         self.lowered_region(r, &args)?;

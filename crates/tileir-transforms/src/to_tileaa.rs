@@ -173,7 +173,16 @@ impl Converter<'_> {
         let fty = self.dst.types.intern(Type::Function { inputs: lowered_inputs.clone(), results: vec![] });
         let loc = self.dst.locs.import(&src.locs, src.ops[item].loc);
         let func = self.dst.create_op(
-            OpKind::TileAa(TileAaOp::Func { sym_name: sym_name.to_string(), function_type: fty, kernel: true, num_warps: None }),
+            OpKind::TileAa(TileAaOp::Func {
+                sym_name: sym_name.to_string(),
+                function_type: fty,
+                kernel: true,
+                num_warps: None,
+                hints: match src.ops[item].kind.cuda_tile().and_then(|c| c.get("optimization_hints")) {
+                    Some(tileir_ir::Attr::Dict(h)) => Some(h.clone()),
+                    _ => None,
+                },
+            }),
             vec![],
             &[],
             loc,

@@ -156,7 +156,7 @@ fn convert(module: &mut Module, requested_warps: u32, forced: &HashMap<tileir_ir
             dst.append_op(body, new);
             continue;
         }
-        let OpKind::TileAa(TileAaOp::Func { sym_name, function_type, kernel, .. }) = &src.ops[top].kind else {
+        let OpKind::TileAa(TileAaOp::Func { sym_name, function_type, kernel, hints, .. }) = &src.ops[top].kind else {
             diags.push(Diagnostic::error(
                 src.op_location(top),
                 format!("'{}' at the top level: expected nv_tileaa.func", src.ops[top].kind.name()),
@@ -184,7 +184,13 @@ fn convert(module: &mut Module, requested_warps: u32, forced: &HashMap<tileir_ir
         let fty = cx.ty(*function_type);
         let loc = cx.dst.locs.import(&src.locs, src.ops[top].loc);
         let func = cx.dst.create_op(
-            OpKind::TileAa(TileAaOp::Func { sym_name: sym_name.clone(), function_type: fty, kernel: *kernel, num_warps: Some(num_warps) }),
+            OpKind::TileAa(TileAaOp::Func {
+                sym_name: sym_name.clone(),
+                function_type: fty,
+                kernel: *kernel,
+                num_warps: Some(num_warps),
+                hints: hints.clone(),
+            }),
             vec![],
             &[],
             loc,

@@ -73,6 +73,10 @@ pub enum TileAaOp {
         kernel: bool,
         /// Warps per CTA, once chosen (the kernel spec; set by the TileAS conversion).
         num_warps: Option<u32>,
+        /// The entry's `optimization_hints` (per-architecture `occupancy`,
+        /// `num_cta_in_cga`, …), kept as written: the LLVM writer resolves them for its
+        /// target into the kernel's launch attributes.
+        hints: Option<Vec<(String, Attr)>>,
     },
     /// `nv_tileaa.return`.
     Return,
@@ -150,6 +154,43 @@ pub enum TileAaOp {
     },
 }
 
+/// Reads `optimization_hints` of a function (a dictionary of per-architecture
+/// dictionaries) from `attrs` through `r`.
+pub fn read_hints_pub(r: &mut AttrReader<'_>, attrs: &[(String, Attr)], op: &str) -> Option<Vec<(String, Attr)>> {
+    if !r.mark_used("optimization_hints") {
+        return None;
+    }
+    match attrs.iter().find(|(n, _)| n == "optimization_hints").map(|(_, a)| a) {
+        // The generic form writes the integers typed (`1 : i64`): keep them untyped, as the
+        // entry's hints are, so both forms print the same.
+        Some(Attr::Dict(d)) => Some(
+            d.iter()
+                .map(|(arch, v)| {
+                    let v = match v {
+                        Attr::Dict(kv) => Attr::Dict(
+                            kv.iter()
+                                .map(|(k, a)| match a {
+                                    Attr::Scalar(t, bits) if t.is_int() => {
+                                        (k.clone(), Attr::Int(tileir_numeric::sign_extend(*bits, t.bit_width())))
+                                    }
+                                    other => (k.clone(), other.clone()),
+                                })
+                                .collect(),
+                        ),
+                        other => other.clone(),
+                    };
+                    (arch.clone(), v)
+                })
+                .collect(),
+        ),
+        Some(other) => {
+            r.error(format!("'{op}' attribute 'optimization_hints' must be a dictionary, got {}", other.kind_name()));
+            None
+        }
+        None => None,
+    }
+}
+
 /// Axis names of program-id ops.
 pub const AXES: [&str; 3] = ["x", "y", "z"];
 
@@ -198,13 +239,16 @@ impl TileAaOp {
     pub fn attributes(&self) -> NamedAttrs {
         let mut out = NamedAttrs::new();
         match self {
-            TileAaOp::Func { sym_name, function_type, kernel, num_warps } => {
+            TileAaOp::Func { sym_name, function_type, kernel, num_warps, hints } => {
                 out.push(("function_type".into(), Attr::Type(*function_type)));
                 if *kernel {
                     out.push(("kernel".into(), Attr::Unit));
                 }
                 if let Some(w) = num_warps {
                     out.push(("num_warps".into(), Attr::Int(*w as i64)));
+                }
+                if let Some(h) = hints {
+                    out.push(("optimization_hints".into(), Attr::Dict(h.clone())));
                 }
                 out.push(("sym_name".into(), Attr::Str(sym_name.clone())));
             }
@@ -265,8 +309,9 @@ impl TileAaOp {
                 let sym_name = r.string("sym_name").unwrap_or_default();
                 let kernel = r.flag("kernel");
                 let num_warps = r.int("num_warps").map(|w| w as u32);
+                let hints = read_hints_pub(&mut r, attrs, &full);
                 match r.type_id("function_type") {
-                    Some(function_type) => TileAaOp::Func { sym_name, function_type, kernel, num_warps },
+                    Some(function_type) => TileAaOp::Func { sym_name, function_type, kernel, num_warps, hints },
                     None => return Err(r.finish().err().unwrap_or_default()),
                 }
             }
