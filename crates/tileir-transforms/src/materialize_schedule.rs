@@ -50,9 +50,12 @@
 //!   region, the ops computing its operands, its iterator update and the loop control);
 //!   agent 1 (the function's warps, the remaining register budget) runs the loop without
 //!   the producer, followed by everything that came after the loop in the function. The
-//!   function's `nv_tileaa.return` stays after the `agent_switch`. **Dual SIMT** (splitting
-//!   the compute across two 4-warp consumer agents) is *not implemented*: when it would be
-//!   chosen the record says `use_dual_simt = true` and one consumer agent is emitted.
+//!   function's `nv_tileaa.return` stays after the `agent_switch`. **Dual SIMT**: when it
+//!   is chosen (`use_dual_simt = true` in the record) and the consumer code computes per
+//!   row half (see [`dual_simt`]), the consumer agent is split into two agents of half the
+//!   warps each, consumers 0 and 1 of a `consumers = 2` pipeline, each computing one half
+//!   of dimension 0 of the accumulators; the record then also says `dual_simt_split = true`.
+//!   When the split is infeasible one consumer agent is emitted, as without dual SIMT.
 //!   When the partition is impossible (the loop is not directly in the function body, the
 //!   function returns values, the producer slice needs a value the consumer side computes,
 //!   no warp/register split fits) the loop silently stays synchronous, as the spec says.
@@ -77,6 +80,8 @@ use tileir_pass::{pass_options, Pass};
 use tileir_sched::{Dep, LoopBody, Machine, OpNode, ResourceUse, ScheduleOptions, ScheduleRecord, Strategy};
 
 use crate::pipeline_util::{captured_values, has_side_effects, retype_pipeline_stages, walk_op, ForLoop};
+
+pub mod dual_simt;
 
 /// Registered name.
 pub const NAME: &str = "tileas-materialize-schedule";
@@ -122,7 +127,7 @@ pass_options! {
     pub struct MaterializeScheduleOptions {
         /// Force the agent-unspecialized driver (bypasses the dual-SIMT heuristic).
         use_aus("use-AUS"): bool = false,
-        /// AWS only: split the compute into two SIMT agents when the heuristic says so (recorded; the split itself is not implemented).
+        /// AWS only: split the compute into two SIMT agents (row halves) when the heuristic says so and the consumer code allows it.
         use_dual_simt("use-dual-simt"): bool = true,
         /// Re-fold the expanded stages onto the original loop (recorded for tileas-unspecialized-pipeline).
         enable_schedule_rewrite("enable-schedule-rewrite"): bool = true,
@@ -211,7 +216,7 @@ pub enum Driver {
     Aus,
     /// Agent-warp-specialized; `dual_simt` is the final dual-SIMT decision.
     Aws {
-        /// Whether two consumer agents were asked for (not implemented: one is emitted).
+        /// Whether two consumer agents were asked for (emitted when the split is feasible).
         dual_simt: bool,
     },
 }
@@ -428,8 +433,10 @@ pub enum Outcome {
     Aws {
         /// The emitted `agent_switch`.
         agent_switch: OpId,
-        /// The final dual-SIMT decision (recorded only).
+        /// The final dual-SIMT decision (the heuristic and the option).
         dual_simt: bool,
+        /// Whether the consumer was split into two agents (dual SIMT feasible).
+        split: bool,
     },
     /// AWS was chosen but the partition is impossible: left synchronous.
     Fallback,
@@ -522,9 +529,25 @@ pub fn materialize(m: &mut Module, schedules: &[LoopSchedule], options: &Materia
                 };
                 apply_stages(m, s);
                 stamp(m, s.loop_op, record_attr(s, r, "AWS", dual_simt, options.enable_schedule_rewrite));
-                let sw = plan.emit(m);
+                let mut sw = plan.emit(m);
+                let mut split = false;
+                if dual_simt {
+                    if let Some(new) = dual_simt::split(m, sw, s.loop_op, s.consume) {
+                        sw = new;
+                        split = true;
+                        let mut attr = record_attr(s, r, "AWS", dual_simt, options.enable_schedule_rewrite);
+                        if let Attr::Dict(fields) = &mut attr {
+                            fields.push(("dual_simt_split".into(), Attr::Bool(true)));
+                        }
+                        for o in walk_op(m, sw) {
+                            if stamped_stages(m, o).is_some() {
+                                stamp(m, o, attr.clone());
+                            }
+                        }
+                    }
+                }
                 aws_funcs.insert(s.func);
-                outcomes.push(Outcome::Aws { agent_switch: sw, dual_simt });
+                outcomes.push(Outcome::Aws { agent_switch: sw, dual_simt, split });
             }
         }
     }
@@ -796,6 +819,38 @@ mod tests {
                 assert_eq!(stamped_stages(&m, s[0].loop_op), Some(s[0].pipeline_stages()));
                 assert_eq!(consumer_tag(&m, s[0].consume), Some(Some(s[0].lead())));
             }
+            tileir_verify::verify(&m).expect("verifies");
+        }
+    }
+
+    #[test]
+    fn dual_simt_splits_the_consumer_when_asked_and_feasible() {
+        let agents = |m: &Module| -> Vec<u32> {
+            m.walk()
+                .into_iter()
+                .filter_map(|o| match &m.ops[o].kind {
+                    OpKind::TileAs(TileAsOp::AgentSwitch { agents }) => Some(agents.iter().map(|a| a.num_warps)),
+                    _ => None,
+                })
+                .flatten()
+                .collect()
+        };
+        for (dual, want_split, warps) in [(true, true, vec![1, 1, 1]), (false, false, vec![1, 2])] {
+            let mut m = prepared_module(0);
+            let s = analyze(&m, Strategy::Default, 90).expect("schedules");
+            let opts = MaterializeScheduleOptions { use_dual_simt: dual, ..MaterializeScheduleOptions::default() };
+            let out = materialize(&mut m, &s, &opts).expect("materializes");
+            assert!(matches!(out[0], Outcome::Aws { dual_simt, split, .. } if dual_simt == dual && split == want_split), "{out:?}");
+            assert_eq!(agents(&m), warps);
+            let consumers: Vec<u32> = m
+                .walk()
+                .into_iter()
+                .filter_map(|o| match &m.ops[o].kind {
+                    OpKind::TileAs(TileAsOp::ConsumeOne { consumer_idx, .. }) => Some(*consumer_idx),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(consumers, if want_split { vec![0, 1] } else { vec![0] });
             tileir_verify::verify(&m).expect("verifies");
         }
     }

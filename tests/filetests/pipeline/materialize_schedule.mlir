@@ -3,7 +3,9 @@
 // feeding mmaf). The default strategy on sm 90 is cost_based; its schedule (II 51, 8
 // stages, the consumer 7 iterations behind the producer) passes the dual-SIMT heuristic,
 // so the default is warp-specialized (one agent_switch with a 1-warp producer agent running the loop's
-// producer slice and a consumer agent running the rest of the loop and the store after it).
+// producer slice and, dual SIMT being feasible here, two 1-warp consumer agents over a
+// consumers=2 pipeline, each running the rest of the loop and the store after it on one
+// 8-row half of the accumulator; dual_simt.mlir shows the split in detail).
 // use-AUS=true stamps the schedule instead (consumer stage, pipeline depth, the record on
 // the loop), which tileas-unspecialized-pipeline then expands at the stamped depth;
 // strategy=none changes nothing; serial (also sm 80's default) only records one stage,
@@ -37,25 +39,35 @@
 // EXPAND-NOT: produce_one
 // EXPAND: "nv_tileas.async.pipeline.consume_one"{{.*}}pipeline_stage = 7 : i64
 
-// AWS: %[[P:.*]] = "nv_tileas.async.pipeline.create_pipeline"() : () -> !nv_tileas.pipeline<stages=8,
-// AWS: "nv_tileas.async.pipeline.agent_switch"() <{num_warps = array<i64: 1, 2>, registers = array<i64: 40, 232>}> ({
+// AWS: %[[P:.*]] = "nv_tileas.async.pipeline.create_pipeline"() : () -> !nv_tileas.pipeline<stages=8, consumers=2,
+// AWS: "nv_tileas.async.pipeline.agent_switch"() <{num_warps = array<i64: 1, 1, 1>, registers = array<i64: 40, 232, 232>}> ({
 // AWS-NEXT: cuda_tile.for
 // AWS-NEXT: "nv_tileas.async.pipeline.produce_one_async"(%[[P]], %{{.*}}) <{pipeline_stage = 0 : i64}>
 // AWS-NOT: consume_one
 // AWS-NOT: mmaf
 // AWS: "nv_tileas.async.pipeline.inc_iter"
 // AWS-NEXT: continue
-// AWS-NEXT: } {tileas.schedule = {strategy = "{{cost_based|fast}}", driver = "AWS", {{.*}}use_dual_simt = true
+// AWS-NEXT: } {tileas.schedule = {strategy = "{{cost_based|fast}}", driver = "AWS", {{.*}}use_dual_simt = true{{.*}}dual_simt_split = true
 // AWS-NEXT: "nv_tileas.async.pipeline.yield"() : () -> ()
 // AWS-NEXT: }, {
-// AWS-NEXT: %[[L:.*]]:4 = cuda_tile.for
+// AWS: %[[L:.*]]:4 = cuda_tile.for
 // AWS-NOT: produce_one
 // AWS: "nv_tileas.async.pipeline.consume_one"(%[[P]], %{{.*}}) <{consumer_idx = 0 : i64, pipeline_stage = 7 : i64}>
-// AWS: mmaf
+// AWS: mmaf {{.*}} : tile<8x16xf16, {{.*}}>, tile<16x16xf16, {{.*}}>, tile<8x16xf32,
 // AWS: driver = "AWS"
 // AWS-NEXT: "nv_tileas.async.future_wait"(%[[L]]#3)
 // AWS-NEXT: "nv_tileas.async.wait"(%[[L]]#3)
-// AWS-NEXT: nv_tileas.tiled_store
+// AWS: nv_tileas.tiled_store weak %[[L]]#0, {{.*}} : tile<8x16xf32,
+// AWS-NEXT: "nv_tileas.async.pipeline.yield"() : () -> ()
+// AWS-NEXT: }, {
+// AWS: %[[L1:.*]]:4 = cuda_tile.for
+// AWS-NOT: produce_one
+// AWS: "nv_tileas.async.pipeline.consume_one"(%[[P]], %{{.*}}) <{consumer_idx = 1 : i64, pipeline_stage = 7 : i64}>
+// AWS: mmaf {{.*}} : tile<8x16xf16, {{.*}}>, tile<16x16xf16, {{.*}}>, tile<8x16xf32,
+// AWS: driver = "AWS"
+// AWS-NEXT: "nv_tileas.async.future_wait"(%[[L1]]#3)
+// AWS-NEXT: "nv_tileas.async.wait"(%[[L1]]#3)
+// AWS: nv_tileas.tiled_store weak %[[L1]]#0, {{.*}} : tile<8x16xf32,
 // AWS-NEXT: "nv_tileas.async.pipeline.yield"() : () -> ()
 // AWS-NEXT: }) : () -> ()
 // AWS-NEXT: nv_tileaa.return
