@@ -136,6 +136,36 @@ fn run_persistent(module: &Module, m: usize, n: usize, k: usize) -> Result<Vec<u
     lowering::run_matmul_on(module, (m, n, k), [3, 1, 1], Interleave::UntilBlocked)
 }
 
+/// The matmul's K loop and store inside an `if` without else (taken for every block here):
+/// the pipeline lives inside the `if`'s region.
+fn guarded_matmul() -> String {
+    let head = "    %t2 = store_view_tko";
+    let text = MATMUL.replace(
+        "    %acc = for %kk",
+        "    %go = cmpi less_than %bz, %st, signed : tile<i32> -> tile<i1>\n    if %go {\n    %acc = for %kk",
+    );
+    let i = text.find(head).expect("store");
+    let j = i + text[i..].find('\n').expect("line end");
+    format!("{}\n    }}{}", &text[..j], &text[j..])
+}
+
+#[test]
+fn a_pipelined_loop_inside_an_if_without_else_lowers() {
+    let source = parse(&guarded_matmul());
+    for stages in 1..=3 {
+        let lowered = lower(
+            &source,
+            &format!("{TO_TILEAS},tileas-materialize-async,tileas-unspecialized-pipeline{{num-stages={stages} peel-epilogue=false}},tileas-pipelines-to-registers"),
+        );
+        assert_eq!(count(&lowered, |k| matches!(k, OpKind::TileAs(TileAsOp::CreatePipeline))), 0, "S = {stages}: pipeline left");
+        for k in [0usize, 16, 40] {
+            let want = run_matmul(&source, 32, 48, k).unwrap();
+            let got = run_matmul(&lowered, 32, 48, k).unwrap_or_else(|e| panic!("S = {stages}, k = {k}: {e}"));
+            assert!(want == got, "S = {stages}, k = {k}");
+        }
+    }
+}
+
 /// A producer agent puts `3·i` for `i < np` into a two-deep queue; a consumer agent takes
 /// `n` entries and stores them to `out[i]`.
 const QUEUES: &str = r#"

@@ -110,6 +110,14 @@ fn uses_pipelines(m: &Module, op: OpId) -> bool {
     walk_op(m, op).iter().any(|&o| matches!(m.ops[o].kind, OpKind::TileAs(TileAsOp::ProduceOne(_) | TileAsOp::ProduceOneAsync(_) | TileAsOp::ConsumeOne { .. })))
 }
 
+/// Whether a pipeline op inside `op` uses a pipeline created outside it.
+fn uses_outer_pipelines(m: &Module, op: OpId) -> bool {
+    walk_op(m, op).iter().any(|&o| {
+        matches!(m.ops[o].kind, OpKind::TileAs(TileAsOp::ProduceOne(_) | TileAsOp::ProduceOneAsync(_) | TileAsOp::ConsumeOne { .. }))
+            && !crate::pipeline_util::defined_inside(m, m.ops[o].operands[0], op)
+    })
+}
+
 fn lower_function(m: &mut Module, func: OpId) -> Option<()> {
     let ops = walk_op(m, func);
     if !ops.iter().any(|&o| matches!(m.ops[o].kind, OpKind::TileAs(TileAsOp::CreatePipeline))) {
@@ -243,6 +251,16 @@ fn lower_block(m: &mut Module, block: BlockId, fifos: &mut Fifos) -> Option<()> 
                 }
                 m.detach_op(op);
             }
+            // Pipelines created inside the op never cross its boundary: its blocks lower on
+            // their own (whatever the op: a user's `if` without else, a `loop`, …).
+            _ if uses_pipelines(m, op) && !uses_outer_pipelines(m, op) => {
+                for r in m.ops[op].regions.clone() {
+                    for b in m.regions[r].blocks.clone() {
+                        let mut own: Fifos = Vec::new();
+                        lower_block(m, b, &mut own)?;
+                    }
+                }
+            }
             OpKind::CudaTile(ct) if ct.op == CtOp::For && uses_pipelines(m, op) => {
                 let carried = flatten(fifos);
                 let types: Vec<TypeId> = carried.iter().map(|&v| m.value_type(v)).collect();
@@ -306,24 +324,8 @@ fn lower_block(m: &mut Module, block: BlockId, fifos: &mut Fifos) -> Option<()> 
                 let results: Vec<ValueId> = m.ops[new].results[n - types.len()..].to_vec();
                 *fifos = reshape(&then_f, &results);
             }
-            // Any other op with regions (a `loop`, an `if` whose pipelines are its own…):
-            // fine when every pipeline used inside is also created inside, so no entry
-            // crosses its boundary; each block then starts and ends with its own FIFOs.
-            _ if uses_pipelines(m, op) => {
-                let used_outside = walk_op(m, op).iter().any(|&o| {
-                    matches!(m.ops[o].kind, OpKind::TileAs(TileAsOp::ProduceOne(_) | TileAsOp::ProduceOneAsync(_) | TileAsOp::ConsumeOne { .. }))
-                        && !crate::pipeline_util::defined_inside(m, m.ops[o].operands[0], op)
-                });
-                if used_outside {
-                    return None;
-                }
-                for r in m.ops[op].regions.clone() {
-                    for b in m.regions[r].blocks.clone() {
-                        let mut own: Fifos = Vec::new();
-                        lower_block(m, b, &mut own)?;
-                    }
-                }
-            }
+            // Any other op whose regions use a pipeline from outside: not modelled.
+            _ if uses_pipelines(m, op) => return None,
             _ => {}
         }
     }
