@@ -1183,12 +1183,12 @@ impl Decoder {
         let has = |m: &str| mods.contains(&m);
         let o = &i.operands;
         if has("bulk") {
-            if has("tensor") {
-                return Err(decode_err(line, format!("'{}' (tensor-map copies) is not supported yet", i.opcode)));
-            }
             // Bulk copies complete when issued, so their groups have nothing left to wait for.
             if has("commit_group") || has("wait_group") || has("prefetch") {
                 return Ok(Op::Nop);
+            }
+            if has("tensor") {
+                return self.tensor_copy(i, mods);
             }
             self.ops(i, 3)?;
             // The first space word after "bulk" is the destination's, the second the source's.
@@ -1241,6 +1241,74 @@ impl Decoder {
             _ => None,
         };
         Ok(Op::CpAsync { dst, src, size, src_size })
+    }
+
+    /// `cp.async.bulk.tensor.{1..5}d` in tile mode: the load
+    /// `.shared::cluster.global.tile.mbarrier::complete_tx::bytes{.multicast::cluster}{.L2::cache_hint}
+    /// [dst], [tmap, {c..}], [mbar]{, mask}{, policy}` and the store
+    /// `.global.shared::cta.tile.bulk_group{.L2::cache_hint} [tmap, {c..}], [src]{, policy}`.
+    fn tensor_copy(&mut self, i: &Instr, mods: &[&str]) -> Result<Op> {
+        let line = i.line;
+        let has = |m: &str| mods.contains(&m);
+        let o = &i.operands;
+        let unsupported = |what: &str| decode_err(line, format!("'{}': {what} is not supported (tile-mode loads into shared memory and stores from it are)", i.opcode));
+        if has("im2col") || mods.iter().any(|m| m.starts_with("im2col") || m.starts_with("tile::")) {
+            return Err(unsupported("im2col and gather/scatter modes"));
+        }
+        let rank = match mods.iter().find_map(|m| m.strip_suffix('d').and_then(|n| n.parse::<u8>().ok())) {
+            Some(r @ 1..=5) => r,
+            _ => return Err(decode_err(line, format!("'{}' needs a dimension .1d to .5d", i.opcode))),
+        };
+        let spaces: Vec<&str> = mods.iter().filter(|m| m.starts_with("global") || m.starts_with("shared")).copied().collect();
+        let load = match spaces.as_slice() {
+            [d, "global"] if d.starts_with("shared") => true,
+            ["global", s] if s.starts_with("shared") => false,
+            _ => return Err(unsupported("a copy that is not shared <- global or global <- shared")),
+        };
+        let tensor_operand = |op: &Operand| -> Result<(Operand, Vec<Operand>)> {
+            match op {
+                Operand::TensorAddr { base, coords } => {
+                    let cs = match &**coords {
+                        Operand::Vector(v) => v.clone(),
+                        c => vec![c.clone()],
+                    };
+                    Ok((Operand::Addr { base: base.clone(), offset: 0 }, cs))
+                }
+                other => Err(decode_err(line, format!("'{}' expects '[tensorMap, {{coordinates}}]', found {other:?}", i.opcode))),
+            }
+        };
+        let (smem_op, tm_op) = if load {
+            self.ops(i, 3)?;
+            (&o[0], &o[1])
+        } else {
+            self.ops(i, 2)?;
+            (&o[1], &o[0])
+        };
+        let (tm_addr, cs) = tensor_operand(tm_op)?;
+        if cs.len() != rank as usize {
+            return Err(decode_err(line, format!("'{}' is a {rank}-d copy with {} coordinate(s)", i.opcode, cs.len())));
+        }
+        let coords = cs.iter().map(|c| self.src(c, 32, line)).collect::<Result<Vec<_>>>()?;
+        let (tmap_space, tmap) = self.addr(&tm_addr, Space::Generic, line)?;
+        let (_, smem) = self.addr(smem_op, Space::Shared, line)?;
+        let (mbar, mask) = if load {
+            if !mods.iter().any(|m| m.starts_with("mbarrier")) {
+                return Err(unsupported("a load without .mbarrier::complete_tx::bytes"));
+            }
+            let (_, m) = self.addr(&o[2], Space::Shared, line)?;
+            let mask = if has("multicast::cluster") {
+                Some(self.src(o.get(3).ok_or_else(|| decode_err(line, "multicast needs a CTA mask operand"))?, 16, line)?)
+            } else {
+                None
+            };
+            (Some(m), mask)
+        } else {
+            if !has("bulk_group") {
+                return Err(unsupported("a store without .bulk_group"));
+            }
+            (None, None)
+        };
+        Ok(Op::TensorCopy { load, rank, smem, tmap_space, tmap, coords, mbar, mask })
     }
 
     fn call(&mut self, i: &Instr) -> Result<Op> {

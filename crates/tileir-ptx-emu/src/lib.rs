@@ -51,6 +51,7 @@ pub mod lex;
 pub mod mem;
 pub mod parse;
 pub mod program;
+pub mod tensor_map;
 
 pub use error::{EmuError, ErrorKind, Result};
 pub use exec::{LaunchConfig, LaunchStats, Options};
@@ -115,6 +116,9 @@ pub enum Arg {
     F64(f64),
     /// Raw bytes (a `.b8` array parameter, e.g. a 128-byte tensor map).
     Bytes(Vec<u8>),
+    /// A 128-byte tensor map over buffer `index`: the map's `base` is a byte offset into the
+    /// buffer, replaced by the buffer's address plus that offset before encoding.
+    TensorMap(usize, tensor_map::TensorMap),
 }
 
 /// Lays out `args` in `prog`'s parameter buffer (`bases`: each buffer's address).
@@ -140,6 +144,14 @@ pub fn param_buffer(prog: &Program, args: &[Arg], bases: &[u64]) -> Result<Vec<u
             Arg::F32(v) => v.to_le_bytes().to_vec(),
             Arg::F64(v) => v.to_le_bytes().to_vec(),
             Arg::Bytes(b) => b.clone(),
+            Arg::TensorMap(i, m) => {
+                let base = bases.get(*i).ok_or_else(|| {
+                    EmuError::new(ErrorKind::Launch, 0, format!("parameter '{}' is a tensor map over buffer #{i}; there are {} buffer(s)", slot.name, bases.len()))
+                })?;
+                let mut m = m.clone();
+                m.base = base.wrapping_add(m.base);
+                m.encode().map_err(|e| EmuError::new(ErrorKind::Launch, 0, format!("parameter '{}': {e}", slot.name)))?.to_vec()
+            }
         };
         if bytes.len() != slot.size {
             return Err(EmuError::new(

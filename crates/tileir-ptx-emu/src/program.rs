@@ -548,6 +548,11 @@ pub enum Op {
     BulkCopy { dst_space: Space, dst: Addr, src_space: Space, src: Addr, size: Src, mbar: Option<Addr> },
     /// `mapa`: the address of a shared variable in CTA `rank` of the cluster.
     Mapa { d: Reg, a: Src, rank: Src },
+    /// `cp.async.bulk.tensor.{rank}d` in tile mode through the tensor map at `tmap` (in
+    /// `tmap_space`, Generic: resolved by window): a load (global → shared at `smem`, then
+    /// complete_tx of the box's bytes on `mbar`; `mask`: the multicast CTA mask) or a store
+    /// (shared at `smem` → global).
+    TensorCopy { load: bool, rank: u8, smem: Addr, tmap_space: Space, tmap: Addr, coords: Vec<Src>, mbar: Option<Addr>, mask: Option<Src> },
 }
 
 /// mbarrier operations.
@@ -826,6 +831,17 @@ impl Op {
                 s(size);
                 if let Some(m) = mbar {
                     s(&m.base);
+                }
+            }
+            Op::TensorCopy { smem, tmap, coords, mbar, mask, .. } => {
+                s(&smem.base);
+                s(&tmap.base);
+                coords.iter().for_each(&mut s);
+                if let Some(m) = mbar {
+                    s(&m.base);
+                }
+                if let Some(m) = mask {
+                    s(m);
                 }
             }
             Op::Mapa { d, a, rank } => {

@@ -274,3 +274,136 @@ pub(crate) fn bulk_copy(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, lane: usiz
     }
     Ok(())
 }
+
+/// Reads the 128-byte tensor map at `a` (`space`; a windowed address is generic).
+fn read_tensor_map(env: &Env<'_>, space: Space, a: u64) -> std::result::Result<[u8; 128], String> {
+    let (space, off) = if a >= crate::mem::SHARED_WINDOW || space == Space::Generic { from_generic(a) } else { (space, a) };
+    if a % 64 != 0 {
+        return Err(format!("the tensor map at {a:#x} is not 64-byte aligned"));
+    }
+    let mut out = [0u8; 128];
+    for i in 0..16u64 {
+        let v = match space {
+            Space::Param => crate::mem::load_bytes(env.ctx.params, off + 8 * i, 8)
+                .ok_or_else(|| format!("the tensor map at parameter offset {off} (+128) is past the {} parameter byte(s)", env.ctx.params.len()))?,
+            Space::Global | Space::Const | Space::Generic => env.ctx.global.load(off + 8 * i, 8).map_err(|f| {
+                format!("reading the tensor map: {} (the operand is the generic address of the map: cvta.param a kernel parameter's address)", f.0)
+            })?,
+            Space::Shared => crate::mem::load_bytes(&env.shared, off + 8 * i, 8).ok_or_else(|| format!("the tensor map at shared {off:#x} (+128) is outside shared memory"))?,
+            Space::Local => return Err(format!("the tensor map at {a:#x} is in local memory (a byval parameter without nvvm.grid_constant was copied there)")),
+        };
+        out[8 * i as usize..8 * i as usize + 8].copy_from_slice(&v.to_le_bytes());
+    }
+    Ok(out)
+}
+
+/// `cp.async.bulk.tensor` (tile mode) for one lane. A load copies the box at the
+/// coordinates into shared memory in the map's swizzled layout (elements outside the
+/// tensor filled with zeros, or NaN for `NanRequestZeroFma`) and then completes the box's
+/// byte count on the mbarrier; a store writes the box's elements that lie inside the tensor.
+/// Both happen when issued (a legal completion time for the async proxy).
+#[allow(clippy::too_many_arguments)] // one lane of one decoded instruction: its operands
+pub(crate) fn tensor_copy(
+    w: &mut Warp,
+    env: &mut Env<'_>,
+    inst: &Inst,
+    lane: usize,
+    load: bool,
+    rank: u8,
+    smem: Addr,
+    tmap_space: Space,
+    tmap: Addr,
+    coords: &[Src],
+    mbar: Option<Addr>,
+    mask: Option<Src>,
+) -> Result<()> {
+    use crate::tensor_map::{Interleave, OobFill, Swizzle, TensorMap};
+    let what = if load { "TMA load" } else { "TMA store" };
+    let ta = val(&w.regs, tmap.base, lane).wrapping_add(tmap.off as u64);
+    let bytes = read_tensor_map(env, tmap_space, ta).map_err(|m| err(w, env, inst, lane, ErrorKind::Undefined, format!("{what}: {m}")))?;
+    let map = TensorMap::decode(&bytes).map_err(|e| err(w, env, inst, lane, ErrorKind::Undefined, format!("{what} through the tensor map at {ta:#x}: {e}")))?;
+    if map.rank != rank {
+        return Err(err(w, env, inst, lane, ErrorKind::Undefined, format!("{what}: a {rank}-d copy through a rank-{} tensor map", map.rank)));
+    }
+    if map.interleave != Interleave::None {
+        return Err(err(w, env, inst, lane, ErrorKind::Decode, format!("{what}: interleaved tensor maps ({:?}) are not supported", map.interleave)));
+    }
+    if let Some(m) = mask {
+        let m = val(&w.regs, m, lane) & 0xffff;
+        if m & !1 != 0 {
+            return Err(err(w, env, inst, lane, ErrorKind::Undefined, format!("{what}: multicast mask {m:#x} names CTAs other than rank 0; clusters have one CTA here")));
+        }
+        if m == 0 {
+            return Ok(());
+        }
+    }
+    let sa = val(&w.regs, smem.base, lane).wrapping_add(smem.off as u64);
+    let (space, s) = if sa >= crate::mem::SHARED_WINDOW { from_generic(sa) } else { (Space::Shared, sa) };
+    let total = map.box_bytes();
+    let align = map.swizzle.repeat().max(128);
+    if space != Space::Shared || s % align != 0 {
+        let why = if map.swizzle == Swizzle::None { "128-byte aligned".to_string() } else { format!("{align}-byte aligned (the repeat of the {:?} swizzle)", map.swizzle) };
+        return Err(err(w, env, inst, lane, ErrorKind::Memory, format!("{what}: shared address {sa:#x} is not {why} shared memory")));
+    }
+    let n = env.shared.len() as u64;
+    if s + total > n {
+        return Err(err(w, env, inst, lane, ErrorKind::Memory, format!(
+            "{what}: the box of {total} byte(s) ({}) at shared {s:#x} runs {} byte(s) past the CTA's {n} byte(s) of shared memory",
+            (0..rank as usize).map(|i| map.box_elems(i).to_string()).collect::<Vec<_>>().join("x"),
+            s + total - n
+        )));
+    }
+    let c: Vec<i64> = coords.iter().map(|&x| val(&w.regs, x, lane) as u32 as i32 as i64).collect();
+    let r = rank as usize;
+    let es = map.elem.size();
+    let count = total / es;
+    let fill = if map.oob_fill == OobFill::NanRequestZeroFma { u64::MAX >> (64 - 8 * es) } else { 0 };
+    let me = w.id * 32 + lane as u32 + 1;
+    let mut j = [0u64; 5];
+    for idx in 0..count {
+        let mut rest = idx;
+        for (i, ji) in j.iter_mut().enumerate().take(r) {
+            *ji = rest % map.box_elems(i);
+            rest /= map.box_elems(i);
+        }
+        let mut inside = true;
+        let mut ga = map.base;
+        let mut at = Vec::new();
+        for i in 0..r {
+            let ci = c[i] + (j[i] * map.element_strides[i] as u64) as i64;
+            at.push(ci);
+            if ci < 0 || ci as u64 >= map.dims[i] {
+                inside = false;
+            } else {
+                ga = ga.wrapping_add(ci as u64 * map.stride(i));
+            }
+        }
+        let sh = map.swizzle.apply(s + idx * es);
+        let at_text = || at.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
+        if load {
+            let v = if inside {
+                env.ctx.global.load(ga, es).map_err(|f| err(w, env, inst, lane, ErrorKind::Memory, format!("{what}: element ({}) of the tensor: {}", at_text(), f.0)))?
+            } else {
+                fill
+            };
+            check_pending(env, sh, es).map_err(|m| err(w, env, inst, lane, ErrorKind::Memory, format!("{what} destination: {m}")))?;
+            crate::mem::store_bytes(&mut env.shared, sh, es, v);
+            if let Some(rs) = env.race.as_mut() {
+                // Async-proxy writes, ordered for readers by the mbarrier wait: attributed
+                // to the issuing thread, in an epoch no reader's check compares with.
+                for b in sh..sh + es {
+                    rs.writer[b as usize] = me;
+                    rs.write_epoch[b as usize] = rs.epoch.wrapping_sub(1);
+                }
+            }
+        } else if inside {
+            let v = w.load_pub(env, Space::Shared, lane, sh, es).map_err(|m| err(w, env, inst, lane, ErrorKind::Memory, format!("{what} source: {m}")))?;
+            env.ctx.global.store(ga, es, v).map_err(|f| err(w, env, inst, lane, ErrorKind::Memory, format!("{what}: element ({}) of the tensor: {}", at_text(), f.0)))?;
+        }
+    }
+    env.effects += 1;
+    if let Some(m) = mbar {
+        mbarrier(w, env, inst, lane, MbarOp::CompleteTx, None, m, Some(Src::I(total)))?;
+    }
+    Ok(())
+}

@@ -1048,6 +1048,9 @@ impl Warp {
             Op::BulkCopy { dst_space, dst, src_space, src, size, mbar } => {
                 try_lanes(exec, |l| super::asyncop::bulk_copy(self, env, inst, l, *dst_space, *dst, *src_space, *src, *size, *mbar))?;
             }
+            Op::TensorCopy { load, rank, smem, tmap_space, tmap, coords, mbar, mask } => {
+                try_lanes(exec, |l| super::asyncop::tensor_copy(self, env, inst, l, *load, *rank, *smem, *tmap_space, *tmap, coords, *mbar, *mask))?;
+            }
             Op::Mapa { d, a, rank } => {
                 let (d, a, rank) = (*d, *a, *rank);
                 let mut bad = None;
