@@ -1335,7 +1335,10 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
 
     /// For each tile dimension, the tensor coordinate (None when out of bounds) of each
     /// position along it, plus the tensor dimension it runs along.
-    fn view_coords(&self, op: OpId, view: &TileView, index: &[&Tile]) -> R<Vec<Coords>> {
+    /// `masked_outside`: a tile index past the index space is a fully masked tile (the
+    /// lowered memref accesses, whose code masks every element) rather than undefined
+    /// behaviour (cuda_tile views).
+    fn view_coords(&self, op: OpId, view: &TileView, index: &[&Tile], masked_outside: bool) -> R<Vec<Coords>> {
         let rank = view.tile_shape.len();
         if index.len() != rank {
             return Err(self.error(
@@ -1380,7 +1383,7 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                 }
                 _ => {
                     let v = unsigned(w, idx.ints()[0]);
-                    if v >= space[i] {
+                    if v >= space[i] && !masked_outside {
                         return Err(self.error(
                             op,
                             ErrorKind::UndefinedBehavior,
@@ -1503,12 +1506,13 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         let idx = idx_r
             .map(|i| self.operand_tile(op, i))
             .collect::<R<Vec<_>>>()?;
-        self.tile_access(op, view, &idx)
+        self.tile_access(op, view, &idx, false)
     }
 
-    /// [`Self::view_access`] of tile `idx` (one index tile per tile dimension) of `view`.
-    fn tile_access(&self, op: OpId, view: &TileView, idx: &[&Tile]) -> R<ViewAccess> {
-        let mut coords = self.view_coords(op, view, idx)?;
+    /// [`Self::view_access`] of tile `idx` (one index tile per tile dimension) of `view`
+    /// (`masked_outside`: see [`Self::view_coords`]).
+    fn tile_access(&self, op: OpId, view: &TileView, idx: &[&Tile], masked_outside: bool) -> R<ViewAccess> {
+        let mut coords = self.view_coords(op, view, idx, masked_outside)?;
         let stride = |i: usize| view.tensor.strides[view.dim_map[i]];
         let inner_dim = coords.len().checked_sub(1);
         let last = coords.pop();
@@ -2005,7 +2009,7 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
         let mode = self.enum_attr::<AtomicRmwMode>(op, "mode")?;
         let idx_refs: Vec<&Tile> = idx.iter().collect();
         let coords: Vec<Vec<Option<u64>>> = self
-            .view_coords(op, &view, &idx_refs)?
+            .view_coords(op, &view, &idx_refs, false)?
             .into_iter()
             .map(Coords::into_list)
             .collect();

@@ -350,7 +350,10 @@ impl<'m> BlockExec<'_, 'm, '_> {
             .iter()
             .map(|&v| self.tile(op, v))
             .collect::<R<Vec<_>>>()?;
-        self.tile_access(op, &view, &idx)
+        // The lowered accesses mask every element (the LLVM writer's code does), so a tile
+        // wholly outside the memref reads padding / writes nothing, as a split tile's
+        // ragged half may (dual-SIMT consumers).
+        self.tile_access(op, &view, &idx, true)
     }
 
     pub(super) fn tiled_load(&mut self, op: OpId, a: &TiledAccess) -> R<Option<Flow>> {
