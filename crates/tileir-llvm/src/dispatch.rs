@@ -46,7 +46,10 @@ const REDUCE: &[Variant] = &[
 const SCAN: &[Variant] = &[Variant { name: "serial", rejects: |_, _, _| None, lower: |w, op, c| w.reduce_scan(op, c) }];
 
 const DOT: &[Variant] = &[
-    Variant { name: "mma_sync", rejects: crate::mma_sync::mma_sync_rejects, lower: |w, op, c| w.mma_sync(op, c) },
+    Variant { name: "mma_sync", rejects: crate::mma_sync::mma_sync_rejects, lower: |w, op, c| w.mma_sync("mma_sync", op, c) },
+    Variant { name: "mma_sync_tf32", rejects: crate::mma_sync::mma_sync_tf32_rejects, lower: |w, op, c| w.mma_sync("mma_sync_tf32", op, c) },
+    Variant { name: "mma_sync_i8", rejects: crate::mma_sync::mma_sync_i8_rejects, lower: |w, op, c| w.mma_sync("mma_sync_i8", op, c) },
+    Variant { name: "mma_sync_fp8", rejects: crate::mma_sync::mma_sync_fp8_rejects, lower: |w, op, c| w.mma_sync("mma_sync_fp8", op, c) },
     Variant { name: "fma", rejects: |_, _, _| None, lower: |w, op, c| w.dot(op, c) },
 ];
 

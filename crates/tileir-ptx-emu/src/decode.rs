@@ -1073,26 +1073,45 @@ impl Decoder {
 
     fn mma(&mut self, i: &Instr, mods: &[&str]) -> Result<Op> {
         let line = i.line;
-        let unsupported = || decode_err(line, format!("unsupported mma form '{}' (supported: m16n8k16 and m16n8k8, .row.col, f16/bf16 inputs, f32/f16 accumulators)", i.opcode));
+        let unsupported = || decode_err(line, format!("unsupported mma form '{}' (supported: .row.col m16n8k16 / m16n8k8 f16/bf16 -> f32/f16, m16n8k8 tf32 -> f32, m16n8k32 s8/u8 -> s32 without .satfinite, m16n8k32 e4m3/e5m2 -> f32)", i.opcode));
         let shape = mods.iter().find(|m| m.starts_with('m') && m.contains('n') && m.contains('k')).ok_or_else(unsupported)?;
         let (m, n, k) = match *shape {
             "m16n8k16" => (16, 8, 16),
             "m16n8k8" => (16, 8, 8),
+            "m16n8k32" => (16, 8, 32),
             _ => return Err(unsupported()),
         };
-        if !(mods.contains(&"row") && mods.contains(&"col")) {
+        if !(mods.contains(&"row") && mods.contains(&"col")) || mods.contains(&"satfinite") {
             return Err(unsupported());
         }
         let tys: Vec<&str> = mods.iter().copied().filter(|m| matches!(*m, "f16" | "bf16" | "f32" | "tf32" | "s8" | "u8" | "s32" | "e4m3" | "e5m2" | "f64")).collect();
         if tys.len() != 4 {
             return Err(unsupported());
         }
-        let ab = match tys[1] {
-            "f16" => FloatFormat::F16,
-            "bf16" => FloatFormat::BF16,
-            _ => return Err(unsupported()),
+        let input = |t: &str| match t {
+            "f16" => Some(MmaIn::F(FloatFormat::F16)),
+            "bf16" => Some(MmaIn::F(FloatFormat::BF16)),
+            "tf32" => Some(MmaIn::F(FloatFormat::TF32)),
+            "e4m3" => Some(MmaIn::F(FloatFormat::F8E4M3FN)),
+            "e5m2" => Some(MmaIn::F(FloatFormat::F8E5M2)),
+            "s8" => Some(MmaIn::S8),
+            "u8" => Some(MmaIn::U8),
+            _ => None,
         };
-        if tys[2] != tys[1] || !matches!(tys[0], "f16" | "f32") || !matches!(tys[3], "f16" | "f32") {
+        let (at, bt) = (input(tys[1]).ok_or_else(unsupported)?, input(tys[2]).ok_or_else(unsupported)?);
+        let acc_ok = |t: &str| match at {
+            MmaIn::F(FloatFormat::F16 | FloatFormat::BF16) => matches!(t, "f16" | "f32"),
+            MmaIn::S8 | MmaIn::U8 => t == "s32",
+            _ => t == "f32",
+        };
+        let pair_ok = match (at, bt) {
+            (MmaIn::F(FloatFormat::F16 | FloatFormat::BF16), _) => at == bt && matches!(k, 8 | 16),
+            (MmaIn::F(FloatFormat::TF32), _) => at == bt && k == 8,
+            (MmaIn::S8 | MmaIn::U8, MmaIn::S8 | MmaIn::U8) => k == 32,
+            (MmaIn::F(FloatFormat::F8E4M3FN | FloatFormat::F8E5M2), MmaIn::F(FloatFormat::F8E4M3FN | FloatFormat::F8E5M2)) => k == 32,
+            _ => false,
+        };
+        if !pair_ok || !acc_ok(tys[0]) || !acc_ok(tys[3]) {
             return Err(unsupported());
         }
         self.ops(i, 4)?;
@@ -1111,11 +1130,17 @@ impl Decoder {
         let (a, b, c) = (list(self, &o[1])?, list(self, &o[2])?, list(self, &o[3])?);
         let (d_f16, c_f16) = (tys[0] == "f16", tys[3] == "f16");
         let want = |f16: bool| if f16 { 2 } else { 4 };
-        let (na, nb) = if k == 16 { (4, 2) } else { (2, 1) };
+        // Each A / B register packs 32 / bits elements: A holds K / 2 elements per lane, B K / 4.
+        let per_reg = match at {
+            MmaIn::F(FloatFormat::F16 | FloatFormat::BF16) => 2,
+            MmaIn::F(FloatFormat::TF32) => 1,
+            _ => 4,
+        };
+        let (na, nb) = (k as usize / 2 / per_reg, k as usize / 4 / per_reg);
         if a.len() != na || b.len() != nb || c.len() != want(c_f16) || ds.len() != want(d_f16) {
             return Err(decode_err(line, format!("'{}' needs {}, {na}, {nb} and {} registers, got {}, {}, {} and {}", i.opcode, want(d_f16), want(c_f16), ds.len(), a.len(), b.len(), c.len())));
         }
-        Ok(Op::Mma { m, n, k, ab, d_f16, c_f16, ds, a, b, c })
+        Ok(Op::Mma { m, n, k, at, bt, d_f16, c_f16, ds, a, b, c })
     }
 
     fn wgmma(&mut self, i: &Instr, mods: &[&str]) -> Result<Op> {

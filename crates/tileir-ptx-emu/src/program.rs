@@ -526,7 +526,8 @@ pub enum Op {
     /// `stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16`.
     Stmatrix { space: Space, trans: bool, vals: Vec<Src>, addr: Addr },
     /// `mma.sync.aligned.mMnNkK.row.col.dtype.atype.btype.ctype`.
-    Mma { m: u8, n: u8, k: u8, ab: tileir_numeric::FloatFormat, d_f16: bool, c_f16: bool, ds: Vec<Reg>, a: Vec<Src>, b: Vec<Src>, c: Vec<Src> },
+    /// (`at`, `bt`: the A and B element types; s8/u8 inputs have s32 accumulators.)
+    Mma { m: u8, n: u8, k: u8, at: MmaIn, bt: MmaIn, d_f16: bool, c_f16: bool, ds: Vec<Reg>, a: Vec<Src>, b: Vec<Src>, c: Vec<Src> },
     /// `cp.async.{ca,cg}.shared.global [dst], [src], size{, src_size}`.
     CpAsync { dst: Addr, src: Addr, size: u8, src_size: Option<Src> },
     /// `cp.async.commit_group`.
@@ -576,6 +577,17 @@ pub enum MbarOp {
     TryWait(bool),
     /// test_wait
     TestWait(bool),
+}
+
+/// An A or B element type of `mma.sync`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MmaIn {
+    /// A float format (f16, bf16, tf32, e4m3, e5m2).
+    F(tileir_numeric::FloatFormat),
+    /// Signed 8-bit integers.
+    S8,
+    /// Unsigned 8-bit integers.
+    U8,
 }
 
 /// The A operand of wgmma: a shared-memory matrix descriptor or registers.

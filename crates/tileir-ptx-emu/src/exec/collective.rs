@@ -126,7 +126,7 @@ pub(crate) fn execute(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, here: u32, m
         Op::Wgmma { .. } => return super::matrix::wgmma(w, env, inst, &inst.op),
         Op::Ldmatrix { space, trans, ds, addr } => return super::matrix::ldmatrix(w, env, inst, *space, *trans, ds, *addr),
         Op::Stmatrix { space, trans, vals, addr } => return super::matrix::stmatrix(w, env, inst, *space, *trans, vals, *addr),
-        Op::Mma { k, ab, d_f16, c_f16, ds, a, b, c, .. } => super::matrix::mma(w, *k, *ab, *d_f16, *c_f16, ds, a, b, c),
+        Op::Mma { k, at, bt, d_f16, c_f16, ds, a, b, c, .. } => super::matrix::mma(w, *k, (*at, *bt), *d_f16, *c_f16, ds, a, b, c),
         other => return Err(EmuError::new(ErrorKind::Decode, inst.line, format!("internal: {other:?} is not a collective"))),
     }
     Ok(())

@@ -1,5 +1,6 @@
 //! Warp-wide matrix instructions: ldmatrix / stmatrix (8x8 b16 tiles between shared memory
-//! and the per-lane fragments) and mma.sync (m16n8k16 / m16n8k8 with f16 or bf16 inputs).
+//! and the per-lane fragments) and mma.sync (m16n8k16 / m16n8k8 f16/bf16, m16n8k8 tf32,
+//! m16n8k32 s8/u8 and e4m3/e5m2).
 //!
 //! Fragment layouts follow the PTX ISA: with `g = lane / 4` and `t = lane % 4`, an 8x8 b16
 //! tile gives lane `lane` the pair (row g, columns 2t and 2t+1) packed in one register,
@@ -11,7 +12,7 @@ use super::cta::Env;
 use super::fp::to_f64;
 use super::warp::Warp;
 use crate::error::{EmuError, ErrorKind, Result};
-use crate::program::{Addr, Inst, Reg, Space, Src, WgmmaA};
+use crate::program::{Addr, Inst, MmaIn, Reg, Space, Src, WgmmaA};
 
 fn val(regs: &[u64], s: Src, l: usize) -> u64 {
     match s {
@@ -85,22 +86,20 @@ pub(crate) fn stmatrix(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, space: Spac
     Ok(())
 }
 
-/// (row, col) of element `e` (0-based, two per register) of an A fragment.
-fn a_pos(k: u8, lane: usize, e: usize) -> (usize, usize) {
+/// (row, col) of element `e` of an A fragment whose registers pack `p` elements each: register
+/// `r` holds row g + 8·(r % 2), columns p·t + 4p·(r / 2) + j (j < p). This is the PTX ISA's
+/// layout for m16n8k8/k16 f16/bf16 (p = 2), m16n8k8 tf32 (p = 1) and m16n8k32 8-bit (p = 4).
+fn a_pos(p: usize, lane: usize, e: usize) -> (usize, usize) {
     let (g, t) = (lane / 4, lane % 4);
-    let (reg, half) = (e / 2, e % 2);
-    if k == 16 {
-        (g + 8 * (reg % 2), 2 * t + half + 8 * (reg / 2))
-    } else {
-        (g + 8 * reg, 2 * t + half)
-    }
+    let (reg, j) = (e / p, e % p);
+    (g + 8 * (reg % 2), p * t + j + 4 * p * (reg / 2))
 }
 
-/// (row k, col n) of element `e` of a B fragment.
-fn b_pos(lane: usize, e: usize) -> (usize, usize) {
+/// (row k, col n) of element `e` of a B fragment: register `r` holds rows p·t + 4p·r + j.
+fn b_pos(p: usize, lane: usize, e: usize) -> (usize, usize) {
     let (g, t) = (lane / 4, lane % 4);
-    let (reg, half) = (e / 2, e % 2);
-    (2 * t + half + 8 * reg, g)
+    let (reg, j) = (e / p, e % p);
+    (p * t + j + 4 * p * reg, g)
 }
 
 /// (row, col) of accumulator element `e` (0..4).
@@ -109,29 +108,55 @@ fn c_pos(lane: usize, e: usize) -> (usize, usize) {
     (g + 8 * (e / 2), 2 * t + e % 2)
 }
 
-/// `mma.sync`: D = A·B + C over the whole warp. Products of f16/bf16 values are exact in
-/// f64 and the K+1 terms are summed in f64, then rounded once to the accumulator type (the
-/// hardware's internal order and truncation may differ in the last bit).
+/// Elements per 32-bit register of an mma input type.
+fn per_reg(t: MmaIn) -> usize {
+    match t {
+        MmaIn::F(FloatFormat::F16 | FloatFormat::BF16) => 2,
+        MmaIn::F(FloatFormat::TF32) => 1,
+        _ => 4,
+    }
+}
+
+/// Element `j` of a register packing elements of type `t`, as f64 (exact).
+fn mma_elem(t: MmaIn, v: u64, j: usize) -> f64 {
+    let bits = 32 / per_reg(t);
+    let x = (v >> (bits * j)) & ((1u64 << bits) - 1);
+    match t {
+        // tf32 reads the top 19 bits of its register.
+        MmaIn::F(FloatFormat::TF32) => f32::from_bits(x as u32 & 0xffff_e000) as f64,
+        MmaIn::F(f) => to_f64(f, x),
+        MmaIn::S8 => x as u8 as i8 as f64,
+        MmaIn::U8 => x as f64,
+    }
+}
+
+/// `mma.sync`: D = A·B + C over the whole warp. Float products (f16, bf16, tf32, fp8) are
+/// exact in f64 and the K+1 terms are summed in f64, then rounded once to the accumulator
+/// type (the hardware's internal order and truncation may differ in the last bit). Integer
+/// (s8/u8) products are summed exactly and wrap to s32 (no .satfinite).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn mma(w: &mut Warp, k: u8, ab: FloatFormat, d_f16: bool, c_f16: bool, ds: &[Reg], a: &[Src], b: &[Src], c: &[Src]) {
+pub(crate) fn mma(w: &mut Warp, k: u8, (at, bt): (MmaIn, MmaIn), d_f16: bool, c_f16: bool, ds: &[Reg], a: &[Src], b: &[Src], c: &[Src]) {
     let (m, n, kk) = (16usize, 8usize, k as usize);
+    let int = matches!(at, MmaIn::S8 | MmaIn::U8);
+    let (pa, pb) = (per_reg(at), per_reg(bt));
     let mut am = vec![vec![0f64; kk]; m];
     let mut bm = vec![vec![0f64; n]; kk];
     let mut cm = vec![vec![0f64; n]; m];
-    let half = |v: u64, i: usize| to_f64(ab, (v >> (16 * i)) & 0xffff);
     for lane in 0..32 {
-        for e in 0..2 * a.len() {
-            let (r, col) = a_pos(k, lane, e);
-            am[r][col] = half(val(&w.regs, a[e / 2], lane), e % 2);
+        for e in 0..pa * a.len() {
+            let (r, col) = a_pos(pa, lane, e);
+            am[r][col] = mma_elem(at, val(&w.regs, a[e / pa], lane), e % pa);
         }
-        for e in 0..2 * b.len() {
-            let (r, col) = b_pos(lane, e);
-            bm[r][col] = half(val(&w.regs, b[e / 2], lane), e % 2);
+        for e in 0..pb * b.len() {
+            let (r, col) = b_pos(pb, lane, e);
+            bm[r][col] = mma_elem(bt, val(&w.regs, b[e / pb], lane), e % pb);
         }
         for e in 0..4 {
             let (r, col) = c_pos(lane, e);
             cm[r][col] = if c_f16 {
                 to_f64(FloatFormat::F16, (val(&w.regs, c[e / 2], lane) >> (16 * (e % 2))) & 0xffff)
+            } else if int {
+                val(&w.regs, c[e], lane) as u32 as i32 as f64
             } else {
                 to_f64(FloatFormat::F32, val(&w.regs, c[e], lane) & 0xffff_ffff)
             };
@@ -141,6 +166,15 @@ pub(crate) fn mma(w: &mut Warp, k: u8, ab: FloatFormat, d_f16: bool, c_f16: bool
         let mut outs = [0u64; 4];
         for (e, out) in outs.iter_mut().enumerate() {
             let (r, col) = c_pos(lane, e);
+            if int {
+                // |products| < 2^16 and K <= 32: the i64 sum is exact; D wraps to 32 bits.
+                let mut s = cm[r][col] as i64;
+                for (x, brow) in am[r].iter().zip(&bm) {
+                    s += (*x as i64) * (brow[col] as i64);
+                }
+                *out = s as u32 as u64;
+                continue;
+            }
             let mut s = cm[r][col];
             for (x, brow) in am[r].iter().zip(&bm) {
                 s += x * brow[col];
@@ -208,7 +242,7 @@ pub(crate) fn wgmma(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, op: &crate::pr
         WgmmaA::Regs(regs) => {
             for lane in 0..32 {
                 for e in 0..8 {
-                    let (r, c) = a_pos(16, lane, e);
+                    let (r, c) = a_pos(2, lane, e);
                     am[r][c] = to_f64(*ab, (val(&w.regs, regs[e / 2], lane) >> (16 * (e % 2))) & 0xffff);
                 }
             }

@@ -913,6 +913,12 @@ impl Warp {
                     (CvtTy::Float(FF::BF16), CvtTy::Float(FF::F32)) if plain && m.rnd == Rnd::Rn => {
                         map1(regs, exec, *d, *a, |x| super::half::f32_to_bf16_rn(f32::from_bits(x as u32)).map_or(0x7fff, u64::from))
                     }
+                    // An .s8/.s16/.s32 result in a wider register is sign-extended to the
+                    // register's width (LLVM's sext_inreg is `cvt.s8.s32` into a 16-bit register).
+                    (CvtTy::Int(di), CvtTy::Int(_)) if di.signed && di.bits < env.ctx.prog.reg_bits[*d as usize] => {
+                        let (bits, rb) = (di.bits, env.ctx.prog.reg_bits[*d as usize]);
+                        map1(regs, exec, *d, *a, |x| (alu::sext(cvt::cvt(*dt, *st, *m, x, None), bits) as u64) & alu::mask(rb))
+                    }
                     _ => map1(regs, exec, *d, *a, |x| cvt::cvt(*dt, *st, *m, x, None)),
                 }
             }

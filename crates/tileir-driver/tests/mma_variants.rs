@@ -1,0 +1,151 @@
+//! The tensor-core variants of `mmaf` / `mmai` (issue #11): which one the dispatch picks for
+//! each operand type and target, the intrinsic it writes, and the reasons it lists when no
+//! variant (or not the forced one) applies.
+
+use tileir_driver::{compile, CompileError, CompileOptions};
+
+/// A kernel loading A (m x k), B (k x n) of `ab` and C (m x n) of `acc` and storing
+/// `op` of them (`%a`, `%b`: A and B after `convert`, which may rebind them).
+fn kernel(m: i64, n: i64, k: i64, ab: &str, acc: &str, convert: &str, op: &str) -> String {
+    let view = |r: i64, c: i64, t: &str| format!("tensor_view<{r}x{c}x{t}, strides=[{c},1]>");
+    let part = |r: i64, c: i64, t: &str| format!("partition_view<tile=({r}x{c}), {}>", view(r, c, t));
+    let (va, vb, vc) = (view(m, k, ab), view(k, n, ab), view(m, n, acc));
+    let (pa, pb, pc) = (part(m, k, ab), part(k, n, ab), part(m, n, acc));
+    format!(
+        r#"
+cuda_tile.module @kernels {{
+  entry @mm(%A: tile<ptr<{ab}>>, %B: tile<ptr<{ab}>>, %C: tile<ptr<{acc}>>) {{
+    %tok = make_token : token
+    %c0 = constant <i32: 0> : tile<i32>
+    %ta = make_tensor_view %A, shape = [{m}, {k}], strides = [{k}, 1] : {va}
+    %tb = make_tensor_view %B, shape = [{k}, {n}], strides = [{n}, 1] : {vb}
+    %tc = make_tensor_view %C, shape = [{m}, {n}], strides = [{n}, 1] : {vc}
+    %pa = make_partition_view %ta : {pa}
+    %pb = make_partition_view %tb : {pb}
+    %pc = make_partition_view %tc : {pc}
+    %a0, %t0 = load_view_tko weak %pa[%c0, %c0] token = %tok : {pa}, tile<i32> -> tile<{m}x{k}x{ab}>, token
+    %b0, %t1 = load_view_tko weak %pb[%c0, %c0] token = %tok : {pb}, tile<i32> -> tile<{k}x{n}x{ab}>, token
+    %c, %t2 = load_view_tko weak %pc[%c0, %c0] token = %tok : {pc}, tile<i32> -> tile<{m}x{n}x{acc}>, token
+{convert}
+    %d = {op}
+    %t3 = store_view_tko weak %d, %pc[%c0, %c0] token = %tok : tile<{m}x{n}x{acc}>, {pc}, tile<i32> -> token
+    return
+  }}
+}}
+"#
+    )
+}
+
+/// An f32 matmul in tf32, as the front end writes it.
+fn tf32(m: i64, n: i64, k: i64) -> String {
+    let convert = format!(
+        "    %a = ftof %a0 : tile<{m}x{k}xf32> -> tile<{m}x{k}xtf32>\n    %b = ftof %b0 : tile<{k}x{n}xf32> -> tile<{k}x{n}xtf32>"
+    );
+    kernel(m, n, k, "f32", "f32", &convert, &format!("mmaf %a, %b, %c : tile<{m}x{k}xtf32>, tile<{k}x{n}xtf32>, tile<{m}x{n}xf32>"))
+}
+
+fn i8(m: i64, n: i64, k: i64, sa: &str, sb: &str) -> String {
+    let convert = "    %a = addi %a0, %a0 : tile<MxKxi8>\n    %b = addi %b0, %b0 : tile<KxNxi8>"
+        .replace("MxK", &format!("{m}x{k}"))
+        .replace("KxN", &format!("{k}x{n}"));
+    kernel(m, n, k, "i8", "i32", &convert, &format!("mmai %a, %b, %c {sa} {sb} : tile<{m}x{k}xi8>, tile<{k}x{n}xi8>, tile<{m}x{n}xi32>"))
+}
+
+/// fp8 operands, bit casts of i8 tiles (the LLVM writer loads no fp8 memory, and converts
+/// to fp8 only on sm_89+).
+fn fp8(m: i64, n: i64, k: i64, t: &str) -> String {
+    let convert = format!(
+        "    %a = bitcast %a0 : tile<{m}x{k}xi8> -> tile<{m}x{k}x{t}>\n    %b = bitcast %b0 : tile<{k}x{n}xi8> -> tile<{k}x{n}x{t}>"
+    );
+    kernel(m, n, k, "i8", "f32", &convert, &format!("mmaf %a, %b, %c : tile<{m}x{k}x{t}>, tile<{k}x{n}x{t}>, tile<{m}x{n}xf32>"))
+}
+
+fn llvm(src: &str, target: &str, force: Option<&str>) -> Result<String, CompileError> {
+    let options = tileir_syntax::ParseOptions { file_name: "mm.mlir".into(), ..Default::default() };
+    let module = tileir_syntax::parse_module(src, &options).unwrap_or_else(|d| panic!("parse failed: {d:?}\n{src}"));
+    let pipeline = match force {
+        Some(f) => format!("convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas{{force-variant={f}}}"),
+        None => String::new(),
+    };
+    let opts = CompileOptions { pipeline, target: target.into(), ..Default::default() };
+    let out = compile(module, &opts)?;
+    Ok(out.stages.iter().find(|(n, _)| n == "llvm").map(|(_, t)| t.clone()).unwrap_or_default())
+}
+
+const NO_MMA: &str = "@llvm.nvvm.mma.";
+
+#[test]
+fn tf32_matmul_uses_m16n8k8() {
+    let text = llvm(&tf32(32, 32, 16), "sm_80", None).unwrap();
+    assert!(text.contains("call { float, float, float, float } @llvm.nvvm.mma.m16n8k8.row.col.tf32(i32 "), "{text}");
+    assert!(text.contains("llvm.nvvm.f2tf32.rna"), "{text}");
+}
+
+#[test]
+fn ragged_tf32_shapes_fall_back_to_fma() {
+    // Tile shapes are powers of two: these miss 16 (M), 8 (N) or 8 (K).
+    for (m, n, k) in [(8, 32, 16), (32, 4, 16), (32, 32, 4)] {
+        let text = llvm(&tf32(m, n, k), "sm_90a", None).unwrap();
+        assert!(!text.contains(NO_MMA), "{m}x{n}x{k}:\n{text}");
+    }
+    let err = llvm(&tf32(32, 32, 4), "sm_90a", Some("mmaf:mma_sync_tf32")).unwrap_err().to_string();
+    assert!(err.contains("mma_sync_tf32: 32x32x4 is not a multiple of the 16x8x8 instruction shape"), "{err}");
+    assert!(err.contains("mma_sync: not the forced variant"), "{err}");
+}
+
+#[test]
+fn int8_matmul_names_each_signedness() {
+    for (sa, sb, name) in [
+        ("signed", "signed", "m16n8k32.row.col.s8("),
+        ("unsigned", "unsigned", "m16n8k32.row.col.u8("),
+        ("signed", "unsigned", "m16n8k32.row.col.s8.u8("),
+        ("unsigned", "signed", "m16n8k32.row.col.u8.s8("),
+    ] {
+        let text = llvm(&i8(32, 32, 64, sa, sb), "sm_80", None).unwrap();
+        let call = format!("call {{ i32, i32, i32, i32 }} @llvm.nvvm.mma.{name}");
+        assert!(text.contains(&call), "{sa} x {sb}: no {call} in\n{text}");
+    }
+    // K = 16 is not a multiple of 32: the FMA loop.
+    let text = llvm(&i8(32, 32, 16, "signed", "signed"), "sm_80", None).unwrap();
+    assert!(!text.contains(NO_MMA), "{text}");
+}
+
+#[test]
+fn fp8_needs_sm_89() {
+    let text = llvm(&fp8(32, 32, 32, "f8E4M3FN"), "sm_90a", None).unwrap();
+    assert!(text.contains("@llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e4m3.f32(i32 "), "{text}");
+    let text = llvm(&fp8(32, 32, 32, "f8E5M2"), "sm_89", None).unwrap();
+    assert!(text.contains("@llvm.nvvm.mma.m16n8k32.row.col.f32.e5m2.e5m2.f32(i32 "), "{text}");
+    // sm_80 has no fp8 at all: every variant declines, each with its reason.
+    let err = llvm(&fp8(32, 32, 32, "f8E4M3FN"), "sm_80", None).unwrap_err().to_string();
+    for want in [
+        "no lowering of 'mmaf' applies on sm_80",
+        "mma_sync: operand types f8E4M3FN x f8E4M3FN -> f32 are not f16/bf16 -> f32",
+        "mma_sync_tf32: operand types f8E4M3FN x f8E4M3FN -> f32 are not tf32 -> f32",
+        "mma_sync_i8: 'mmaf' is not mmai",
+        "mma_sync_fp8: needs sm_89+ (target sm_80)",
+        "fma: declined: fp8 conversions need sm_89",
+    ] {
+        assert!(err.contains(want), "no '{want}' in {err}");
+    }
+    // Shapes the instruction does not tile fall back to the FMA loop on sm_89.
+    let text = llvm(&fp8(32, 32, 16, "f8E4M3FN"), "sm_89", None).unwrap();
+    assert!(!text.contains(NO_MMA), "{text}");
+}
+
+#[test]
+fn a_forced_variant_lists_every_reason() {
+    let err = llvm(&i8(32, 32, 64, "signed", "signed"), "sm_90a", Some("mmai:mma_sync_tf32")).unwrap_err().to_string();
+    for want in [
+        "mma_sync: not the forced variant",
+        "mma_sync_tf32: 'mmai' is not mmaf",
+        "mma_sync_i8: not the forced variant",
+        "mma_sync_fp8: not the forced variant",
+        "fma: not the forced variant",
+    ] {
+        assert!(err.contains(want), "no '{want}' in {err}");
+    }
+    // Forcing the FMA loop keeps a tf32 matmul off the tensor cores.
+    let text = llvm(&tf32(32, 32, 16), "sm_90a", Some("mmaf:fma")).unwrap();
+    assert!(!text.contains(NO_MMA), "{text}");
+}
