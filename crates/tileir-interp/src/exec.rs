@@ -1404,7 +1404,7 @@ impl<'l, 'm, 'a> BlockExec<'l, 'm, 'a> {
                     }
                 }
             };
-            if c.all_out_of_bounds() {
+            if c.all_out_of_bounds() && !masked_outside {
                 return Err(self.error(
                     op,
                     ErrorKind::UndefinedBehavior,

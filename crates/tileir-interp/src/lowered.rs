@@ -10,9 +10,10 @@
 //!   wide the hardware accesses are) address the tile whose coordinates are the tile indices
 //!   per memref dimension: origin `idx[i] · tile[i]`, or `idx[i] · origin_step[i]` for a
 //!   strided view. The memref is already permuted for a view's `dim_map`. Out-of-bounds
-//!   elements read the padding value (zero without one) and are not written; an index outside
-//!   the index space or a tile entirely out of bounds is undefined behavior, as for
-//!   `load_view_tko` / `store_view_tko`.
+//!   elements read the padding value (zero without one) and are not written; a tile outside
+//!   the index space, or entirely out of bounds, is fully masked (the generated code masks
+//!   every element), unlike `load_view_tko` / `store_view_tko` where that is undefined
+//!   behavior (the cuda_tile source keeps those checks).
 //! - Memory ordering and tokens (`create_mem_token`, `join_mem_token`, the token operands and
 //!   results) are no-ops in a sequential interpreter; `mark_for_reuse` only checks that its
 //!   operands are defined.
