@@ -1146,6 +1146,9 @@ impl Decoder {
     fn wgmma(&mut self, i: &Instr, mods: &[&str]) -> Result<Op> {
         let line = i.line;
         let unsupported = |why: &str| decode_err(line, format!("unsupported wgmma form '{}': {why}", i.opcode));
+        if mods.contains(&"sp") {
+            return Err(unsupported("sparse A (.sp) is not supported"));
+        }
         let shape = mods.iter().find(|m| m.starts_with("m64n")).ok_or_else(|| unsupported("no m64nNkK shape"))?;
         let (n, k) = shape[4..].split_once('k').and_then(|(n, k)| Some((n.parse::<u16>().ok()?, k.parse::<u8>().ok()?))).ok_or_else(|| unsupported("bad shape"))?;
         let tys: Vec<&str> = mods.iter().copied().filter(|m| matches!(*m, "f16" | "bf16" | "f32" | "tf32" | "e4m3" | "e5m2" | "s8" | "u8" | "s32")).collect();
@@ -1197,8 +1200,8 @@ impl Decoder {
                 (false, imm(self, o.get(rest + 4)).unwrap_or(0) != 0)
             }
         };
-        if tnsp_a || tnsp_b {
-            return Err(unsupported("transposed (MN-major) shared-memory operands are not supported yet"));
+        if (tnsp_a || tnsp_b) && k != 16 {
+            return Err(unsupported("transposed (MN-major) operands exist only for f16/bf16 inputs"));
         }
         Ok(Op::Wgmma { n, k, ab, d_f16, ds, a, b, scale_d, neg_a, neg_b, tnsp_a, tnsp_b })
     }

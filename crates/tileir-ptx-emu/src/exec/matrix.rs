@@ -217,11 +217,34 @@ pub(crate) fn desc_address(desc: u64, row: usize, kk: usize, es: usize) -> u64 {
     a ^ (((a >> 7) & ((1 << bits) - 1)) << 4)
 }
 
+/// The shared-memory address of element (`mn`, `kk`) of an MN-major (transposed) operand
+/// described by matrix descriptor `desc` (elements of `es` bytes; `mn` is the row of A or
+/// the column of B). Each K index is a row of MN-contiguous elements. Without swizzling,
+/// core matrices are 8 K-rows of 16 bytes (8 MN elements): they sit `lbo` bytes apart along
+/// K (groups of 8) and `sbo` bytes apart along MN. With a 32/64/128-byte swizzle, an atom is
+/// 8 K-rows of that width; atoms sit `lbo` bytes apart along MN and `sbo` bytes apart along
+/// K, and the 16-byte chunks are XOR-swizzled on the absolute address as for K-major.
+pub(crate) fn desc_address_mn(desc: u64, mn: usize, kk: usize, es: usize) -> u64 {
+    let start = (desc & 0x3fff) << 4;
+    let lbo = ((desc >> 16) & 0x3fff) << 4;
+    let sbo = ((desc >> 32) & 0x3fff) << 4;
+    let mb = (mn * es) as u64;
+    let (k8, kr) = ((kk / 8) as u64, (kk % 8) as u64);
+    let (width, bits) = match desc >> 62 {
+        1 => (128u64, 3u32),
+        2 => (64, 2),
+        3 => (32, 1),
+        _ => return start + (mb / 16) * sbo + k8 * lbo + kr * 16 + mb % 16,
+    };
+    let a = start + (mb / width) * lbo + k8 * sbo + kr * width + mb % width;
+    a ^ (((a >> 7) & ((1 << bits) - 1)) << 4)
+}
+
 /// `wgmma.mma_async` for this warp's 16 rows of the warpgroup's tile (rows depend only on
 /// their own A rows, so each warp computes its slice alone). Sums are exact products summed
 /// in f64, rounded once.
 pub(crate) fn wgmma(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, op: &crate::program::Op) -> Result<()> {
-    let crate::program::Op::Wgmma { n, k, ab, d_f16, ds, a, b, scale_d, neg_a, neg_b, .. } = op else { return Ok(()) };
+    let crate::program::Op::Wgmma { n, k, ab, d_f16, ds, a, b, scale_d, neg_a, neg_b, tnsp_a, tnsp_b } = op else { return Ok(()) };
     let (n, kk) = (*n as usize, *k as usize);
     let es = (ab.bit_width() / 8) as usize;
     let row0 = 16 * (w.id as usize % 4);
@@ -235,7 +258,8 @@ pub(crate) fn wgmma(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, op: &crate::pr
             let desc = val(&w.regs, *d, 0);
             for (r, row) in am.iter_mut().enumerate() {
                 for (c, x) in row.iter_mut().enumerate() {
-                    *x = load(w, env, desc_address(desc, row0 + r, c, es))?;
+                    let addr = if *tnsp_a { desc_address_mn(desc, row0 + r, c, es) } else { desc_address(desc, row0 + r, c, es) };
+                    *x = load(w, env, addr)?;
                 }
             }
         }
@@ -252,7 +276,8 @@ pub(crate) fn wgmma(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, op: &crate::pr
     let mut bm = vec![vec![0f64; kk]; n];
     for (r, row) in bm.iter_mut().enumerate() {
         for (c, x) in row.iter_mut().enumerate() {
-            *x = load(w, env, desc_address(bdesc, r, c, es))?;
+            let addr = if *tnsp_b { desc_address_mn(bdesc, r, c, es) } else { desc_address(bdesc, r, c, es) };
+            *x = load(w, env, addr)?;
         }
     }
     let sign = if neg_a != neg_b { -1.0 } else { 1.0 };
