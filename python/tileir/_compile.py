@@ -185,22 +185,27 @@ def list_arg_records(pname: str, pspec: ListSpec, arg: Sequence[Any]):
     return list_records(rows, pspec.element.ndim)
 
 
-_STAGES_OPTION = "tileas-unspecialized-pipeline{num-stages=2"
-
-
 def _pipeline_for_hints(kernel: Kernel, target: str) -> Optional[str]:
-    """The pass pipeline a kernel's ``num_stages`` hint asks for (None: the default)."""
+    """The pass pipeline a kernel's ``num_stages`` hint asks for (None: the default).
+
+    The default pipeline bounds the bytes in flight per thread (large tiles then stay
+    unpipelined rather than spill); an explicit ``num_stages`` is honoured without that
+    bound (a spill is reported as a TileIRPerformanceWarning)."""
+    import re
+
     from ._api import ByTarget
 
     stages = kernel.hints.get("num_stages")
     if isinstance(stages, ByTarget):
         stages = stages.resolve(target)
-    if stages is None or stages == 2:
+    if stages is None:
         return None
     default = _native.default_pipeline()
-    if _STAGES_OPTION not in default:
-        raise RuntimeError(f"the default pipeline has no '{_STAGES_OPTION}' to set num_stages in: {default}")
-    return default.replace(_STAGES_OPTION, f"tileas-unspecialized-pipeline{{num-stages={stages}")
+    pipelined, n = re.subn(r"tileas-unspecialized-pipeline\{[^}]*\}",
+                           f"tileas-unspecialized-pipeline{{num-stages={stages} peel-epilogue=false}}", default)
+    if n != 1:
+        raise RuntimeError(f"the default pipeline has no tileas-unspecialized-pipeline to set num_stages in: {default}")
+    return pipelined
 
 
 def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipeline: Optional[str] = None,

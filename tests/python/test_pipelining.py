@@ -119,3 +119,20 @@ def test_schedule_materialization_interprets_like_the_source(name, driver):
     ct.interpret(grid, kern, args, stage="nv_tileas", pipeline=pipeline)
     for i, want in expected.items():
         assert np.array_equal(np.asarray(args[i]).view(np.uint8), want.view(np.uint8)), f"output #{i} differs"
+
+
+def test_large_tiles_stay_unpipelined_by_default_to_avoid_spills():
+    # 128x128x64 f16 tiles: one more stage of A and B in flight is 128 bytes per thread,
+    # over the default budget (64); an explicit num_stages asks for it anyway.
+    import warnings
+
+    from test_frontend_samples import SAMPLES
+
+    kern, args = SAMPLES["matmul_f16"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        k = ct.compile(kern, args(), target="sm_90a")
+    assert "pipeline<stages=1," in k.asm["nv_tileas"]
+    assert k.ptxas_info.spill_stores_bytes == 0
+    k2 = ct.compile(kern.replace_hints(num_stages=2), args(), target="sm_90a")
+    assert "pipeline<stages=2," in k2.asm["nv_tileas"]

@@ -179,4 +179,4 @@ pub fn registry() -> Registry {
 /// single-agent software pipelining of loop loads (two stages: each load issued one
 /// iteration ahead; the drain predicated rather than peeled, which keeps one copy of the
 /// loop body for LLVM) and its lowering to loop-carried registers for the general backend.
-pub const DEFAULT_PIPELINE: &str = "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=2 peel-epilogue=false},tileas-optimize-pipeline-region,tileas-pipelines-to-registers";
+pub const DEFAULT_PIPELINE: &str = "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=2 peel-epilogue=false max-inflight-bytes=64},tileas-optimize-pipeline-region,tileas-pipelines-to-registers";

@@ -51,6 +51,12 @@ pass_options! {
         /// iteration S−1 ahead exists" — the same schedule without a second copy of the
         /// loop body (half the code for LLVM to compile; the default compile uses it).
         peel_epilogue("peel-epilogue"): bool = true,
+        /// tileir: the most bytes per thread the entries in flight (S−1 stages of the
+        /// pipeline's entry, spread over the function's threads) may take; a loop over it is
+        /// left unpipelined with the remark. 0 = no limit. The general backend keeps
+        /// in-flight entries in registers, so the default compile bounds them (64 bytes:
+        /// 16 registers) to keep large tiles from spilling.
+        max_inflight_bytes("max-inflight-bytes"): u32 = 0,
     }
 }
 
@@ -78,20 +84,24 @@ impl Pass for UnspecializedPipeline {
                 format!("{NAME}: num-stages must be at most 64, got {s}"),
             )));
         }
-        remarks.extend(run(module, s, self.options.peel_epilogue));
+        remarks.extend(run(module, s, self.options.peel_epilogue, self.options.max_inflight_bytes));
         Ok(())
     }
 }
 
 /// Pipelines every eligible loop of `m` at `num_stages`; returns the remarks of loops left
 /// unchanged.
-pub fn run(m: &mut Module, num_stages: u32, peel_epilogue: bool) -> Vec<Diagnostic> {
+pub fn run(m: &mut Module, num_stages: u32, peel_epilogue: bool, max_inflight_bytes: u32) -> Vec<Diagnostic> {
     let mut remarks = Vec::new();
     let funcs: Vec<OpId> = m.blocks[m.body].ops.iter().copied().filter(|&f| matches!(m.ops[f].kind, OpKind::TileAa(TileAaOp::Func { .. }))).collect();
     for f in funcs {
         if crate::pipeline_util::walk_op(m, f).iter().any(|&o| matches!(m.ops[o].kind, OpKind::TileAs(TileAsOp::AgentSwitch { .. }))) {
             continue;
         }
+        let threads = 32 * match m.ops[f].kind {
+            OpKind::TileAa(TileAaOp::Func { num_warps, .. }) => num_warps.unwrap_or(4),
+            _ => 4,
+        };
         let loops: Vec<OpId> = crate::pipeline_util::walk_op(m, f).into_iter().filter(|&o| m.ops[o].kind.ct() == Some(CtOp::For)).collect();
         for l in loops {
             // A stamped schedule wins over the option.
@@ -103,6 +113,17 @@ pub fn run(m: &mut Module, num_stages: u32, peel_epilogue: bool) -> Vec<Diagnost
             let Some(candidate) = Candidate::find(m, l) else { continue };
             if !candidate.legal(m) {
                 remarks.push(Diagnostic::remark(m.op_location(l), FAILED_TO_PIPELINE));
+                continue;
+            }
+            let inflight = inflight_bytes_per_thread(m, candidate.produce, stages - 1, threads);
+            if max_inflight_bytes != 0 && inflight > u64::from(max_inflight_bytes) {
+                remarks.push(Diagnostic::remark(m.op_location(l), FAILED_TO_PIPELINE).with_note(
+                    m.op_location(l),
+                    format!(
+                        "{inflight} bytes per thread would be in flight ({} stage(s) ahead over {threads} threads); the limit is {max_inflight_bytes}",
+                        stages - 1
+                    ),
+                ));
                 continue;
             }
             let lead = match stamped {
@@ -117,6 +138,25 @@ pub fn run(m: &mut Module, num_stages: u32, peel_epilogue: bool) -> Vec<Diagnost
         }
     }
     remarks
+}
+
+/// Bytes per thread `ahead` in-flight entries of `produce`'s pipeline take when spread over
+/// `threads` threads (each tile element stored once; scalars per thread).
+fn inflight_bytes_per_thread(m: &Module, produce: OpId, ahead: u32, threads: u32) -> u64 {
+    let pipe = m.ops[produce].operands[0];
+    let tileir_ir::Type::Pipeline { elems, .. } = m.types.get(m.value_type(pipe)) else { return 0 };
+    let entry: u64 = elems
+        .iter()
+        .map(|&t| match m.types.get(t) {
+            tileir_ir::Type::Tile { shape, elem: tileir_ir::TileElem::Num(n), .. } => {
+                let count: i64 = shape.iter().product();
+                (count.max(0) as u64 * u64::from(n.bit_width())).div_ceil(8).div_ceil(u64::from(threads.max(1)))
+            }
+            tileir_ir::Type::Scalar(n) => u64::from(n.bit_width()).div_ceil(8),
+            _ => 8,
+        })
+        .sum();
+    entry * u64::from(ahead)
 }
 
 /// A loop with one producer (stage 0) and one consumer (stage 1) of the same pipeline.

@@ -9,6 +9,15 @@
 // RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=3}' | FileCheck %s --check-prefix=S3
 // RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=1}' | FileCheck %s --check-prefix=ASYNC
 // RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=2 peel-epilogue=false}' | FileCheck %s --check-prefix=PRED
+// A budget on the bytes in flight per thread (the default compile's, for register pipelines):
+// the 16x16xf32 entry over 64 threads is 16 bytes per stage.
+// RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=2 max-inflight-bytes=8}' 2>&1 | FileCheck %s --check-prefix=BUDGET
+// RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=3 max-inflight-bytes=32}' | FileCheck %s --check-prefix=S3
+
+// BUDGET: remark: Failed to pipeline loop
+// BUDGET: note: 16 bytes per thread would be in flight (1 stage(s) ahead over 64 threads); the limit is 8
+// BUDGET: stages=1,
+
 // Per-pass IR dumps, as MLIR's -mlir-print-ir-after-all writes them.
 // RUN: tileir-opt %s -convert-cuda-tile-to-tileaa -convert-tileaa-to-tileas -tileas-materialize-async -tileas-unspecialized-pipeline -mlir-print-ir-after-all -o %t.out 2>&1 | FileCheck %s --check-prefix=DUMP
 
