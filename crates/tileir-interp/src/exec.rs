@@ -24,6 +24,9 @@ mod pipeline;
 // The layout-conversion ops (`convert_layout`, `view`, `copy`, `shuffle`) and `alloc_tensor`.
 #[path = "layout_ops.rs"]
 mod layout_ops;
+// The tile-structure, pointer-tile memory and dot ops (`reinterpret`, `extract_slice`, …).
+#[path = "tile_structure.rs"]
+mod tile_structure;
 
 /// How a block's execution ended.
 #[derive(Debug)]

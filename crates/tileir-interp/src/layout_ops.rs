@@ -20,7 +20,7 @@ use tileir_ir::{OpId, TileAsOp, TileElem, Type};
 
 /// `t`'s bits (row-major, each element its bit width, little-endian packed) read as a tile
 /// of `shape` × `elem`; `None` if the bit counts differ.
-fn reinterpret(t: &Tile, shape: Vec<usize>, elem: TileElem) -> Option<Tile> {
+pub(super) fn reinterpret(t: &Tile, shape: Vec<usize>, elem: TileElem) -> Option<Tile> {
     let n: usize = shape.iter().product();
     if t.elem == elem {
         return (t.len() == n).then(|| Tile { shape, elem, data: t.data.clone() });

@@ -62,6 +62,16 @@ pub(super) fn is_async_op(kind: &OpKind) -> bool {
             | TileAsOp::View { .. }
             | TileAsOp::Copy { .. }
             | TileAsOp::Shuffle { .. } => false,
+            // Tile structure, pointer-tile memory and dot: tile_structure.rs, via exec_tileas.
+            TileAsOp::Reinterpret
+            | TileAsOp::ExtractSlice { .. }
+            | TileAsOp::InsertSlice { .. }
+            | TileAsOp::ExpandDims { .. }
+            | TileAsOp::Generate
+            | TileAsOp::TiledAtomicRmw { .. }
+            | TileAsOp::Load(_)
+            | TileAsOp::Store(_)
+            | TileAsOp::Dot(_) => false,
         },
         OpKind::TileAa(k) => match k {
             TileAaOp::CreateQueue
@@ -184,6 +194,15 @@ impl<'m> BlockExec<'_, 'm, '_> {
             | TileAsOp::View { .. }
             | TileAsOp::Copy { .. }
             | TileAsOp::Shuffle { .. } => self.exec_layout_op(op, k),
+            TileAsOp::Reinterpret
+            | TileAsOp::ExtractSlice { .. }
+            | TileAsOp::InsertSlice { .. }
+            | TileAsOp::ExpandDims { .. }
+            | TileAsOp::Generate
+            | TileAsOp::TiledAtomicRmw { .. }
+            | TileAsOp::Load(_)
+            | TileAsOp::Store(_)
+            | TileAsOp::Dot(_) => self.exec_tile_structure(op, k),
             _ => Err(self.not_routed_async(op)),
         }
     }
@@ -288,7 +307,7 @@ impl<'m> BlockExec<'_, 'm, '_> {
 
     /// Where the tile of a `tiled_load` (operands: memref, coordinates…, token?) or
     /// `tiled_store` (memref, value, coordinates…, token?) lies.
-    fn tiled_view(&self, op: OpId, a: &TiledAccess, store: bool) -> R<ViewAccess> {
+    pub(super) fn tiled_view(&self, op: OpId, a: &TiledAccess, store: bool) -> R<ViewAccess> {
         let m = self.m();
         let ops = &m.ops[op].operands;
         let lead = if store { 2 } else { 1 };

@@ -271,7 +271,16 @@ impl BlockExec<'_, '_, '_> {
             | TileAsOp::ConvertLayout { .. }
             | TileAsOp::View { .. }
             | TileAsOp::Copy { .. }
-            | TileAsOp::Shuffle { .. } => {
+            | TileAsOp::Shuffle { .. }
+            | TileAsOp::Reinterpret
+            | TileAsOp::ExtractSlice { .. }
+            | TileAsOp::InsertSlice { .. }
+            | TileAsOp::ExpandDims { .. }
+            | TileAsOp::Generate
+            | TileAsOp::TiledAtomicRmw { .. }
+            | TileAsOp::Load(_)
+            | TileAsOp::Store(_)
+            | TileAsOp::Dot(_) => {
                 return Err(self.error(op, ErrorKind::InvalidIr, "not an async op"));
             }
         }

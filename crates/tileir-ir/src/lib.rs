@@ -40,7 +40,7 @@ pub use attrs::{Attr, AtomicRmwMode, ComparisonOrdering, ComparisonPredicate, De
 pub use diag::{Diagnostic, Diagnostics, Severity};
 pub use dialect::cuda_tile::{AssumePredicate, CtOp, CudaTileOp};
 pub use dialect::tileaa::{is_residual_cuda_tile, TileAaOp, TiledAccess};
-pub use dialect::tileas::{AtomPlan, TileAsOp};
+pub use dialect::tileas::{AtomPlan, DotAttrs, PtrAccess, TileAsOp};
 pub use dialect::FloatArith;
 pub use location::{LocId, LocTable, Location};
 pub use module::{BlockId, Builder, Module, OpData, OpId, RegionId, ValueDef, ValueId};

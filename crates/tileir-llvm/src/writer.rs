@@ -583,6 +583,21 @@ impl<'a> FuncWriter<'a> {
             OpKind::TileAs(k) => match k {
                 TileAsOp::TiledLoad { access, vector_width } => self.tiled(op, access, *vector_width, true),
                 TileAsOp::TiledStore { access, vector_width } => self.tiled(op, access, *vector_width, false),
+                TileAsOp::Reinterpret
+                | TileAsOp::ExtractSlice { .. }
+                | TileAsOp::InsertSlice { .. }
+                | TileAsOp::ExpandDims { .. }
+                | TileAsOp::Generate
+                | TileAsOp::TiledAtomicRmw { .. }
+                | TileAsOp::Load(_)
+                | TileAsOp::Store(_)
+                | TileAsOp::Dot(_) => self.error(
+                    op,
+                    format!(
+                        "the LLVM writer cannot emit 'nv_tileas.{}' yet: the tile-structure, pointer-tile memory and dot ops of nv_tileas have no LLVM lowering (the conversion keeps cuda_tile's own ops for them)",
+                        k.mnemonic()
+                    ),
+                ),
                 other => self.error(
                     op,
                     format!(

@@ -35,6 +35,13 @@ pub(crate) fn verify_access_ordering(
             ),
         );
     }
+    verify_scope_rule(cx, op, ordering, has_scope);
+}
+
+/// The scope half of the ordering rules (spec/002, `verify_memory_op_common`), shared by
+/// loads, stores and atomics (which accept every ordering): weak takes no scope, the
+/// others require one.
+pub(crate) fn verify_scope_rule(cx: &mut Ctx<'_>, op: OpId, ordering: MemoryOrdering, has_scope: bool) {
     if ordering == MemoryOrdering::Weak && has_scope {
         cx.op_error(op, "weak memory ordering must not carry a scope");
     }

@@ -41,6 +41,7 @@ mod ods;
 mod pipeline;
 mod shape;
 mod tile;
+mod tile_structure;
 mod types;
 
 use std::collections::HashSet;

@@ -459,6 +459,15 @@ pub(crate) fn verify_as(cx: &mut Ctx<'_>, op: OpId, kind: &TileAsOp) {
         TileAsOp::ConvertLayout { .. } | TileAsOp::View { .. } | TileAsOp::Copy { .. } | TileAsOp::Shuffle { .. } => {
             crate::layout_ops::verify(cx, op, kind)
         }
+        TileAsOp::Reinterpret
+        | TileAsOp::ExtractSlice { .. }
+        | TileAsOp::InsertSlice { .. }
+        | TileAsOp::ExpandDims { .. }
+        | TileAsOp::Generate
+        | TileAsOp::TiledAtomicRmw { .. }
+        | TileAsOp::Load(_)
+        | TileAsOp::Store(_)
+        | TileAsOp::Dot(_) => crate::tile_structure::verify(cx, op, kind),
     }
 }
 

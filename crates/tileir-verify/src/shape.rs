@@ -37,20 +37,54 @@ pub(crate) fn verify(cx: &mut Ctx<'_>, op: OpId, kind: &CudaTileOp) {
 /// it (the same table as cuda_tile's), integer operands are 8-bit with an i32 accumulator,
 /// and the shapes contract.
 pub(crate) fn verify_lowered_dot(cx: &mut Ctx<'_>, op: OpId, kind: &CudaTileOp) {
-    let m = cx.m;
-    let d = &m.ops[op];
+    let d = &cx.m.ops[op];
     if d.operands.len() < 3 || d.results.len() != 1 {
         cx.op_error(op, "dot expects lhs, rhs and accumulator operands and one result");
         return;
     }
-    let (lhs, rhs, acc, res) = (d.operands[0], d.operands[1], d.operands[2], d.results[0]);
-    let (el, er, ea, eres) = (elem_of(m, lhs), elem_of(m, rhs), elem_of(m, acc), elem_of(m, res));
-    if ea != eres || shape_of(m, acc) != shape_of(m, res) {
+    let flavor = match kind.op {
+        CtOp::MmaI => DotFlavor::Int,
+        CtOp::MmaFScaled => DotFlavor::Scaled,
+        _ => DotFlavor::Float,
+    };
+    let scales = (d.operands.len() >= 5).then(|| (d.operands[3], d.operands[4]));
+    let values = DotValues { lhs: d.operands[0], rhs: d.operands[1], acc: d.operands[2], res: d.results[0], scales };
+    verify_dot_values(cx, op, flavor, &values);
+}
+
+/// Which matrix multiply a dot is: float (`mmaf`), integer (`mmai`) or block-scaled
+/// (`mmaf_scaled`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DotFlavor {
+    /// Float operands.
+    Float,
+    /// 8-bit integer operands, i32 accumulator.
+    Int,
+    /// Block-scaled float operands with scale tiles.
+    Scaled,
+}
+
+/// The values of a dot: A, B, the accumulator, the result and (block-scaled) the scales.
+pub(crate) struct DotValues {
+    pub lhs: ValueId,
+    pub rhs: ValueId,
+    pub acc: ValueId,
+    pub res: ValueId,
+    pub scales: Option<(ValueId, ValueId)>,
+}
+
+/// spec/002's dot rules on the values of any dot op (a residual `mmaf`/`mmai`/`mmaf_scaled`
+/// or nv_tileas `dot`): the accumulator and result agree, A and B form a legal element
+/// pair, the accumulator type is legal for it, and the shapes contract.
+pub(crate) fn verify_dot_values(cx: &mut Ctx<'_>, op: OpId, flavor: DotFlavor, v: &DotValues) {
+    let m = cx.m;
+    let (el, er, ea, eres) = (elem_of(m, v.lhs), elem_of(m, v.rhs), elem_of(m, v.acc), elem_of(m, v.res));
+    if ea != eres || shape_of(m, v.acc) != shape_of(m, v.res) {
         cx.op_error(op, format!("dot accumulator {} and result {} must have the same type", q(ea), q(eres)));
         return;
     }
-    let tuple_ok = match kind.op {
-        CtOp::MmaI => {
+    let tuple_ok = match flavor {
+        DotFlavor::Int => {
             let int8 = |e: TileElem| matches!(e, TileElem::Num(NumType::I8));
             if !int8(el) || !int8(er) || ea != TileElem::Num(NumType::I32) {
                 Err(format!(
@@ -63,11 +97,44 @@ pub(crate) fn verify_lowered_dot(cx: &mut Ctx<'_>, op: OpId, kind: &CudaTileOp) 
                 Ok(())
             }
         }
-        CtOp::MmaF if el != er => Err(format!("dot operands must share an element type, got {} and {}", q(el), q(er))),
+        DotFlavor::Float if el != er => Err(format!("dot operands must share an element type, got {} and {}", q(el), q(er))),
         _ => Ok(()),
     };
-    if let Err(msg) = tuple_ok.and_then(|_| check(m, op, kind)) {
+    if let Err(msg) = tuple_ok.and_then(|_| dot_rules(m, flavor, v)) {
         cx.op_error(op, msg);
+    }
+}
+
+/// The shape and element-type rules of a dot (cuda_tile's `mmaf` / `mmai` / `mmaf_scaled`).
+fn dot_rules(m: &Module, flavor: DotFlavor, v: &DotValues) -> Result<(), String> {
+    match flavor {
+        DotFlavor::Float => {
+            let (lhs, acc) = (v.lhs, v.acc);
+            mma_shapes(m, lhs, v.rhs, acc)?;
+            let (TileElem::Num(input), TileElem::Num(output)) = (elem_of(m, lhs), elem_of(m, acc))
+            else {
+                return Ok(());
+            };
+            let allowed: &[NumType] = match input {
+                NumType::F8E4M3FN | NumType::F8E5M2 | NumType::F16 => &[NumType::F16, NumType::F32],
+                NumType::BF16 | NumType::TF32 | NumType::F32 => &[NumType::F32],
+                NumType::F64 => &[NumType::F64],
+                other => return Err(format!("unsupported input element type: '{other}'")),
+            };
+            if !allowed.contains(&output) {
+                let list: Vec<String> = allowed.iter().map(|t| format!("'{t}'")).collect();
+                return Err(format!(
+                    "unsupported combination of element types. Input type '{input}' expects accumulator/result type to be one of {{{}}}, but got '{output}'",
+                    list.join(", ")
+                ));
+            }
+            Ok(())
+        }
+        DotFlavor::Int => mma_shapes(m, v.lhs, v.rhs, v.acc),
+        DotFlavor::Scaled => match v.scales {
+            Some((ls, rs)) => check_mma_scaled(m, v.lhs, v.rhs, v.acc, ls, rs),
+            None => Err("a block-scaled dot needs the scale operands lhs_scale and rhs_scale".into()),
+        },
     }
 }
 
@@ -202,30 +269,15 @@ fn check(m: &Module, op: OpId, kind: &CudaTileOp) -> Result<(), String> {
         // Offset: ODS constraints and traits say it all.
         CtOp::Offset => Ok(()),
         CtOp::Pack | CtOp::Unpack => check_pack(m, operand(0), result()),
-        CtOp::MmaF => {
-            let (lhs, acc) = (operand(0), operand(2));
-            mma_shapes(m, lhs, operand(1), acc)?;
-            let (TileElem::Num(input), TileElem::Num(output)) = (elem_of(m, lhs), elem_of(m, acc))
-            else {
-                return Ok(());
+        CtOp::MmaF | CtOp::MmaI | CtOp::MmaFScaled => {
+            let flavor = match kind.op {
+                CtOp::MmaI => DotFlavor::Int,
+                CtOp::MmaFScaled => DotFlavor::Scaled,
+                _ => DotFlavor::Float,
             };
-            let allowed: &[NumType] = match input {
-                NumType::F8E4M3FN | NumType::F8E5M2 | NumType::F16 => &[NumType::F16, NumType::F32],
-                NumType::BF16 | NumType::TF32 | NumType::F32 => &[NumType::F32],
-                NumType::F64 => &[NumType::F64],
-                other => return Err(format!("unsupported input element type: '{other}'")),
-            };
-            if !allowed.contains(&output) {
-                let list: Vec<String> = allowed.iter().map(|t| format!("'{t}'")).collect();
-                return Err(format!(
-                    "unsupported combination of element types. Input type '{input}' expects accumulator/result type to be one of {{{}}}, but got '{output}'",
-                    list.join(", ")
-                ));
-            }
-            Ok(())
+            let scales = (d.operands.len() >= 5).then(|| (operand(3), operand(4)));
+            dot_rules(m, flavor, &DotValues { lhs: operand(0), rhs: operand(1), acc: operand(2), res: result(), scales })
         }
-        CtOp::MmaI => mma_shapes(m, operand(0), operand(1), operand(2)),
-        CtOp::MmaFScaled => check_mma_scaled(m, op),
         _ => Ok(()),
     }
 }
@@ -429,15 +481,7 @@ fn mma_shapes(m: &Module, lhs: ValueId, rhs: ValueId, acc: ValueId) -> Result<()
     dims_match(("rhs", "acc"), (r, a), (col, col))
 }
 
-fn check_mma_scaled(m: &Module, op: OpId) -> Result<(), String> {
-    let d = &m.ops[op];
-    let (lhs, rhs, acc, ls, rs) = (
-        d.operands[0],
-        d.operands[1],
-        d.operands[2],
-        d.operands[3],
-        d.operands[4],
-    );
+fn check_mma_scaled(m: &Module, lhs: ValueId, rhs: ValueId, acc: ValueId, ls: ValueId, rs: ValueId) -> Result<(), String> {
     mma_shapes(m, lhs, rhs, acc)?;
     let (l, r, lsh, rsh) = (
         shape_of(m, lhs),

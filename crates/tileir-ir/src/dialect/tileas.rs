@@ -3,8 +3,9 @@
 //! nv_tileaa ops (functions, arithmetic, memrefs) stay legal here, as in NVIDIA's stack;
 //! the tileas verifier requires every tile value to carry a layout.
 
+use super::read_segments;
 use super::tileaa::TiledAccess;
-use crate::attrs::{Attr, AttrReader, NamedAttrs};
+use crate::attrs::{Attr, AtomicRmwMode, AttrReader, NamedAttrs, Signedness};
 
 /// The nv_tileas ops tileir knows.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -134,6 +135,152 @@ pub enum TileAsOp {
         /// The plan `tileas-materialize-convert-layout` chose.
         plan: Option<AtomPlan>,
     },
+
+    // ---- Tile structure (verified in tileir-verify's tile_structure.rs). ----
+    /// `reinterpret %src` → tile: the same bits read as another element type (a bitcast of
+    /// the whole tile). The bit counts of both sides are equal; when the element widths
+    /// agree the shape is kept and each element is bitcast; otherwise the row-major bit
+    /// string is re-cut (4-bit elements pack two to a byte, low half first), and only the
+    /// innermost dimension may change.
+    Reinterpret,
+    /// `extract_slice %src {offsets, sizes, strides}` → tile of shape `sizes`: element `i` of
+    /// the result is `src[offsets + i * strides]` (MLIR's `tensor.extract_slice` with
+    /// static attributes). Every selected index is in bounds.
+    ExtractSlice {
+        /// First source index per dimension.
+        offsets: Vec<i64>,
+        /// Result shape.
+        sizes: Vec<i64>,
+        /// Step per dimension (≥ 1).
+        strides: Vec<i64>,
+    },
+    /// `insert_slice %src, %dest {offsets, strides}` → the dest type: `dest` with
+    /// `dest[offsets + i * strides] = src[i]` (MLIR's `tensor.insert_slice`); the slice's
+    /// sizes are the source shape and lie within the destination.
+    InsertSlice {
+        /// First destination index per dimension.
+        offsets: Vec<i64>,
+        /// Step per dimension (≥ 1).
+        strides: Vec<i64>,
+    },
+    /// `expand_dims %src {axis}` → tile: the same elements with a size-1 dimension inserted
+    /// before dimension `axis` (`axis` = rank appends one).
+    ExpandDims {
+        /// Position of the new dimension in the result.
+        axis: u32,
+    },
+    /// `generate { ^bb0(%i0: i32, …): … cuda_tile.yield %e }` → tile: one region run per
+    /// result element in row-major order, its block arguments the element's indices (one
+    /// `i32` per dimension), yielding the element (a scalar of the result element type).
+    Generate,
+    /// `tiled_atomic_rmw %memref[%coords…], %value [token]` → (old values, mem_token): the
+    /// tile of `memref` at the tile coordinates (as `tiled_store` addresses it) updated
+    /// element by element, in row-major order, with `rmw_mode`; out-of-bounds elements are
+    /// not touched and read back zero. Operands as `tiled_store`'s (memref, value, coords…,
+    /// token?), `operandSegmentSizes` = {memref, value, coords, token}.
+    TiledAtomicRmw {
+        /// Ordering, scope and operand layout (no padding).
+        access: TiledAccess,
+        /// The read-modify-write operation.
+        mode: AtomicRmwMode,
+    },
+    /// `load %base[, %offsets][, %mask][, %padding][, token]` → (tile, mem_token): a
+    /// pointer-tile gather. `%base` is a tile of pointers (shape S) or one
+    /// `!nv_tileaa.ptr` with a tile of integer element offsets (shape S, required then);
+    /// masked-off lanes read `%padding` (a tile of S or a scalar), zero without one.
+    /// `operandSegmentSizes` = {base, offsets, mask, padding, token}.
+    Load(PtrAccess),
+    /// `store %base, %value[, %offsets][, %mask][, token]` → mem_token: the scatter
+    /// counterpart (masked-off lanes are not written; lanes in row-major order).
+    /// `operandSegmentSizes` = {base, value, offsets, mask, token}.
+    Store(PtrAccess),
+    /// `dot %a, %b, %c[, %sfa, %sfb]` → tile: `a × b + c` (spec/002's `nv_tileaa.dot`):
+    /// float, integer (with `signedness_a`/`signedness_b`) or block-scaled (with the scale
+    /// tiles). `operandSegmentSizes` = {A, B, C, sfa, sfb}.
+    Dot(DotAttrs),
+}
+
+/// Ordering and operand layout of nv_tileas `load` / `store` (pointer-tile forms).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PtrAccess {
+    /// Memory ordering.
+    pub ordering: crate::attrs::MemoryOrdering,
+    /// Scope (required unless weak).
+    pub scope: Option<crate::attrs::MemoryScope>,
+    /// An offsets tile follows the base (required with a scalar `!nv_tileaa.ptr` base).
+    pub has_offsets: bool,
+    /// A mask operand is present.
+    pub has_mask: bool,
+    /// A padding operand is present (loads only).
+    pub has_padding: bool,
+    /// A token operand is present.
+    pub has_token: bool,
+}
+
+impl PtrAccess {
+    fn read(r: &mut AttrReader<'_>, store: bool) -> PtrAccess {
+        use crate::attrs::{MemoryOrdering, MemoryScope};
+        let ordering = r
+            .keyword("mem_semantic", MemoryOrdering::from_keyword, MemoryOrdering::expected)
+            .unwrap_or(MemoryOrdering::Weak);
+        let scope = r.keyword("mem_scope", MemoryScope::from_keyword, MemoryScope::expected);
+        let seg = read_segments(r, 5).unwrap_or_else(|| {
+            r.error("requires attribute 'operandSegmentSizes'".to_string());
+            vec![1, store as i64, 0, 0, 0]
+        });
+        let flag = |i: usize| seg[i] > 0;
+        if seg.iter().any(|&n| n > 1) || seg[0] != 1 || (store && seg[1] != 1) {
+            r.error(format!("'operandSegmentSizes' segments hold 0 or 1 operands (base{} exactly 1), got {seg:?}", if store { " and value" } else { "" }));
+        }
+        if store {
+            PtrAccess { ordering, scope, has_offsets: flag(2), has_mask: flag(3), has_padding: false, has_token: flag(4) }
+        } else {
+            PtrAccess { ordering, scope, has_offsets: flag(1), has_mask: flag(2), has_padding: flag(3), has_token: flag(4) }
+        }
+    }
+    fn attrs(&self, out: &mut NamedAttrs, store: bool) {
+        use crate::attrs::MemoryOrdering;
+        out.push(("mem_semantic".into(), Attr::Enum(MemoryOrdering::MNEMONIC, self.ordering.keyword())));
+        if let Some(s) = self.scope {
+            out.push(("mem_scope".into(), Attr::Enum(crate::attrs::MemoryScope::MNEMONIC, s.keyword())));
+        }
+        let b = |x: bool| x as i64;
+        let seg = if store {
+            vec![1, 1, b(self.has_offsets), b(self.has_mask), b(self.has_token)]
+        } else {
+            vec![1, b(self.has_offsets), b(self.has_mask), b(self.has_padding), b(self.has_token)]
+        };
+        out.push(("operandSegmentSizes".into(), Attr::IntArray(seg)));
+    }
+    /// Operand index of the offsets (after the base, and the value for stores).
+    pub fn offsets_index(&self, store: bool) -> Option<usize> {
+        self.has_offsets.then_some(1 + store as usize)
+    }
+    /// Operand index of the mask.
+    pub fn mask_index(&self, store: bool) -> Option<usize> {
+        self.has_mask.then_some(1 + store as usize + self.has_offsets as usize)
+    }
+    /// Operand index of the padding (loads).
+    pub fn padding_index(&self) -> Option<usize> {
+        self.has_padding.then_some(1 + self.has_offsets as usize + self.has_mask as usize)
+    }
+    /// Number of operands the op takes.
+    pub fn num_operands(&self, store: bool) -> usize {
+        1 + store as usize + self.has_offsets as usize + self.has_mask as usize + self.has_padding as usize + self.has_token as usize
+    }
+}
+
+/// Attributes of nv_tileas `dot`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DotAttrs {
+    /// Signedness of integer A (required for integer dots).
+    pub signedness_a: Option<Signedness>,
+    /// Signedness of integer B (required for integer dots).
+    pub signedness_b: Option<Signedness>,
+    /// NaN inputs propagate (float dots only).
+    pub propagate_nan: bool,
+    /// The scale-factor operands `sfa`, `sfb` are present (block-scaled dot).
+    pub scaled: bool,
 }
 
 /// The plan `tileas-materialize-convert-layout` recorded on the op that ends a conversion
@@ -291,6 +438,15 @@ impl TileAsOp {
             TileAsOp::View { .. } => "view",
             TileAsOp::Copy { .. } => "copy",
             TileAsOp::Shuffle { .. } => "shuffle",
+            TileAsOp::Reinterpret => "reinterpret",
+            TileAsOp::ExtractSlice { .. } => "extract_slice",
+            TileAsOp::InsertSlice { .. } => "insert_slice",
+            TileAsOp::ExpandDims { .. } => "expand_dims",
+            TileAsOp::Generate => "generate",
+            TileAsOp::TiledAtomicRmw { .. } => "tiled_atomic_rmw",
+            TileAsOp::Load(_) => "load",
+            TileAsOp::Store(_) => "store",
+            TileAsOp::Dot(_) => "dot",
         }
     }
 
@@ -301,7 +457,8 @@ impl TileAsOp {
             | TileAsOp::ProduceOneAsync(_)
             | TileAsOp::ConsumeOne { .. }
             | TileAsOp::ProducerWrite
-            | TileAsOp::ConsumerRead => 1,
+            | TileAsOp::ConsumerRead
+            | TileAsOp::Generate => 1,
             TileAsOp::AgentSwitch { agents } => agents.len(),
             _ => 0,
         }
@@ -363,7 +520,36 @@ impl TileAsOp {
             | TileAsOp::AsyncTiledTmaStore
             | TileAsOp::AsyncGatherTmaLoad
             | TileAsOp::AsyncScatterTmaStore
-            | TileAsOp::AllocTensor => {}
+            | TileAsOp::AllocTensor
+            | TileAsOp::Reinterpret
+            | TileAsOp::Generate => {}
+            TileAsOp::ExtractSlice { offsets, sizes, strides } => {
+                out.push(("offsets".into(), Attr::IntArray(offsets.clone())));
+                out.push(("sizes".into(), Attr::IntArray(sizes.clone())));
+                out.push(("strides".into(), Attr::IntArray(strides.clone())));
+            }
+            TileAsOp::InsertSlice { offsets, strides } => {
+                out.push(("offsets".into(), Attr::IntArray(offsets.clone())));
+                out.push(("strides".into(), Attr::IntArray(strides.clone())));
+            }
+            TileAsOp::ExpandDims { axis } => out.push(("axis".into(), Attr::Int(*axis as i64))),
+            TileAsOp::TiledAtomicRmw { access, mode } => {
+                out.push(("rmw_mode".into(), Attr::Enum(AtomicRmwMode::MNEMONIC, mode.keyword())));
+                access.attrs(&mut out, 2);
+            }
+            TileAsOp::Load(a) => a.attrs(&mut out, false),
+            TileAsOp::Store(a) => a.attrs(&mut out, true),
+            TileAsOp::Dot(d) => {
+                let s = d.scaled as i64;
+                out.push(("operandSegmentSizes".into(), Attr::IntArray(vec![1, 1, 1, s, s])));
+                if let Some(x) = d.signedness_a {
+                    out.push(("signedness_a".into(), Attr::Enum(Signedness::MNEMONIC, x.keyword())));
+                }
+                if let Some(x) = d.signedness_b {
+                    out.push(("signedness_b".into(), Attr::Enum(Signedness::MNEMONIC, x.keyword())));
+                }
+                flag_attr("propagate_nan", d.propagate_nan, &mut out);
+            }
             TileAsOp::ConvertLayout { plan, reinterpret_byte } => {
                 AtomPlan::attrs(plan, &mut out);
                 flag_attr("reinterpret_byte", *reinterpret_byte, &mut out);
@@ -460,6 +646,58 @@ impl TileAsOp {
                 } else {
                     TileAsOp::Shuffle { atom, plan: AtomPlan::read(&mut r, &full) }
                 }
+            }
+            "reinterpret" => TileAsOp::Reinterpret,
+            "generate" => TileAsOp::Generate,
+            "extract_slice" | "insert_slice" => {
+                let need = |r: &mut AttrReader<'_>, name: &str| {
+                    r.int_array(name).unwrap_or_else(|| {
+                        r.error(format!("'{full}' requires attribute '{name}'"));
+                        Vec::new()
+                    })
+                };
+                let offsets = need(&mut r, "offsets");
+                if mnemonic == "extract_slice" {
+                    let sizes = need(&mut r, "sizes");
+                    TileAsOp::ExtractSlice { offsets, sizes, strides: need(&mut r, "strides") }
+                } else {
+                    TileAsOp::InsertSlice { offsets, strides: need(&mut r, "strides") }
+                }
+            }
+            "expand_dims" => {
+                let axis = match r.int("axis") {
+                    Some(v) if (0..=u32::MAX as i64).contains(&v) => v as u32,
+                    Some(v) => {
+                        r.error(format!("'{full}' attribute 'axis' must be a non-negative integer, got {v}"));
+                        0
+                    }
+                    None => {
+                        r.error(format!("'{full}' requires attribute 'axis'"));
+                        0
+                    }
+                };
+                TileAsOp::ExpandDims { axis }
+            }
+            "tiled_atomic_rmw" => {
+                let mode = r.keyword("rmw_mode", AtomicRmwMode::from_keyword, AtomicRmwMode::expected).unwrap_or_else(|| {
+                    r.error(format!("'{full}' requires attribute 'rmw_mode'"));
+                    AtomicRmwMode::Add
+                });
+                TileAsOp::TiledAtomicRmw { access: TiledAccess::read(&mut r, 2), mode }
+            }
+            "load" => TileAsOp::Load(PtrAccess::read(&mut r, false)),
+            "store" => TileAsOp::Store(PtrAccess::read(&mut r, true)),
+            "dot" => {
+                let seg = read_segments(&mut r, 5).unwrap_or_else(|| {
+                    r.error("requires attribute 'operandSegmentSizes'".to_string());
+                    vec![1, 1, 1, 0, 0]
+                });
+                if seg[..3] != [1, 1, 1] || seg[3] > 1 || seg[3] != seg[4] {
+                    r.error(format!("'{full}' 'operandSegmentSizes' must be [1, 1, 1, 0, 0] or [1, 1, 1, 1, 1] (A, B, C, sfa, sfb), got {seg:?}"));
+                }
+                let signedness_a = r.keyword("signedness_a", Signedness::from_keyword, Signedness::expected);
+                let signedness_b = r.keyword("signedness_b", Signedness::from_keyword, Signedness::expected);
+                TileAsOp::Dot(DotAttrs { signedness_a, signedness_b, propagate_nan: r.flag("propagate_nan"), scaled: seg[3] > 0 })
             }
             _ => return Ok(None),
         };
