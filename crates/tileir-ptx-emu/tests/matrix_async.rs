@@ -141,10 +141,30 @@ ret;
 fn mbarrier_producer_consumer() {
     let text = MBAR.replace("ARRIVE", "mbarrier.arrive.shared.b64 %rd4, [%r2];");
     let p = Module::parse(&text).unwrap().kernel(None).unwrap();
+    // The mbarrier wait orders the consumers' reads after the producer's store, also for
+    // the race check.
+    for race in [false, true] {
+        let mut bufs = vec![Buffer::new("out", vec![0u8; 64 * 4])];
+        let mut c = cfg(1, 64);
+        c.options.race_check = race;
+        run(&p, &c, &[Arg::Buffer(0, 0)], &mut bufs).unwrap();
+        let out: Vec<u32> = bufs[0].data.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert!(out[32..].iter().all(|&v| v == 42), "{out:?}");
+    }
+    // A store after the arrive is not ordered by the wait.
+    let late = MBAR.replace(
+        "st.shared.b32 [%r3], 42;\n$L_arrive:\nARRIVE",
+        "st.shared.b32 [%r3], 41;\n$L_arrive:\nmbarrier.arrive.shared.b64 %rd4, [%r2];\n@%p3 bra $L_skip;\nst.shared.b32 [%r3], 42;\n$L_skip:",
+    );
+    assert!(late.contains("$L_skip:"), "{late}");
+    let p = Module::parse(&late).unwrap().kernel(None).unwrap();
     let mut bufs = vec![Buffer::new("out", vec![0u8; 64 * 4])];
-    run(&p, &cfg(1, 64), &[Arg::Buffer(0, 0)], &mut bufs).unwrap();
-    let out: Vec<u32> = bufs[0].data.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
-    assert!(out[32..].iter().all(|&v| v == 42), "{out:?}");
+    let mut c = cfg(1, 64);
+    c.options.race_check = true;
+    let e = run(&p, &c, &[Arg::Buffer(0, 0)], &mut bufs).unwrap_err();
+    // Whichever runs first, the consumer's read (line 33) and the late store (line 26) race.
+    assert!(e.message.contains("shared-memory race on byte 0x8"), "{e}");
+    assert!(e.message.contains("PTX line 33 by CTA (0,0,0) thread (32,0,0)") && e.message.contains("PTX line 26 by CTA (0,0,0) thread (5,0,0)"), "{e}");
 }
 
 #[test]
@@ -350,4 +370,32 @@ fn touching_wgmma_accumulators_in_flight_is_an_error() {
     assert_eq!(e.kind, ErrorKind::Undefined, "{e}");
     assert!(e.message.contains("%f1 is an accumulator of the wgmma.mma_async at PTX line 31, still in flight"), "{e}");
     assert_eq!(e.line, 33);
+}
+
+#[test]
+fn wgmma_accumulators_need_the_wait_that_covers_their_group() {
+    let args = [Arg::Buffer(0, 0), Arg::U32(2304), Arg::U64(desc(0, 128, 256, 0)), Arg::U64(desc(2048, 128, 256, 0)), Arg::Buffer(1, 0)];
+    let go = |text: &str| {
+        let p = Module::parse(text).unwrap().kernel(None).unwrap();
+        let mut bufs = vec![Buffer::new("img", vec![0u8; 2304]), Buffer::new("out", vec![0u8; 64 * 8 * 4])];
+        run(&p, &cfg(1, 128), &args, &mut bufs)
+    };
+    // wait_group 1 leaves the only group in flight: the store of %f1 is an error naming the
+    // wgmma's line and the wait it needs.
+    let e = go(&WGMMA.replace("wgmma.wait_group.sync.aligned 0;", "wgmma.wait_group.sync.aligned 1;")).unwrap_err();
+    assert!(e.message.contains("of the wgmma.mma_async at PTX line 31, still in flight") && e.message.contains("it waits on a wgmma.wait_group 0 (or lower)"), "{e}");
+    assert_eq!(e.line, 45, "{e}");
+    // Before the commit.
+    let e = go(&WGMMA.replace("wgmma.commit_group.sync.aligned;\n", "mov.f32 %f9, %f2;\nwgmma.commit_group.sync.aligned;\n").replace("%f<5>", "%f<10>")).unwrap_err();
+    assert!(e.message.contains("%f2 is an accumulator") && e.message.contains("not committed yet"), "{e}");
+    // A second group committed after it: wait_group 1 retires the first.
+    let two = WGMMA.replace(
+        "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;",
+        "wgmma.commit_group.sync.aligned;\nwgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%f5, %f6, %f7, %f8}, %rd2, %rd3, %p2, 1, 1, 0, 0;\nwgmma.commit_group.sync.aligned;\nmov.f32 %f9, %f5;\nwgmma.wait_group.sync.aligned 0;",
+    ).replace("%f<5>", "%f<10>");
+    let e = go(&two).unwrap_err();
+    assert!(e.message.contains("%f5 is an accumulator of the wgmma.mma_async at PTX line 33") && e.message.contains("wgmma.wait_group 0 (or lower)"), "{e}");
+    go(&two.replace("mov.f32 %f9, %f5;\n", "")).unwrap();
+    let ok = two.replace("mov.f32 %f9, %f5;\nwgmma.wait_group.sync.aligned 0;", "wgmma.wait_group.sync.aligned 1;\nmov.f32 %f9, %f1;\nwgmma.wait_group.sync.aligned 0;");
+    go(&ok).unwrap();
 }

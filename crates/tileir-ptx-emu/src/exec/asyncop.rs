@@ -20,6 +20,9 @@ use crate::program::{Addr, Inst, MbarOp, Reg, Space, Src};
 /// One queued cp.async.
 #[derive(Clone, Debug)]
 pub(crate) struct CopyJob {
+    /// Issuing thread (CTA-linear) and PTX line.
+    tid: u32,
+    line: u32,
     dst: u64,
     src: u64,
     size: u64,
@@ -48,6 +51,12 @@ pub(crate) struct AsyncState {
     pub mbars: HashMap<u64, Mbar>,
     /// Per shared byte: how many queued copies write it (allocated on first use).
     pub pending: Option<Vec<u16>>,
+    /// Per shared byte: the latest queued copy writing it: (issuing thread, PTX line, the
+    /// issuing thread's commit-group number that holds it).
+    pub issuer: Vec<(u32, u32, u32)>,
+    /// Per thread of the CTA: cp.async.commit_group executed so far (groups are numbered
+    /// from 0 in commit order).
+    pub commits: Vec<u32>,
 }
 
 fn val(regs: &[u64], s: Src, l: usize) -> u64 {
@@ -61,13 +70,23 @@ fn err(w: &Warp, env: &Env<'_>, inst: &Inst, lane: usize, kind: ErrorKind, m: St
     EmuError::new(kind, inst.line, format!("{}: {m}", env.who(w.id, lane)))
 }
 
-/// Checks that no queued copy writes shared bytes [a, a+size).
+/// Checks that no queued copy writes shared bytes [a, a+size); the error names the copy's
+/// PTX line, its thread and the wait that would complete it.
 pub(crate) fn check_pending(env: &Env<'_>, a: u64, size: u64) -> std::result::Result<(), String> {
     if let Some(p) = &env.asyncs.pending {
         for i in a..a + size {
             if p.get(i as usize).is_some_and(|&c| c > 0) {
+                let (tid, line, group) = env.asyncs.issuer[i as usize];
+                let committed = env.asyncs.commits.get(tid as usize).copied().unwrap_or(0);
+                let needs = if group >= committed {
+                    "its group is not committed yet: it waits on that thread's cp.async.commit_group, then cp.async.wait_group 0 (or cp.async.wait_all)".to_string()
+                } else {
+                    let newer = committed - group - 1;
+                    format!("it waits on that thread's cp.async.wait_group {newer} (or lower) or cp.async.wait_all: {newer} group(s) were committed after its group")
+                };
                 return Err(format!(
-                    "shared byte {i:#x} is the destination of a cp.async that no cp.async.wait_group/wait_all has completed yet"
+                    "shared byte {i:#x} is the destination of a cp.async that no cp.async.wait_group/wait_all has completed yet: the cp.async at PTX line {line} by {} ({needs}; another thread reading it also needs a barrier after that wait)",
+                    env.who(tid / 32, (tid % 32) as usize)
                 ));
             }
         }
@@ -97,7 +116,15 @@ pub(crate) fn cp_async(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, lane: usize
     for i in d..d + size {
         p[i as usize] += 1;
     }
-    w.copies[lane].uncommitted.push(CopyJob { dst: d, src: s, size, src_size });
+    let tid = w.id * 32 + lane as u32;
+    let group = env.asyncs.commits.get(tid as usize).copied().unwrap_or(0);
+    if env.asyncs.issuer.len() < n {
+        env.asyncs.issuer = vec![(0, 0, 0); n];
+    }
+    for i in d..d + size {
+        env.asyncs.issuer[i as usize] = (tid, inst.line, group);
+    }
+    w.copies[lane].uncommitted.push(CopyJob { tid, line: inst.line, dst: d, src: s, size, src_size });
     Ok(())
 }
 
@@ -111,12 +138,21 @@ fn complete(env: &mut Env<'_>, job: &CopyJob) {
         // Bytes past src_size are zero-filled; the source range was checked at issue.
         let b = if i < job.src_size { env.ctx.global.load(job.src + i, 1).unwrap_or(0) as u8 } else { 0 };
         env.shared[(job.dst + i) as usize] = b;
+        // Written by the issuing thread when its wait completes the copy.
+        if let Some(r) = env.race.as_mut() {
+            r.record_write((job.dst + i) as usize, job.tid as usize, job.line);
+        }
     }
     env.effects += 1;
 }
 
 /// `cp.async.commit_group` for one lane.
-pub(crate) fn commit(w: &mut Warp, lane: usize) {
+pub(crate) fn commit(w: &mut Warp, env: &mut Env<'_>, lane: usize) {
+    let tid = (w.id * 32) as usize + lane;
+    if env.asyncs.commits.len() <= tid {
+        env.asyncs.commits.resize(tid + 1, 0);
+    }
+    env.asyncs.commits[tid] += 1;
     let q = &mut w.copies[lane];
     let jobs = std::mem::take(&mut q.uncommitted);
     q.groups.push_back(jobs);
@@ -124,8 +160,8 @@ pub(crate) fn commit(w: &mut Warp, lane: usize) {
 
 /// `cp.async.wait_group n` (None: wait_all) for one lane.
 pub(crate) fn wait(w: &mut Warp, env: &mut Env<'_>, lane: usize, n: Option<u32>) {
-    if n.is_none() {
-        commit(w, lane);
+    if n.is_none() && !w.copies[lane].uncommitted.is_empty() {
+        commit(w, env, lane);
     }
     let keep = n.unwrap_or(0) as usize;
     while w.copies[lane].groups.len() > keep {
@@ -172,12 +208,17 @@ pub(crate) fn mbarrier(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, lane: usize
     let bv = b.map(|b| val(&w.regs, b, lane));
     let mut result: Option<u64> = None;
     let mut ok = true;
+    // Race check: (this lane released into the mbarrier, a phase completed).
+    let (mut released, mut completed) = (false, false);
     if op == MbarOp::Init {
         let count = bv.unwrap_or(1) as u32;
         if count == 0 || count >= 1 << 20 {
             return Err(err(w, env, inst, lane, ErrorKind::Undefined, format!("mbarrier.init count {count} is not in 1..2^20")));
         }
         env.asyncs.mbars.insert(a, Mbar { expected: count, pending: count, tx: 0, phase: 0 });
+        if let Some(r) = env.race.as_mut() {
+            r.mbars.remove(&a);
+        }
         env.effects += 1;
         return Ok(true);
     }
@@ -207,18 +248,32 @@ pub(crate) fn mbarrier(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, lane: usize
             if op == MbarOp::ArriveDrop {
                 m.expected -= count;
             }
-            maybe_complete(m);
+            released = true;
+            completed = maybe_complete(m);
         }
         MbarOp::ExpectTx => m.tx += bv.unwrap_or(0) as i64,
         MbarOp::CompleteTx => {
             m.tx -= bv.unwrap_or(0) as i64;
-            maybe_complete(m);
+            released = true;
+            completed = maybe_complete(m);
         }
         MbarOp::TryWait(parity) | MbarOp::TestWait(parity) => {
             let token = bv.unwrap_or(0);
             // A parity names the phase to wait for; a state token is the phase it was taken in.
             ok = if parity { (m.phase & 1) as u64 != (token & 1) } else { m.phase as u64 != token };
             result = Some(ok as u64);
+        }
+    }
+    if let Some(r) = env.race.as_mut() {
+        let t = (w.id * 32) as usize + lane;
+        if released {
+            r.mbar_release(a, t);
+        }
+        if completed {
+            r.mbar_complete(a);
+        }
+        if matches!(op, MbarOp::TryWait(_) | MbarOp::TestWait(_)) && ok {
+            r.mbar_acquire(a, t);
         }
     }
     if !matches!(op, MbarOp::TryWait(_) | MbarOp::TestWait(_)) {
@@ -389,11 +444,10 @@ pub(crate) fn tensor_copy(
             check_pending(env, sh, es).map_err(|m| err(w, env, inst, lane, ErrorKind::Memory, format!("{what} destination: {m}")))?;
             crate::mem::store_bytes(&mut env.shared, sh, es, v);
             if let Some(rs) = env.race.as_mut() {
-                // Async-proxy writes, ordered for readers by the mbarrier wait: attributed
-                // to the issuing thread, in an epoch no reader's check compares with.
+                // Async-proxy writes, attributed to the issuing thread; its complete_tx on
+                // the mbarrier orders them before the waiters' reads.
                 for b in sh..sh + es {
-                    rs.writer[b as usize] = me;
-                    rs.write_epoch[b as usize] = rs.epoch.wrapping_sub(1);
+                    rs.record_write(b as usize, me as usize - 1, inst.line);
                 }
             }
         } else if inside {

@@ -122,7 +122,13 @@ pub(crate) fn execute(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, here: u32, m
             });
         }
         Op::Activemask { d } => for_lanes(here, |l| regs[*d as usize * 32 + l] = here as u64),
-        Op::WarpSync { .. } => {}
+        Op::WarpSync { .. } => {
+            if let Some(r) = env.race.as_mut() {
+                let mut ts = Vec::new();
+                for_lanes(here, |l| ts.push(w.id as usize * 32 + l));
+                r.warp_sync(&ts);
+            }
+        }
         Op::Wgmma { .. } => return super::matrix::wgmma(w, env, inst, &inst.op),
         Op::Ldmatrix { space, trans, ds, addr } => return super::matrix::ldmatrix(w, env, inst, *space, *trans, ds, *addr),
         Op::Stmatrix { space, trans, vals, addr } => return super::matrix::stmatrix(w, env, inst, *space, *trans, vals, *addr),

@@ -27,14 +27,201 @@ pub(crate) struct BarState {
     pub any: bool,
 }
 
-/// Shared-memory race shadow: per byte, the last writer and last reader (thread+1, 0: none)
-/// and the barrier epoch of each.
+/// Shared-memory race shadow (race-check mode): a vector clock per thread of the CTA and,
+/// per byte, the last writer and last reader (thread+1, 0: none) with the clock and PTX line
+/// of that access. An access is ordered after another thread's when the accessing thread's
+/// clock of that thread has reached the access's clock: barriers (`bar.sync`/`barrier`,
+/// `bar.arrive` → `bar.sync`), mbarrier arrive/complete_tx → successful wait, and
+/// `bar.warp.sync` carry clocks from the releasing threads to the acquiring ones. Clock 0
+/// marks accesses everybody is ordered with (atomics).
 pub(crate) struct RaceShadow {
+    /// Threads of the CTA.
+    pub n: usize,
+    /// `vc[t * n + u]`: the latest clock of thread u that thread t is ordered after.
+    pub vc: Vec<u32>,
     pub writer: Vec<u32>,
-    pub write_epoch: Vec<u32>,
+    pub wclk: Vec<u32>,
+    pub wline: Vec<u32>,
     pub reader: Vec<u32>,
-    pub read_epoch: Vec<u32>,
-    pub epoch: u32,
+    pub rclk: Vec<u32>,
+    pub rline: Vec<u32>,
+    /// PTX line of the instruction being executed.
+    pub line: u32,
+    /// Per named barrier: the join of the clocks of the threads arrived in this phase.
+    pub bars: Vec<Vec<u32>>,
+    /// Per mbarrier: the join of this phase's releases, and of all completed phases.
+    pub mbars: std::collections::HashMap<u64, (Vec<u32>, Vec<u32>)>,
+}
+
+fn join(dst: &mut Vec<u32>, src: &[u32]) {
+    if dst.len() < src.len() {
+        dst.resize(src.len(), 0);
+    }
+    for (d, &s) in dst.iter_mut().zip(src) {
+        *d = (*d).max(s);
+    }
+}
+
+impl RaceShadow {
+    fn new(n: usize, bytes: usize) -> Self {
+        let mut vc = vec![0; n * n];
+        for t in 0..n {
+            vc[t * n + t] = 1;
+        }
+        RaceShadow {
+            n,
+            vc,
+            writer: vec![0; bytes],
+            wclk: vec![0; bytes],
+            wline: vec![0; bytes],
+            reader: vec![0; bytes],
+            rclk: vec![0; bytes],
+            rline: vec![0; bytes],
+            line: 0,
+            bars: vec![Vec::new(); 16],
+            mbars: Default::default(),
+        }
+    }
+
+    fn row(&self, t: usize) -> &[u32] {
+        &self.vc[t * self.n..(t + 1) * self.n]
+    }
+
+    /// Thread `t`'s own clock.
+    pub fn clock(&self, t: usize) -> u32 {
+        self.vc[t * self.n + t]
+    }
+
+    /// Thread `t` releases (arrives): its clock goes into `dst`, then it advances.
+    fn release_to(vc: &mut [u32], n: usize, t: usize, dst: &mut Vec<u32>) {
+        join(dst, &vc[t * n..(t + 1) * n]);
+        vc[t * n + t] += 1;
+    }
+
+    /// Thread `t` arrives on named barrier `id`.
+    pub fn bar_arrive(&mut self, id: usize, t: usize) {
+        Self::release_to(&mut self.vc, self.n, t, &mut self.bars[id]);
+    }
+
+    /// Thread `t` leaves named barrier `id`'s completed phase.
+    pub fn bar_acquire(&mut self, id: usize, t: usize) {
+        let n = self.n;
+        let b = std::mem::take(&mut self.bars[id]);
+        let mut row = self.row(t).to_vec();
+        join(&mut row, &b);
+        self.vc[t * n..(t + 1) * n].copy_from_slice(&row);
+        self.bars[id] = b;
+    }
+
+    /// Thread `t` arrives on (or completes transactions of) the mbarrier at `a`.
+    pub fn mbar_release(&mut self, a: u64, t: usize) {
+        let e = self.mbars.entry(a).or_default();
+        Self::release_to(&mut self.vc, self.n, t, &mut e.0);
+    }
+
+    /// The mbarrier at `a` finished a phase.
+    pub fn mbar_complete(&mut self, a: u64) {
+        let e = self.mbars.entry(a).or_default();
+        let cur = std::mem::take(&mut e.0);
+        join(&mut e.1, &cur);
+    }
+
+    /// Thread `t` saw a phase of the mbarrier at `a` complete.
+    pub fn mbar_acquire(&mut self, a: u64, t: usize) {
+        let n = self.n;
+        if let Some((_, done)) = self.mbars.get(&a) {
+            let mut row = self.vc[t * n..(t + 1) * n].to_vec();
+            join(&mut row, done);
+            self.vc[t * n..(t + 1) * n].copy_from_slice(&row);
+        }
+    }
+
+    /// `bar.warp.sync` among `threads`: each is ordered after all the others.
+    pub fn warp_sync(&mut self, threads: &[usize]) {
+        let n = self.n;
+        let mut all = Vec::new();
+        for &t in threads {
+            join(&mut all, &self.vc[t * n..(t + 1) * n]);
+        }
+        for &t in threads {
+            self.vc[t * n..(t + 1) * n].copy_from_slice(&all);
+            self.vc[t * n + t] += 1;
+        }
+    }
+
+    /// Records a write of byte `i` by `t` (no check): async copies landing.
+    pub fn record_write(&mut self, i: usize, t: usize, line: u32) {
+        self.writer[i] = t as u32 + 1;
+        self.wclk[i] = self.clock(t);
+        self.wline[i] = line;
+    }
+}
+
+impl Env<'_> {
+    /// "CTA (..) thread (..)" of CTA-linear thread `t`.
+    fn who_t(&self, t: u32) -> String {
+        self.who(t / 32, (t % 32) as usize)
+    }
+
+    /// Race check of a read of shared bytes [a, a+size) by thread `t` (atomic: ordered
+    /// with everything, recorded with clock 0).
+    pub fn race_read(&mut self, t: u32, a: u64, size: u64, atomic: bool) -> std::result::Result<(), String> {
+        let Some(r) = self.race.as_mut() else { return Ok(()) };
+        let (me, ti) = (t + 1, t as usize);
+        let mut bad = None;
+        for i in a as usize..(a + size) as usize {
+            let w = r.writer[i];
+            if w == 0 {
+                return Err(format!("read of shared byte {i:#x}, which nothing has written in this launch"));
+            }
+            if !atomic && w != me && r.wclk[i] > r.vc[ti * r.n + (w - 1) as usize] {
+                bad = Some((i, w - 1, r.wline[i], r.line));
+                break;
+            }
+            r.reader[i] = me;
+            r.rclk[i] = if atomic { 0 } else { r.clock(ti) };
+            r.rline[i] = r.line;
+        }
+        if let Some((i, o, oline, line)) = bad {
+            return Err(format!(
+                "shared-memory race on byte {i:#x}: read at PTX line {line} by {}, of the write at PTX line {oline} by {}, with no barrier (or mbarrier wait, or bar.warp.sync) ordering them",
+                self.who_t(t),
+                self.who_t(o)
+            ));
+        }
+        Ok(())
+    }
+
+    /// Race check of a write of shared bytes [a, a+size) by thread `t`.
+    pub fn race_write(&mut self, t: u32, a: u64, size: u64, atomic: bool) -> std::result::Result<(), String> {
+        let Some(r) = self.race.as_mut() else { return Ok(()) };
+        let (me, ti) = (t + 1, t as usize);
+        let mut bad = None;
+        for i in a as usize..(a + size) as usize {
+            if !atomic {
+                for (who, clk, oline, what) in [(r.writer[i], r.wclk[i], r.wline[i], "write"), (r.reader[i], r.rclk[i], r.rline[i], "read")] {
+                    if who != 0 && who != me && clk > r.vc[ti * r.n + (who - 1) as usize] {
+                        bad = Some((i, who - 1, oline, what, r.line));
+                        break;
+                    }
+                }
+                if bad.is_some() {
+                    break;
+                }
+            }
+            r.writer[i] = me;
+            r.wclk[i] = if atomic { 0 } else { r.clock(ti) };
+            r.wline[i] = r.line;
+        }
+        if let Some((i, o, oline, what, line)) = bad {
+            return Err(format!(
+                "shared-memory race on byte {i:#x}: write at PTX line {line} by {}, and the {what} at PTX line {oline} by {}, with no barrier (or mbarrier wait, or bar.warp.sync) ordering them",
+                self.who_t(t),
+                self.who_t(o)
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// What a CTA shares among its warps.
@@ -132,13 +319,7 @@ pub(crate) fn run_cta(ctx: &LaunchCtx<'_>, ctaid: [u32; 3]) -> Result<CtaResult>
         shared: vec![ctx.cfg.options.shared_fill; shared_len],
         bars: vec![BarState::default(); 16],
         out: String::new(),
-        race: ctx.cfg.options.race_check.then(|| RaceShadow {
-            writer: vec![0; shared_len],
-            write_epoch: vec![0; shared_len],
-            reader: vec![0; shared_len],
-            read_epoch: vec![0; shared_len],
-            epoch: 1,
-        }),
+        race: ctx.cfg.options.race_check.then(|| RaceShadow::new((nwarps * 32) as usize, shared_len)),
         thread_insts: 0,
         warp_insts: 0,
         asyncs: Default::default(),
@@ -215,10 +396,17 @@ fn release_barriers(env: &mut Env<'_>, warps: &mut [Warp]) -> bool {
         }
         let b = std::mem::take(&mut env.bars[id]);
         for w in warps.iter_mut() {
-            w.release_barrier(id as u8, &b);
+            let m = w.release_barrier(id as u8, &b);
+            if let Some(r) = env.race.as_mut() {
+                for l in 0..32 {
+                    if m >> l & 1 != 0 {
+                        r.bar_acquire(id, w.id as usize * 32 + l);
+                    }
+                }
+            }
         }
         if let Some(r) = env.race.as_mut() {
-            r.epoch += 1;
+            r.bars[id].clear();
         }
         any = true;
     }

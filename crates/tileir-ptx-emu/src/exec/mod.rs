@@ -24,8 +24,9 @@ use crate::program::Program;
 /// Launch options.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Check shared memory for races (a read or write of bytes another warp wrote, or a
-    /// write of bytes another warp read, with no barrier between).
+    /// Check shared memory for races: a read or write of bytes another thread of the CTA
+    /// (same warp or not) wrote, or a write of bytes another thread read, with no barrier,
+    /// mbarrier wait or bar.warp.sync ordering them (vector clocks; atomics never race).
     pub race_check: bool,
     /// Most warp-instructions one CTA may execute before the launch fails (livelock guard).
     pub max_warp_steps: u64,

@@ -107,7 +107,13 @@ pub(crate) struct Warp {
     pub wg_uncommitted: Vec<(Reg, u32)>,
     /// Committed wgmma groups not yet retired by a wait_group, oldest first.
     pub wg_groups: std::collections::VecDeque<Vec<(Reg, u32)>>,
+    /// Set while an atomic accesses shared memory (race check: atomics never race).
+    pub atomic_access: bool,
 }
+
+/// Marks an in-flight wgmma register as one of A's fragment registers (RS form), not an
+/// accumulator (register indices stay far below this bit).
+const WG_A_REG: Reg = 1 << (Reg::BITS - 1);
 
 /// The group being executed: its PC, its lanes, and the smallest PC of the other runnable
 /// lanes (when the group reaches it, the two merge).
@@ -139,6 +145,7 @@ impl Warp {
             stack: vec![Vec::new(); 32],
             wg_uncommitted: Vec::new(),
             wg_groups: Default::default(),
+            atomic_access: false,
         }
     }
 
@@ -186,7 +193,8 @@ impl Warp {
     }
 
     /// Releases lanes waiting on barrier `id` (writing a bar.red result).
-    pub fn release_barrier(&mut self, id: u8, b: &BarState) {
+    /// Returns the lanes released.
+    pub fn release_barrier(&mut self, id: u8, b: &BarState) -> u32 {
         let mut m = 0u32;
         for_lanes(self.bar_wait, |l| {
             if self.bar_id[l] == id {
@@ -203,6 +211,7 @@ impl Warp {
                 };
             });
         }
+        m
     }
 
     /// Where this warp's lanes are and what they wait on (deadlock and step-limit reports).
@@ -296,6 +305,9 @@ impl Warp {
             }
             env.warp_insts += 1;
             env.thread_insts += exec.count_ones() as u64;
+            if let Some(r) = env.race.as_mut() {
+                r.line = inst.line;
+            }
             if (!self.wg_uncommitted.is_empty() || !self.wg_groups.is_empty()) && exec != 0 {
                 self.check_wgmma_in_flight(env, inst)?;
             }
@@ -427,8 +439,13 @@ impl Warp {
                             continue;
                         }
                         collective::execute(self, env, inst, here, m)?;
-                        if let Op::Wgmma { ds, .. } = &inst.op {
+                        if let Op::Wgmma { ds, a, .. } = &inst.op {
                             self.wg_uncommitted.extend(ds.iter().map(|&r| (r, inst.line)));
+                            // RS form: the A fragment registers are read asynchronously too.
+                            if let crate::program::WgmmaA::Regs(a) = a {
+                                let a = a.iter().filter_map(|s| if let Src::R(r) = s { Some(*r | WG_A_REG) } else { None });
+                                self.wg_uncommitted.extend(a.map(|r| (r, inst.line)));
+                            }
                         }
                         self.sync_wait &= !here;
                         self.set_pc(here | g.mask, g.pc + 1);
@@ -493,14 +510,22 @@ impl Warp {
             _ => {}
         }
         let used = inst.op.registers();
-        let inflight = self.wg_uncommitted.iter().chain(self.wg_groups.iter().flatten());
-        for &(r, issued) in inflight {
-            if used.contains(&r) {
-                let name = env.ctx.prog.reg_names.get(r as usize).cloned().unwrap_or_default();
+        // (group position: None = not committed, Some(k) = k groups committed after it)
+        let ng = self.wg_groups.len();
+        let inflight = self.wg_uncommitted.iter().map(|x| (x, None)).chain(self.wg_groups.iter().enumerate().flat_map(|(i, g)| g.iter().map(move |x| (x, Some(ng - 1 - i)))));
+        for (&(r, issued), newer) in inflight {
+            let (reg, is_a) = (r & !WG_A_REG, r & WG_A_REG != 0);
+            if used.contains(&reg) {
+                let name = env.ctx.prog.reg_names.get(reg as usize).cloned().unwrap_or_default();
+                let what = if is_a { "an A-fragment register" } else { "an accumulator" };
+                let needs = match newer {
+                    None => "it is not committed yet: it waits on a wgmma.commit_group, then a wgmma.wait_group 0".to_string(),
+                    Some(k) => format!("it waits on a wgmma.wait_group {k} (or lower): {k} group(s) were committed after its group"),
+                };
                 return Err(EmuError::new(
                     ErrorKind::Undefined,
                     inst.line,
-                    format!("warp {}: {name} is an accumulator of the wgmma.mma_async at PTX line {issued}, still in flight (no wgmma.wait_group has retired it)", self.id),
+                    format!("warp {}: {name} is {what} of the wgmma.mma_async at PTX line {issued}, still in flight (no wgmma.wait_group has retired it; {needs})", self.id),
                 ));
             }
         }
@@ -564,6 +589,10 @@ impl Warp {
             });
         }
         for_lanes(exec, |l| self.bar_id[l] = idv as u8);
+        if let Some(r) = env.race.as_mut() {
+            let wid = self.id as usize;
+            for_lanes(exec, |l| r.bar_arrive(idv as usize, wid * 32 + l));
+        }
         Ok(())
     }
 
@@ -580,21 +609,7 @@ impl Warp {
                 super::asyncop::check_pending(env, a, size)?;
                 let v = load_bytes(&env.shared, a, size)
                     .ok_or_else(|| format!("shared access of {size} byte(s) at {a:#x} is outside the CTA's {} byte(s) of shared memory", env.shared.len()))?;
-                if let Some(r) = env.race.as_mut() {
-                    let me = self.id * 32 + lane as u32 + 1;
-                    for i in a..a + size {
-                        let i = i as usize;
-                        let w = r.writer[i];
-                        if w == 0 {
-                            return Err(format!("read of shared byte {i:#x}, which nothing has written in this launch"));
-                        }
-                        if r.write_epoch[i] == r.epoch && (w - 1) / 32 != self.id {
-                            return Err(format!("shared-memory race: read of byte {i:#x} written by thread {} (another warp) with no barrier between", w - 1));
-                        }
-                        r.reader[i] = me;
-                        r.read_epoch[i] = r.epoch;
-                    }
-                }
+                env.race_read(self.id * 32 + lane as u32, a, size, self.atomic_access)?;
                 Ok(v)
             }
             Space::Local => {
@@ -621,19 +636,7 @@ impl Warp {
                 env.effects += 1;
                 let n = env.shared.len();
                 store_bytes(&mut env.shared, a, size, v).ok_or_else(|| format!("shared access of {size} byte(s) at {a:#x} is outside the CTA's {n} byte(s) of shared memory"))?;
-                if let Some(r) = env.race.as_mut() {
-                    let me = self.id * 32 + lane as u32 + 1;
-                    for i in a..a + size {
-                        let i = i as usize;
-                        for (who, ep, what) in [(r.writer[i], r.write_epoch[i], "written"), (r.reader[i], r.read_epoch[i], "read")] {
-                            if who != 0 && ep == r.epoch && (who - 1) / 32 != self.id {
-                                return Err(format!("shared-memory race: write of byte {i:#x} {what} by thread {} (another warp) with no barrier between", who - 1));
-                            }
-                        }
-                        r.writer[i] = me;
-                        r.write_epoch[i] = r.epoch;
-                    }
-                }
+                env.race_write(self.id * 32 + lane as u32, a, size, self.atomic_access)?;
                 Ok(())
             }
             Space::Local => {
@@ -1046,7 +1049,7 @@ impl Warp {
                     self.wg_groups.pop_front();
                 }
             }
-            Op::CpAsyncCommit => for_lanes(exec, |l| super::asyncop::commit(self, l)),
+            Op::CpAsyncCommit => for_lanes(exec, |l| super::asyncop::commit(self, env, l)),
             Op::CpAsyncWait { n } => for_lanes(exec, |l| super::asyncop::wait(self, env, l, *n)),
             Op::CpAsyncMbarArrive { noinc, addr } => {
                 try_lanes(exec, |l| super::asyncop::cp_async_arrive(self, env, inst, l, *noinc, *addr))?;
@@ -1101,10 +1104,12 @@ impl Warp {
                 env.ctx.global.atomic(a, size, f).map_err(|e| e.0)
             }
             _ => {
-                // Shared/local: one CTA runs on one OS thread, so read-modify-write is atomic.
-                let old = self.load(env, sp, lane, a, size)?;
-                self.store(env, sp, lane, a, size, f(old))?;
-                Ok(old)
+                // Shared/local: one CTA runs on one OS thread, so read-modify-write is atomic
+                // (and never a race with other atomics).
+                self.atomic_access = true;
+                let r = self.load(env, sp, lane, a, size).and_then(|old| self.store(env, sp, lane, a, size, f(old)).map(|_| old));
+                self.atomic_access = false;
+                r
             }
         }
     }
