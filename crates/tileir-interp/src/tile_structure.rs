@@ -26,6 +26,9 @@ use crate::mma;
 use crate::value::{Data, Tile, Value};
 use tileir_ir::{AtomicRmwMode, DotAttrs, NumType, OpId, PtrAccess, TileAsOp, TileElem, TiledAccess};
 
+/// Per-lane (base address, element offset) pairs, the pointee and the lane shape.
+type Lanes = (Vec<(u64, u64)>, NumType, Vec<usize>);
+
 fn strides_of(shape: &[usize]) -> Vec<usize> {
     let mut s = vec![1; shape.len()];
     for d in (0..shape.len().saturating_sub(1)).rev() {
@@ -183,7 +186,7 @@ impl BlockExec<'_, '_, '_> {
 
     /// Per-lane (base address, element offset) of a `load` / `store`, the pointee and the
     /// lane shape.
-    fn lanes(&self, op: OpId, a: &PtrAccess, store: bool) -> R<(Vec<(u64, u64)>, NumType, Vec<usize>)> {
+    fn lanes(&self, op: OpId, a: &PtrAccess, store: bool) -> R<Lanes> {
         let base = self.operand_tile(op, 0)?;
         let Data::Ptr(ptrs) = &base.data else {
             return Err(self.invalid(op, "the base is not a pointer"));
