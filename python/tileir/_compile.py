@@ -185,6 +185,15 @@ def list_arg_records(pname: str, pspec: ListSpec, arg: Sequence[Any]):
     return list_records(rows, pspec.element.ndim)
 
 
+#: The register cap the occupancy hint puts in the kernel's LLVM attributes.
+_MAXNREG = __import__("re").compile(r' "nvvm\.maxnreg"="\d+"')
+
+
+def _spills(result) -> bool:
+    """Whether ptxas reported spills for any kernel of ``result``."""
+    return any((i.spill_stores_bytes or i.spill_loads_bytes) for i in result.info.values())
+
+
 def _pipeline_for_hints(kernel: Kernel, target: str) -> Optional[str]:
     """The pass pipeline a kernel's ``num_stages`` hint asks for (None: the default).
 
@@ -270,10 +279,22 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
     t3 = time.perf_counter()
     ptxas_target = "sm_90a" if target == "sm_90" else target
     result = compile_ptx(ptx, arch=ptxas_target, opt_level=level, ptxas=ptxas_path)
+    llvm_text = stages["llvm"]
+    if _spills(result) and _MAXNREG.search(llvm_text):
+        # The occupancy hint caps registers (cuTile's meaning: 65536 / (occupancy x
+        # threads)); when that cap makes ptxas spill, the kernel is better off at a lower
+        # occupancy than spilling: compile it once more without the cap, keep whichever
+        # does not spill.
+        uncapped = _MAXNREG.sub("", llvm_text)
+        ptx2, _ = compile_to_ptx(uncapped, cpu=_LLVM_CPU[target], features="+ptx86", opt_level=_LLVM_OPT if level else 0)
+        result2 = compile_ptx(ptx2, arch=ptxas_target, opt_level=level, ptxas=ptxas_path)
+        if not _spills(result2):
+            ptx, result, llvm_text = ptx2, result2, uncapped
     warn_advisories(result, stacklevel=2)
     t4 = time.perf_counter()
     abi = out["kernels"][0]
     asm = {name: text for name, text in out["stages"]}
+    asm["llvm"] = llvm_text
     asm["ptx"] = ptx
     compiled = CompiledKernel(
         name=abi["name"], target=target, spec=spec, asm=asm, cubin=result.cubin, num_threads=abi["num_threads"],

@@ -1,0 +1,39 @@
+"""Kernel hints reach the cubin's launch attributes (spec/003's kernel-spec table): the
+occupancy hint caps registers (65536 / (occupancy x threads), ptxas's `.maxnreg`), unless
+the cap would make ptxas spill, in which case the kernel compiles without it."""
+
+import re
+
+import numpy as np
+
+import tileir as ct
+
+
+@ct.kernel(occupancy=4)
+def scale(x, y, T: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(y, index=(i,), tile=ct.load(x, index=(i,), shape=(T,)) * 2.0)
+
+
+def test_occupancy_caps_registers_in_the_ptx():
+    x = np.arange(4096, dtype=np.float32)
+    k = ct.compile(scale, (x, x, 1024), target="sm_90a")
+    threads = k.num_threads
+    want = min(255, 65536 // (4 * threads) // 8 * 8)
+    assert f".maxnreg {want}" in k.asm["ptx"], re.findall(r"\.maxnreg \d+", k.asm["ptx"])
+    assert f'"nvvm.maxnreg"="{want}"' in k.asm["llvm"]
+    y = np.zeros_like(x)
+    ct.emulate((4,), k, (x, y, 1024))
+    assert np.array_equal(y, x * 2)
+
+
+def test_a_cap_that_would_spill_is_dropped():
+    # The attention sample asks for occupancy 2; capped at 2 CTAs per SM its registers
+    # spill, so it compiles uncapped (and spills nothing).
+    from test_frontend_samples import SAMPLES
+
+    kern, args = SAMPLES["attention"]
+    k = ct.compile(kern, args(), target="sm_90a")
+    assert k.num_threads == 256  # 65536 / (2 x 256) = 128 registers would spill
+    assert k.ptxas_info.spill_stores_bytes == 0 and k.ptxas_info.spill_loads_bytes == 0
+    assert "nvvm.maxnreg" not in k.asm["llvm"] and ".maxnreg" not in k.asm["ptx"]
