@@ -130,17 +130,7 @@ impl Parser<'_> {
                 self.c.expect(",")?;
             }
         }
-        let mut results = Vec::new();
-        if self.c.eat("->") {
-            if self.c.eat("(") {
-                if !self.c.eat(")") {
-                    results = self.type_list()?;
-                    self.c.expect(")")?;
-                }
-            } else {
-                results.push(self.ty()?);
-            }
-        }
+        let results = self.function_results()?;
         let (mut kernel, mut num_warps, mut hints) = (false, None, None);
         if self.c.eat_kw("attributes") {
             self.c.ws();

@@ -56,6 +56,22 @@ fn human(attr: &str) -> String {
 }
 
 impl Parser<'_> {
+    /// A function signature's optional results: `-> T` or `-> (T, …)` (none without `->`).
+    pub(crate) fn function_results(&mut self) -> R<Vec<tileir_ir::TypeId>> {
+        let mut results = Vec::new();
+        if self.c.eat("->") {
+            if self.c.eat("(") {
+                if !self.c.eat(")") {
+                    results = self.type_list()?;
+                    self.c.expect(")")?;
+                }
+            } else {
+                results.push(self.ty()?);
+            }
+        }
+        Ok(results)
+    }
+
     /// Parses a custom-form op (after its result bindings).
     pub(crate) fn custom_op(
         &mut self,
@@ -649,17 +665,7 @@ impl Parser<'_> {
                         self.c.expect(",")?;
                     }
                 }
-                let mut results = Vec::new();
-                if self.c.eat("->") {
-                    if self.c.eat("(") {
-                        if !self.c.eat(")") {
-                            results = self.type_list()?;
-                            self.c.expect(")")?;
-                        }
-                    } else {
-                        results.push(self.ty()?);
-                    }
-                }
+                let results = self.function_results()?;
                 if self.c.eat_kw("optimization_hints") {
                     self.c.expect("=")?;
                     let h = self.hints_body()?;

@@ -265,13 +265,13 @@ pub(crate) fn has_side_effects(m: &Module, op: OpId) -> bool {
     own || m.ops[op].regions.iter().any(|&r| m.regions[r].blocks.iter().any(|&b| m.blocks[b].ops.iter().any(|&o| has_side_effects(m, o))))
 }
 
-/// The pipeline type with `stages` stages in place of `pipe`'s; every value typed with the
-/// old pipeline type or an iterator over it is re-typed (the pipeline must be private to
-/// the caller's rewrite).
-pub(crate) fn retype_pipeline_stages(m: &mut Module, pipe: ValueId, stages: u32) {
+/// Re-types `pipe`'s pipeline with `stages` and/or `consumers` changed; every value typed
+/// with the old pipeline type or an iterator over it is re-typed (the pipeline must be
+/// private to the caller's rewrite).
+pub(crate) fn retype_pipeline(m: &mut Module, pipe: ValueId, stages: Option<u32>, consumers: Option<u32>) {
     let old = m.value_type(pipe);
-    let Type::Pipeline { consumers, elems, .. } = m.types.get(old).clone() else { return };
-    let new = m.types.intern(Type::Pipeline { stages, consumers, elems });
+    let Type::Pipeline { stages: s, consumers: c, elems } = m.types.get(old).clone() else { return };
+    let new = m.types.intern(Type::Pipeline { stages: stages.unwrap_or(s), consumers: consumers.unwrap_or(c), elems });
     let old_it = m.types.intern(Type::PipelineIterator { pipeline: old });
     let new_it = m.types.intern(Type::PipelineIterator { pipeline: new });
     let ids: Vec<ValueId> = m.values.keys().collect();
@@ -283,6 +283,11 @@ pub(crate) fn retype_pipeline_stages(m: &mut Module, pipe: ValueId, stages: u32)
             m.values[v].ty = new_it;
         }
     }
+}
+
+/// [`retype_pipeline`] with a new stage count.
+pub(crate) fn retype_pipeline_stages(m: &mut Module, pipe: ValueId, stages: u32) {
+    retype_pipeline(m, pipe, Some(stages), None);
 }
 
 /// `op` and every op nested in it, in pre-order.

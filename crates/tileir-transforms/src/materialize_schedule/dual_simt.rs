@@ -92,20 +92,7 @@ fn try_split(m: &mut Module, sw: OpId, loop_op: OpId, consume: OpId) -> Option<O
 
 /// Re-types the pipeline of `pipe` (and iterators over it) to `consumers` consumers.
 fn retype_pipeline_consumers(m: &mut Module, pipe: ValueId, consumers: u32) {
-    let old = m.value_type(pipe);
-    let Type::Pipeline { stages, elems, .. } = m.types.get(old).clone() else { return };
-    let new = m.types.intern(Type::Pipeline { stages, consumers, elems });
-    let old_it = m.types.intern(Type::PipelineIterator { pipeline: old });
-    let new_it = m.types.intern(Type::PipelineIterator { pipeline: new });
-    let ids: Vec<ValueId> = m.values.keys().collect();
-    for v in ids {
-        let t = m.values[v].ty;
-        if t == old {
-            m.values[v].ty = new;
-        } else if t == old_it {
-            m.values[v].ty = new_it;
-        }
-    }
+    crate::pipeline_util::retype_pipeline(m, pipe, None, Some(consumers));
 }
 
 /// Rewrites one consumer agent's block in place for row half `c`.
