@@ -53,6 +53,8 @@ pub struct Function {
     pub maxntid: Option<[u32; 3]>,
     /// `.reqnctapercluster` if given.
     pub cluster: Option<[u32; 3]>,
+    /// `.explicitcluster`.
+    pub explicit_cluster: bool,
     /// Body statements.
     pub body: Vec<Stmt>,
     /// Line of the `.entry`/`.func` word.

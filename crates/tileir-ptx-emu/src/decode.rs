@@ -246,6 +246,7 @@ impl Decoder {
             local_bytes: align_up(self.local_bytes, 16),
             reqntid: f.reqntid.or(f.maxntid),
             cluster: f.cluster,
+            explicit_cluster: f.explicit_cluster || f.cluster.is_some(),
             module_vars: self.module_vars,
         }
     }
@@ -822,8 +823,7 @@ impl Decoder {
                     return Ok(Op::WarpSync { mask: self.src(&o[0], 32, line)? });
                 }
                 if has("cluster") {
-                    // One CTA per cluster here: a cluster barrier is a CTA-wide barrier.
-                    return Ok(Op::Bar { kind: if has("arrive") { BarKind::Arrive } else { BarKind::Sync }, id: Src::I(15), count: None, d: None, p: None });
+                    return Ok(if has("arrive") { Op::ClusterArrive { relaxed: has("relaxed") } } else { Op::ClusterWait });
                 }
                 if has("red") {
                     self.ops(i, 3)?;
@@ -1004,7 +1004,8 @@ impl Decoder {
             }
             "mapa" => {
                 self.ops(i, 3)?;
-                Op::Mapa { d: self.dreg(&o[0], line)?, a: self.src(&o[1], 64, line)?, rank: self.src(&o[2], 32, line)? }
+                let generic = space_of(mods) == Space::Generic;
+                Op::Mapa { d: self.dreg(&o[0], line)?, a: self.src(&o[1], 64, line)?, rank: self.src(&o[2], 32, line)?, generic }
             }
             // wgmma.mma_async computes when issued; groups only track which accumulators are
             // still in flight (touching them before the wait is an error).

@@ -4,9 +4,10 @@
 //! themselves), decodes each kernel once into a compact program with resolved registers,
 //! and runs a whole grid over host buffers with GPU semantics:
 //!
-//! - CTAs run in parallel on OS threads; inside a CTA warps run round-robin, each warp's
-//!   lanes in lockstep over per-lane register files, divergent lanes reconverging at the
-//!   earliest common PC ([`exec`]);
+//! - clusters run in parallel on OS threads, the CTAs of a cluster in one scheduler (with
+//!   distributed shared memory, cluster barriers and TMA multicast); inside a CTA warps
+//!   run round-robin, each warp's lanes in lockstep over per-lane register files,
+//!   divergent lanes reconverging at the earliest common PC ([`exec`]);
 //! - every memory access is bounds- and alignment-checked against the named buffers;
 //! - undefined behaviour (division by zero, divergent or exited lanes in a collective's
 //!   member mask, shared-memory races in race-check mode, deadlock) is an error naming the

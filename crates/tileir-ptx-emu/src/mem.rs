@@ -12,6 +12,12 @@ use crate::program::Space;
 
 /// Generic-address window of the CTA's shared memory.
 pub const SHARED_WINDOW: u64 = 0x0000_1000_0000_0000;
+/// Inside shared space: where the distributed shared memory of a cluster starts. CTA rank
+/// `r`'s shared byte `a` has the shared::cluster address `DSMEM_BASE + r * DSMEM_STRIDE + a`
+/// (what `mapa` returns); addresses below `DSMEM_BASE` are the executing CTA's own.
+pub const DSMEM_BASE: u64 = 0x0100_0000;
+/// Size of each CTA's window in the cluster's shared space.
+pub const DSMEM_STRIDE: u64 = 0x0100_0000;
 /// Generic-address window of a thread's local memory.
 pub const LOCAL_WINDOW: u64 = 0x0000_2000_0000_0000;
 /// Generic-address window of the kernel parameters.

@@ -274,6 +274,7 @@ impl Parser {
                         ".reqntid" => f.reqntid = Some(self.dims()?),
                         ".maxntid" => f.maxntid = Some(self.dims()?),
                         ".reqnctapercluster" => f.cluster = Some(self.dims()?),
+                        ".explicitcluster" => f.explicit_cluster = true,
                         _ => {}
                     }
                 }

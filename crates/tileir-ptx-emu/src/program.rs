@@ -548,7 +548,11 @@ pub enum Op {
     /// of `size` bytes on `mbar` when given.
     BulkCopy { dst_space: Space, dst: Addr, src_space: Space, src: Addr, size: Src, mbar: Option<Addr> },
     /// `mapa`: the address of a shared variable in CTA `rank` of the cluster.
-    Mapa { d: Reg, a: Src, rank: Src },
+    Mapa { d: Reg, a: Src, rank: Src, generic: bool },
+    /// `barrier.cluster.arrive{.relaxed}`: the thread arrives on the cluster barrier.
+    ClusterArrive { relaxed: bool },
+    /// `barrier.cluster.wait`: the thread waits for the phase it arrived in to complete.
+    ClusterWait,
     /// `cp.async.bulk.tensor.{rank}d` in tile mode through the tensor map at `tmap` (in
     /// `tmap_space`, Generic: resolved by window): a load (global → shared at `smem`, then
     /// complete_tx of the box's bytes on `mbar`; `mask`: the multicast CTA mask) or a store
@@ -668,6 +672,8 @@ pub struct Program {
     pub reqntid: Option<[u32; 3]>,
     /// `.reqnctapercluster`.
     pub cluster: Option<[u32; 3]>,
+    /// `.explicitcluster` or `.reqnctapercluster`: `%is_explicit_cluster` reads 1.
+    pub explicit_cluster: bool,
     /// Module variables.
     pub module_vars: Vec<ModuleVar>,
 }
@@ -856,12 +862,12 @@ impl Op {
                     s(m);
                 }
             }
-            Op::Mapa { d, a, rank } => {
+            Op::Mapa { d, a, rank, .. } => {
                 regs.push(*d);
                 s(a);
                 s(rank);
             }
-            Op::Bra { .. } | Op::Exit | Op::Ret | Op::CallFunc { .. } | Op::Trap | Op::Call { .. } | Op::Nop | Op::CpAsyncCommit | Op::CpAsyncWait { .. } | Op::WgmmaCommit | Op::WgmmaWait { .. } => {}
+            Op::Bra { .. } | Op::Exit | Op::Ret | Op::CallFunc { .. } | Op::ClusterArrive { .. } | Op::ClusterWait | Op::Trap | Op::Call { .. } | Op::Nop | Op::CpAsyncCommit | Op::CpAsyncWait { .. } | Op::WgmmaCommit | Op::WgmmaWait { .. } => {}
         }
         out.extend(regs);
         out

@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use super::cta::Env;
+use super::cta::{Env, SharedAt};
 use super::warp::Warp;
 use crate::error::{EmuError, ErrorKind, Result};
 use crate::mem::from_generic;
@@ -183,12 +183,26 @@ pub(crate) fn drain(w: &mut Warp, env: &mut Env<'_>, lane: usize) {
 }
 
 fn mbar_addr(w: &Warp, env: &Env<'_>, inst: &Inst, lane: usize, addr: Addr) -> Result<u64> {
-    let a = val(&w.regs, addr.base, lane).wrapping_add(addr.off as u64);
-    let (space, off) = if a >= crate::mem::SHARED_WINDOW { from_generic(a) } else { (Space::Shared, a) };
-    if space != Space::Shared || off % 8 != 0 || off + 8 > env.shared.len() as u64 {
-        return Err(err(w, env, inst, lane, ErrorKind::Undefined, format!("mbarrier address {a:#x} is not an 8-byte-aligned object in shared memory")));
+    match mbar_target(w, env, inst, lane, addr)? {
+        SharedAt::Own(off) => Ok(off),
+        SharedAt::Peer(r, _) => Err(err(w, env, inst, lane, ErrorKind::Undefined, format!("this mbarrier operation needs the executing CTA's own mbarrier, not one of CTA rank {r}"))),
     }
-    Ok(off)
+}
+
+/// The mbarrier an address names: the CTA's own or, through a shared::cluster address,
+/// another CTA's of the cluster.
+fn mbar_target(w: &Warp, env: &Env<'_>, inst: &Inst, lane: usize, addr: Addr) -> Result<SharedAt> {
+    let a = val(&w.regs, addr.base, lane).wrapping_add(addr.off as u64);
+    let (space, x) = if a >= crate::mem::SHARED_WINDOW { from_generic(a) } else { (Space::Shared, a) };
+    let at = if space == Space::Shared { env.resolve_shared(x).ok() } else { None };
+    let off = match at {
+        Some(SharedAt::Own(o) | SharedAt::Peer(_, o)) => o,
+        None => u64::MAX,
+    };
+    match at {
+        Some(t) if off % 8 == 0 && off + 8 <= env.shared.len() as u64 => Ok(t),
+        _ => Err(err(w, env, inst, lane, ErrorKind::Undefined, format!("mbarrier address {a:#x} is not an 8-byte-aligned object in the shared memory of a CTA of the cluster"))),
+    }
 }
 
 /// Ends the phase when every arrival and every expected byte is in.
@@ -204,7 +218,16 @@ fn maybe_complete(m: &mut Mbar) -> bool {
 /// One mbarrier operation for one lane; returns false for a `try_wait` that failed.
 #[allow(clippy::too_many_arguments)] // one lane of one decoded instruction: its operands
 pub(crate) fn mbarrier(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, lane: usize, op: MbarOp, d: Option<Reg>, addr: Addr, b: Option<Src>) -> Result<bool> {
-    let a = mbar_addr(w, env, inst, lane, addr)?;
+    let target = mbar_target(w, env, inst, lane, addr)?;
+    let (peer, a) = match target {
+        SharedAt::Own(a) => (None, a),
+        SharedAt::Peer(r, a) => (Some(r), a),
+    };
+    if let Some(r) = peer {
+        if !matches!(op, MbarOp::Arrive | MbarOp::ArriveDrop | MbarOp::ArriveExpectTx | MbarOp::ExpectTx | MbarOp::CompleteTx) {
+            return Err(err(w, env, inst, lane, ErrorKind::Undefined, format!("mbarrier {op:?} on CTA rank {r}'s mbarrier at shared {a:#x}: only arrivals and transaction counts reach another CTA's mbarrier")));
+        }
+    }
     let bv = b.map(|b| val(&w.regs, b, lane));
     let mut result: Option<u64> = None;
     let mut ok = true;
@@ -222,13 +245,18 @@ pub(crate) fn mbarrier(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, lane: usize
         env.effects += 1;
         return Ok(true);
     }
-    let Some(m) = env.asyncs.mbars.get_mut(&a) else {
-        return Err(err(w, env, inst, lane, ErrorKind::Undefined, format!("mbarrier at shared {a:#x} is used before mbarrier.init (or after inval)")));
+    let where_ = peer.map_or(String::new(), |r| format!(" of CTA rank {r}"));
+    let table = match peer {
+        None => &mut env.asyncs.mbars,
+        Some(r) => &mut env.peers[r].mbars,
+    };
+    let Some(m) = table.get_mut(&a) else {
+        return Err(err(w, env, inst, lane, ErrorKind::Undefined, format!("mbarrier at shared {a:#x}{where_} is used before mbarrier.init (or after inval)")));
     };
     match op {
         MbarOp::Init => {}
         MbarOp::Inval => {
-            env.asyncs.mbars.remove(&a);
+            table.remove(&a);
         }
         MbarOp::Arrive | MbarOp::ArriveDrop | MbarOp::ArriveExpectTx => {
             let count = if op == MbarOp::ArriveExpectTx {
@@ -240,7 +268,7 @@ pub(crate) fn mbarrier(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, lane: usize
             if m.pending < count {
                 let (p, e, t) = (m.pending, m.expected, m.tx);
                 return Err(err(w, env, inst, lane, ErrorKind::Undefined, format!(
-                    "arrive of count {count} on the mbarrier at shared {a:#x}, whose current phase has only {p} of {e} arrival(s) pending (tx-count {t})"
+                    "arrive of count {count} on the mbarrier at shared {a:#x}{where_}, whose current phase has only {p} of {e} arrival(s) pending (tx-count {t})"
                 )));
             }
             result = Some(m.phase as u64);
@@ -264,7 +292,7 @@ pub(crate) fn mbarrier(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, lane: usize
             result = Some(ok as u64);
         }
     }
-    if let Some(r) = env.race.as_mut() {
+    if let (Some(r), None) = (env.race.as_mut(), peer) {
         let t = (w.id * 32) as usize + lane;
         if released {
             r.mbar_release(a, t);
@@ -383,20 +411,32 @@ pub(crate) fn tensor_copy(
     if map.interleave != Interleave::None {
         return Err(err(w, env, inst, lane, ErrorKind::Decode, format!("{what}: interleaved tensor maps ({:?}) are not supported", map.interleave)));
     }
-    if let Some(m) = mask {
-        let m = val(&w.regs, m, lane) & 0xffff;
-        if m & !1 != 0 {
-            return Err(err(w, env, inst, lane, ErrorKind::Undefined, format!("{what}: multicast mask {m:#x} names CTAs other than rank 0; clusters have one CTA here")));
-        }
-        if m == 0 {
-            return Ok(());
-        }
-    }
+    // The destination CTAs (ranks): the multicast mask's, or the one the address names.
     let sa = val(&w.regs, smem.base, lane).wrapping_add(smem.off as u64);
     let (space, s) = if sa >= crate::mem::SHARED_WINDOW { from_generic(sa) } else { (Space::Shared, sa) };
+    let (s, dest_rank) = match (space, env.resolve_shared(s)) {
+        (Space::Shared, Ok(SharedAt::Own(o))) => (o, env.rank),
+        (Space::Shared, Ok(SharedAt::Peer(r, o))) => (o, r as u32),
+        (_, Err(m)) => return Err(err(w, env, inst, lane, ErrorKind::Memory, format!("{what}: {m}"))),
+        _ => (u64::MAX, env.rank),
+    };
+    let ranks: u32 = match mask {
+        Some(m) => {
+            let m = (val(&w.regs, m, lane) & 0xffff) as u32;
+            let n = env.nctarank();
+            if m >> n != 0 {
+                return Err(err(w, env, inst, lane, ErrorKind::Undefined, format!("{what}: multicast mask {m:#x} names CTA ranks the cluster of {n} CTA(s) does not have")));
+            }
+            if m == 0 {
+                return Ok(());
+            }
+            m
+        }
+        None => 1 << dest_rank,
+    };
     let total = map.box_bytes();
     let align = map.swizzle.repeat().max(128);
-    if space != Space::Shared || s % align != 0 {
+    if space != Space::Shared || s == u64::MAX || s % align != 0 {
         let why = if map.swizzle == Swizzle::None { "128-byte aligned".to_string() } else { format!("{align}-byte aligned (the repeat of the {:?} swizzle)", map.swizzle) };
         return Err(err(w, env, inst, lane, ErrorKind::Memory, format!("{what}: shared address {sa:#x} is not {why} shared memory")));
     }
@@ -441,13 +481,21 @@ pub(crate) fn tensor_copy(
             } else {
                 fill
             };
-            check_pending(env, sh, es).map_err(|m| err(w, env, inst, lane, ErrorKind::Memory, format!("{what} destination: {m}")))?;
-            crate::mem::store_bytes(&mut env.shared, sh, es, v);
-            if let Some(rs) = env.race.as_mut() {
-                // Async-proxy writes, attributed to the issuing thread; its complete_tx on
-                // the mbarrier orders them before the waiters' reads.
-                for b in sh..sh + es {
-                    rs.record_write(b as usize, me as usize - 1, inst.line);
+            for r in (0..16).filter(|r| ranks >> r & 1 != 0) {
+                if r != env.rank {
+                    let p = &mut env.peers[r as usize];
+                    crate::mem::store_bytes(&mut p.shared, sh, es, v);
+                    p.mark_written(sh, es, inst.line);
+                    continue;
+                }
+                check_pending(env, sh, es).map_err(|m| err(w, env, inst, lane, ErrorKind::Memory, format!("{what} destination: {m}")))?;
+                crate::mem::store_bytes(&mut env.shared, sh, es, v);
+                if let Some(rs) = env.race.as_mut() {
+                    // Async-proxy writes, attributed to the issuing thread; its complete_tx on
+                    // the mbarrier orders them before the waiters' reads.
+                    for b in sh..sh + es {
+                        rs.record_write(b as usize, me as usize - 1, inst.line);
+                    }
                 }
             }
         } else if inside {
@@ -457,7 +505,23 @@ pub(crate) fn tensor_copy(
     }
     env.effects += 1;
     if let Some(m) = mbar {
-        mbarrier(w, env, inst, lane, MbarOp::CompleteTx, None, m, Some(Src::I(total)))?;
+        if !load || ranks == 1 << env.rank {
+            mbarrier(w, env, inst, lane, MbarOp::CompleteTx, None, m, Some(Src::I(total)))?;
+        } else {
+            // Each destination CTA's mbarrier at the same offset gets the box's bytes.
+            let (space, ma) = {
+                let a = val(&w.regs, m.base, lane).wrapping_add(m.off as u64);
+                if a >= crate::mem::SHARED_WINDOW { from_generic(a) } else { (Space::Shared, a) }
+            };
+            let off = match (space, env.resolve_shared(ma)) {
+                (Space::Shared, Ok(SharedAt::Own(o) | SharedAt::Peer(_, o))) => o,
+                _ => return Err(err(w, env, inst, lane, ErrorKind::Undefined, format!("{what}: mbarrier address {ma:#x} is not in shared memory"))),
+            };
+            for r in (0..16u32).filter(|r| ranks >> r & 1 != 0) {
+                let addr = Addr { base: Src::I(crate::mem::DSMEM_BASE + r as u64 * crate::mem::DSMEM_STRIDE + off), off: 0 };
+                mbarrier(w, env, inst, lane, MbarOp::CompleteTx, None, addr, Some(Src::I(total)))?;
+            }
+        }
     }
     Ok(())
 }

@@ -1,9 +1,10 @@
 //! One CTA: its warps, shared memory and barriers; the round-robin warp scheduler, barrier
 //! completion, and the deadlock report when no warp can move.
 
-use super::warp::{lanes_text, Warp};
+use super::warp::Warp;
 use super::LaunchCtx;
 use crate::error::{EmuError, ErrorKind, Result};
+use crate::mem::{DSMEM_BASE, DSMEM_STRIDE};
 use crate::program::{BarKind, Reg, Special};
 
 /// Warp-instructions a warp runs before the scheduler moves on (spin loops waiting on other
@@ -78,7 +79,8 @@ impl RaceShadow {
             rclk: vec![0; bytes],
             rline: vec![0; bytes],
             line: 0,
-            bars: vec![Vec::new(); 16],
+            // 0..15: named barriers; 16: the cluster barrier.
+            bars: vec![Vec::new(); 17],
             mbars: Default::default(),
         }
     }
@@ -240,9 +242,71 @@ pub(crate) struct Env<'a> {
     /// of the scheduler in which it does not move and every warp waits or spins is a
     /// deadlock.
     pub effects: u64,
+    /// Rank of this CTA in its cluster.
+    pub rank: u32,
+    /// While this CTA runs in a cluster of several: the other CTAs' shared memory and
+    /// mbarriers, lent to it by rank (its own entry is empty).
+    pub peers: Vec<Peer>,
+    /// The cluster barrier's current phase (barrier.cluster).
+    pub cbar_phase: u32,
+}
+
+/// Another CTA of the cluster, as the running CTA sees it: what distributed shared memory
+/// reaches.
+#[derive(Default)]
+pub(crate) struct Peer {
+    pub shared: Vec<u8>,
+    pub mbars: std::collections::HashMap<u64, super::asyncop::Mbar>,
+    pub race: Option<RaceShadow>,
+}
+
+impl Peer {
+    /// Race check: bytes [a, a+n) were written from another CTA. Accesses across CTAs are
+    /// not race-checked; the bytes count as written and ordered with every thread.
+    pub fn mark_written(&mut self, a: u64, n: u64, line: u32) {
+        if let Some(r) = self.race.as_mut() {
+            for i in a..a + n {
+                if let Some(w) = r.writer.get_mut(i as usize) {
+                    *w = 1;
+                    r.wclk[i as usize] = 0;
+                    r.wline[i as usize] = line;
+                }
+            }
+        }
+    }
+}
+
+/// Where a shared-space address lands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SharedAt {
+    /// The executing CTA's byte.
+    Own(u64),
+    /// Byte of the CTA of that rank in the cluster.
+    Peer(usize, u64),
 }
 
 impl Env<'_> {
+    /// CTAs in the cluster.
+    pub fn nctarank(&self) -> u32 {
+        self.ctx.cluster.iter().product()
+    }
+
+    /// Resolves a shared-space address: below [`DSMEM_BASE`] the CTA's own bytes, above it
+    /// a CTA's window in the cluster's distributed shared memory.
+    pub fn resolve_shared(&self, a: u64) -> std::result::Result<SharedAt, String> {
+        if a < DSMEM_BASE {
+            return Ok(SharedAt::Own(a));
+        }
+        let (r, off) = ((a - DSMEM_BASE) / DSMEM_STRIDE, (a - DSMEM_BASE) % DSMEM_STRIDE);
+        let n = self.nctarank() as u64;
+        if r >= n {
+            return Err(format!(
+                "shared::cluster address {a:#x} is outside every CTA's window: the cluster has {n} CTA(s), whose windows are at {DSMEM_BASE:#x} + rank * {DSMEM_STRIDE:#x}"
+            ));
+        }
+        Ok(if r == self.rank as u64 { SharedAt::Own(off) } else { SharedAt::Peer(r as usize, off) })
+    }
+
     /// "CTA (x,y,z) thread (x,y,z)" of warp `wid` lane `lane`.
     pub fn who(&self, wid: u32, lane: usize) -> String {
         let b = self.ctx.cfg.block;
@@ -269,6 +333,7 @@ pub(crate) struct CtaResult {
 fn special_value(ctx: &LaunchCtx<'_>, ctaid: [u32; 3], s: Special, tid: u32, nwarps: u32) -> u64 {
     let b = ctx.cfg.block;
     let g = ctx.cfg.grid;
+    let c = ctx.cluster;
     let lane = tid % 32;
     let t = [tid % b[0], (tid / b[0]) % b[1], tid / (b[0] * b[1])];
     let v: u32 = match s {
@@ -291,27 +356,28 @@ fn special_value(ctx: &LaunchCtx<'_>, ctaid: [u32; 3], s: Special, tid: u32, nwa
                 _ => !((bit << 1) - 1),
             } & 0xffff_ffff) as u32
         }
-        // Clusters of one CTA: the CTA is its own cluster.
-        Special::ClusterCtaid(_) => 0,
-        Special::ClusterNctaid(_) => 1,
-        Special::Clusterid(d) => ctaid[d as usize],
-        Special::Nclusterid(d) => g[d as usize],
-        Special::ClusterCtarank => 0,
-        Special::ClusterNctarank => 1,
-        Special::IsExplicitCluster => 0,
+        Special::ClusterCtaid(d) => ctaid[d as usize] % c[d as usize],
+        Special::ClusterNctaid(d) => c[d as usize],
+        Special::Clusterid(d) => ctaid[d as usize] / c[d as usize],
+        Special::Nclusterid(d) => g[d as usize] / c[d as usize],
+        Special::ClusterCtarank => (ctaid[0] % c[0]) + c[0] * ((ctaid[1] % c[1]) + c[1] * (ctaid[2] % c[2])),
+        Special::ClusterNctarank => c.iter().product(),
+        Special::IsExplicitCluster => ctx.explicit as u32,
         Special::DynSmem => ctx.cfg.dyn_shared,
         Special::TotalSmem => (ctx.prog.shared_bytes as u32).saturating_add(ctx.cfg.dyn_shared),
     };
     v as u64
 }
 
-/// Runs one CTA to completion.
-pub(crate) fn run_cta(ctx: &LaunchCtx<'_>, ctaid: [u32; 3]) -> Result<CtaResult> {
+/// A CTA of a cluster: its environment and warps.
+type Cta<'a> = (Env<'a>, Vec<Warp>);
+
+fn new_cta<'a>(ctx: &'a LaunchCtx<'a>, ctaid: [u32; 3], rank: u32) -> Cta<'a> {
     let prog = ctx.prog;
     let nthreads: u32 = ctx.cfg.block.iter().product();
     let nwarps = nthreads.div_ceil(32);
     let shared_len = prog.shared_bytes + ctx.cfg.dyn_shared as usize;
-    let mut env = Env {
+    let env = Env {
         ctx,
         ctaid,
         // Shared memory starts as garbage on a GPU: a poison pattern (NaN in every float
@@ -324,8 +390,11 @@ pub(crate) fn run_cta(ctx: &LaunchCtx<'_>, ctaid: [u32; 3]) -> Result<CtaResult>
         warp_insts: 0,
         asyncs: Default::default(),
         effects: 0,
+        rank,
+        peers: Vec::new(),
+        cbar_phase: 0,
     };
-    let mut warps: Vec<Warp> = (0..nwarps)
+    let warps: Vec<Warp> = (0..nwarps)
         .map(|w| {
             let valid = if (w + 1) * 32 <= nthreads { u32::MAX } else { (1u32 << (nthreads - w * 32)) - 1 };
             let mut warp = Warp::new(w, prog.nregs as usize, valid, prog.local_bytes);
@@ -337,48 +406,136 @@ pub(crate) fn run_cta(ctx: &LaunchCtx<'_>, ctaid: [u32; 3]) -> Result<CtaResult>
             warp
         })
         .collect();
+    (env, warps)
+}
+
+/// One scheduler round of a CTA; returns whether anything moved.
+fn step_cta(env: &mut Env<'_>, warps: &mut [Warp]) -> Result<bool> {
+    let mut progressed = false;
+    let effects = env.effects;
+    for w in 0..warps.len() {
+        if warps[w].finished() {
+            continue;
+        }
+        // A warp that only went round its spin loop (parked on a failed mbarrier wait)
+        // has not progressed unless something it did is visible to others.
+        if warps[w].run(env, SLICE)? > 0 && !warps[w].spun {
+            progressed = true;
+        }
+        if release_barriers(env, warps) {
+            progressed = true;
+        }
+    }
+    if release_barriers(env, warps) {
+        progressed = true;
+    }
+    if env.effects != effects {
+        progressed = true;
+    }
+    if env.warp_insts > env.ctx.cfg.options.max_warp_steps {
+        let c = env.ctaid;
+        let mut msg = format!("CTA ({},{},{}) ran {} warp-instructions, over the limit of {}; where the warps are:", c[0], c[1], c[2], env.warp_insts, env.ctx.cfg.options.max_warp_steps);
+        for w in warps.iter() {
+            msg.push_str(&w.describe(env));
+        }
+        return Err(EmuError::new(ErrorKind::StepLimit, 0, msg));
+    }
+    Ok(progressed)
+}
+
+/// Lends every other CTA's shared memory and mbarriers to CTA `k` for its slice.
+fn lend(ctas: &mut [Cta<'_>], k: usize) {
+    if ctas.len() == 1 {
+        return;
+    }
+    let peers: Vec<Peer> = ctas
+        .iter_mut()
+        .enumerate()
+        .map(|(j, (e, _))| if j == k { Peer::default() } else { Peer { shared: std::mem::take(&mut e.shared), mbars: std::mem::take(&mut e.asyncs.mbars), race: e.race.take() } })
+        .collect();
+    ctas[k].0.peers = peers;
+}
+
+/// Gives the lent memories back.
+fn unlend(ctas: &mut [Cta<'_>], k: usize) {
+    let peers = std::mem::take(&mut ctas[k].0.peers);
+    for (j, p) in peers.into_iter().enumerate() {
+        if j != k {
+            ctas[j].0.shared = p.shared;
+            ctas[j].0.asyncs.mbars = p.mbars;
+            ctas[j].0.race = p.race;
+        }
+    }
+}
+
+/// Completes the cluster barrier's phase when every live thread of the cluster has arrived,
+/// and releases the threads waiting on a completed phase; returns true if anything moved.
+fn cluster_barrier(ctas: &mut [Cta<'_>], phase: &mut u32) -> bool {
+    let mut any = false;
+    let mut all = true;
+    for (_, ws) in ctas.iter() {
+        for w in ws {
+            any |= w.cl_arr != 0;
+            all &= w.live() & !w.cl_arr == 0;
+        }
+    }
+    if !(any && all) {
+        return false;
+    }
+    *phase = phase.wrapping_add(1);
+    for (env, ws) in ctas.iter_mut() {
+        env.cbar_phase = *phase;
+        for w in ws.iter_mut() {
+            w.cl_arr = 0;
+            let m = w.release_cluster_wait(*phase);
+            if let Some(r) = env.race.as_mut() {
+                for l in 0..32 {
+                    if m >> l & 1 != 0 {
+                        r.bar_acquire(16, w.id as usize * 32 + l);
+                    }
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Runs cluster `cid` (all its CTAs in one scheduler, so that waits on other CTAs of the
+/// cluster make progress) to completion; returns each CTA's totals.
+pub(crate) fn run_cluster(ctx: &LaunchCtx<'_>, cid: [u32; 3]) -> Result<Vec<([u32; 3], CtaResult)>> {
+    let c = ctx.cluster;
+    let n = c.iter().product::<u32>();
+    let mut ctas: Vec<Cta<'_>> = (0..n)
+        .map(|r| {
+            let ctaid = [cid[0] * c[0] + r % c[0], cid[1] * c[1] + (r / c[0]) % c[1], cid[2] * c[2] + r / (c[0] * c[1])];
+            new_cta(ctx, ctaid, r)
+        })
+        .collect();
+    let mut phase = 0u32;
     loop {
         let mut progressed = false;
         let mut all_done = true;
-        let effects = env.effects;
-        for w in 0..warps.len() {
-            if warps[w].finished() {
+        for k in 0..ctas.len() {
+            if ctas[k].1.iter().all(|w| w.finished()) {
                 continue;
             }
             all_done = false;
-            // A warp that only went round its spin loop (parked on a failed mbarrier wait)
-            // has not progressed unless something it did is visible to others.
-            if warps[w].run(&mut env, SLICE)? > 0 && !warps[w].spun {
-                progressed = true;
-            }
-            if release_barriers(&mut env, &mut warps) {
-                progressed = true;
-            }
+            lend(&mut ctas, k);
+            let (env, warps) = &mut ctas[k];
+            let r = step_cta(env, warps);
+            unlend(&mut ctas, k);
+            progressed |= r?;
+            progressed |= cluster_barrier(&mut ctas, &mut phase);
         }
         if all_done {
             break;
         }
-        if release_barriers(&mut env, &mut warps) {
-            progressed = true;
-        }
-        if env.effects != effects {
-            progressed = true;
-        }
+        progressed |= cluster_barrier(&mut ctas, &mut phase);
         if !progressed {
-            return Err(deadlock(&env, &warps));
-        }
-        if env.warp_insts > ctx.cfg.options.max_warp_steps {
-            let mut msg = format!(
-                "CTA ({},{},{}) ran {} warp-instructions, over the limit of {}; where the warps are:",
-                ctaid[0], ctaid[1], ctaid[2], env.warp_insts, ctx.cfg.options.max_warp_steps
-            );
-            for w in &warps {
-                msg.push_str(&w.describe(&env));
-            }
-            return Err(EmuError::new(ErrorKind::StepLimit, 0, msg));
+            return Err(deadlock(&ctas));
         }
     }
-    Ok(CtaResult { output: env.out, thread_insts: env.thread_insts, warp_insts: env.warp_insts })
+    Ok(ctas.into_iter().map(|(e, _)| (e.ctaid, CtaResult { output: e.out, thread_insts: e.thread_insts, warp_insts: e.warp_insts })).collect())
 }
 
 /// Completes every barrier whose phase has all its threads; returns true if any did.
@@ -413,19 +570,32 @@ fn release_barriers(env: &mut Env<'_>, warps: &mut [Warp]) -> bool {
     any
 }
 
-fn deadlock(env: &Env<'_>, warps: &[Warp]) -> EmuError {
-    let mut msg = format!("every live warp of CTA ({},{},{}) is waiting and none can proceed:", env.ctaid[0], env.ctaid[1], env.ctaid[2]);
-    for w in warps {
-        msg.push_str(&w.describe(env));
-    }
-    for (id, b) in env.bars.iter().enumerate() {
-        if b.arrived > 0 {
-            let live: u32 = warps.iter().map(|w| w.live().count_ones()).sum();
-            let exp = if b.expected > 0 { b.expected } else { live };
-            msg.push_str(&format!("\n  barrier {id}: {} of {exp} thread(s) arrived", b.arrived));
+fn deadlock(ctas: &[Cta<'_>]) -> EmuError {
+    let who = |e: &Env<'_>| format!("CTA ({},{},{})", e.ctaid[0], e.ctaid[1], e.ctaid[2]);
+    let mut msg = if ctas.len() == 1 {
+        format!("every live warp of {} is waiting and none can proceed:", who(&ctas[0].0))
+    } else {
+        format!("every live warp of the cluster of CTAs {} is waiting and none can proceed:", ctas.iter().map(|(e, _)| who(e)).collect::<Vec<_>>().join(", "))
+    };
+    for (env, warps) in ctas {
+        if ctas.len() > 1 {
+            msg.push_str(&format!("\n {} (rank {}):", who(env), env.rank));
+        }
+        for w in warps {
+            msg.push_str(&w.describe(env));
+        }
+        let live: u32 = warps.iter().map(|w| w.live().count_ones()).sum();
+        for (id, b) in env.bars.iter().enumerate() {
+            if b.arrived > 0 {
+                let exp = if b.expected > 0 { b.expected } else { live };
+                msg.push_str(&format!("\n  barrier {id}: {} of {exp} thread(s) arrived", b.arrived));
+            }
+        }
+        if warps.iter().any(|w| w.cl_arr != 0 || w.cl_pending != 0) {
+            let arrived: u32 = warps.iter().map(|w| w.cl_arr.count_ones()).sum();
+            msg.push_str(&format!("\n  cluster barrier: {arrived} of {live} live thread(s) of {} arrived in the current phase", who(env)));
         }
     }
-    let _ = lanes_text;
-    let line = warps.iter().find_map(|w| w.first_line(env)).unwrap_or(0);
+    let line = ctas.iter().find_map(|(env, warps)| warps.iter().find_map(|w| w.first_line(env))).unwrap_or(0);
     EmuError::new(ErrorKind::Deadlock, line, msg)
 }

@@ -1,4 +1,4 @@
-//! The executor: a launch runs its CTAs on a pool of OS threads (one CTA per thread at a
+//! The executor: a launch runs its clusters on a pool of OS threads (one cluster per thread at a
 //! time); inside a CTA, warps are scheduled round-robin and each warp executes its lanes in
 //! lockstep over per-lane register files.
 
@@ -35,11 +35,14 @@ pub struct Options {
     /// The byte shared memory starts filled with (0xFF: NaN in every float format, -1 in
     /// every integer one). With `race_check`, reading a never-written byte is an error.
     pub shared_fill: u8,
+    /// Cluster dimensions given at launch (the runtime's cluster launch attribute); a
+    /// kernel's `.reqnctapercluster` must agree. None: the kernel's, or clusters of one CTA.
+    pub cluster: Option<[u32; 3]>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { race_check: false, max_warp_steps: 1 << 28, threads: 0, shared_fill: 0xFF }
+        Options { race_check: false, max_warp_steps: 1 << 28, threads: 0, shared_fill: 0xFF, cluster: None }
     }
 }
 
@@ -73,6 +76,10 @@ pub(crate) struct LaunchCtx<'a> {
     pub cfg: &'a LaunchConfig,
     pub params: &'a [u8],
     pub global: &'a GlobalMem,
+    /// Cluster dimensions (CTAs).
+    pub cluster: [u32; 3],
+    /// `%is_explicit_cluster`.
+    pub explicit: bool,
 }
 
 /// Runs `prog` over the grid. `params` is the parameter buffer laid out as
@@ -92,12 +99,21 @@ pub fn launch(prog: &Program, cfg: &LaunchConfig, params: &[u8], global: &Global
             ));
         }
     }
-    if let Some(c) = prog.cluster {
-        if c.iter().product::<u32>() > 1 {
-            // Each CTA is its own cluster here; running a kernel that relies on bigger
-            // clusters would give wrong values instead of an error.
-            return Err(EmuError::new(ErrorKind::Launch, 0, format!("kernel '{}' requires clusters of {:?} CTAs; the emulator runs clusters of one CTA", prog.name, c)));
+    let cluster = match (prog.cluster, cfg.options.cluster) {
+        (Some(k), Some(o)) if k != o => {
+            return Err(EmuError::new(ErrorKind::Launch, 0, format!("kernel '{}' requires clusters of {:?} CTAs (.reqnctapercluster), the launch asks for {:?}", prog.name, k, o)));
         }
+        (k, o) => k.or(o).unwrap_or([1, 1, 1]),
+    };
+    if cluster.contains(&0) || cluster.iter().product::<u32>() > 16 {
+        return Err(EmuError::new(ErrorKind::Launch, 0, format!("cluster dimensions {cluster:?}: a cluster has 1 to 16 CTAs")));
+    }
+    if (0..3).any(|d| cfg.grid[d] % cluster[d] != 0) {
+        return Err(EmuError::new(
+            ErrorKind::Launch,
+            0,
+            format!("grid {:?} is not divisible into clusters of {:?} CTAs (kernel '{}')", cfg.grid, cluster, prog.name),
+        ));
     }
     if params.len() < prog.param_bytes {
         return Err(EmuError::new(ErrorKind::Launch, 0, format!("kernel '{}' takes {} parameter bytes, got {}", prog.name, prog.param_bytes, params.len())));
@@ -106,13 +122,16 @@ pub fn launch(prog: &Program, cfg: &LaunchConfig, params: &[u8], global: &Global
     if ncta == 0 {
         return Ok(LaunchStats::default());
     }
-    let ctx = LaunchCtx { prog, cfg, params, global };
+    let ctx = LaunchCtx { prog, cfg, params, global, cluster, explicit: prog.explicit_cluster || cfg.options.cluster.is_some() };
+    let csize = cluster.iter().map(|&c| c as u64).product::<u64>();
+    let nclusters = ncta / csize;
+    let ng = [cfg.grid[0] / cluster[0], cfg.grid[1] / cluster[1]];
     let workers = if cfg.options.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
         cfg.options.threads
     }
-    .min(ncta as usize)
+    .min(nclusters as usize)
     .max(1);
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
@@ -125,20 +144,25 @@ pub fn launch(prog: &Program, cfg: &LaunchConfig, params: &[u8], global: &Global
             if stop.load(Ordering::Relaxed) {
                 break;
             }
-            let i = next.fetch_add(1, Ordering::Relaxed) as u64;
-            if i >= ncta {
+            let ci = next.fetch_add(1, Ordering::Relaxed) as u64;
+            if ci >= nclusters {
                 break;
             }
-            let ctaid = [(i % cfg.grid[0] as u64) as u32, ((i / cfg.grid[0] as u64) % cfg.grid[1] as u64) as u32, (i / (cfg.grid[0] as u64 * cfg.grid[1] as u64)) as u32];
-            match cta::run_cta(&ctx, ctaid) {
-                Ok(r) => {
-                    thread_insts.fetch_add(r.thread_insts, Ordering::Relaxed);
-                    warp_insts.fetch_add(r.warp_insts, Ordering::Relaxed);
-                    if !r.output.is_empty() {
-                        outputs.lock().unwrap_or_else(|e| e.into_inner()).push((i, r.output));
+            let cid = [(ci % ng[0] as u64) as u32, ((ci / ng[0] as u64) % ng[1] as u64) as u32, (ci / (ng[0] as u64 * ng[1] as u64)) as u32];
+            let linear = |c: [u32; 3]| c[0] as u64 + cfg.grid[0] as u64 * (c[1] as u64 + cfg.grid[1] as u64 * c[2] as u64);
+            let first = [cid[0] * cluster[0], cid[1] * cluster[1], cid[2] * cluster[2]];
+            match cta::run_cluster(&ctx, cid) {
+                Ok(rs) => {
+                    for (ctaid, r) in rs {
+                        thread_insts.fetch_add(r.thread_insts, Ordering::Relaxed);
+                        warp_insts.fetch_add(r.warp_insts, Ordering::Relaxed);
+                        if !r.output.is_empty() {
+                            outputs.lock().unwrap_or_else(|e| e.into_inner()).push((linear(ctaid), r.output));
+                        }
                     }
                 }
                 Err(e) => {
+                    let i = linear(first);
                     let mut f = failure.lock().unwrap_or_else(|e| e.into_inner());
                     if f.as_ref().is_none_or(|(j, _)| i < *j) {
                         *f = Some((i, e));

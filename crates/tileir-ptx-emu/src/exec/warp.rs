@@ -7,11 +7,11 @@
 //! execution is sequential whatever the interleaving. Warp collectives (`shfl.sync`,
 //! `vote.sync`, ...) additionally wait until every lane of their member mask has arrived.
 
-use super::cta::{BarState, Env};
+use super::cta::{BarState, Env, SharedAt};
 use super::lanes::{map1, map2, map3};
 use super::{alu, collective, cvt, fp, printf};
 use crate::error::{EmuError, ErrorKind, Result};
-use crate::mem::{from_generic, load_bytes, store_bytes, to_generic};
+use crate::mem::{from_generic, load_bytes, store_bytes, to_generic, DSMEM_BASE, DSMEM_STRIDE};
 use crate::program::*;
 
 /// Lanes of `mask`, ascending.
@@ -109,6 +109,20 @@ pub(crate) struct Warp {
     pub wg_groups: std::collections::VecDeque<Vec<(Reg, u32)>>,
     /// Set while an atomic accesses shared memory (race check: atomics never race).
     pub atomic_access: bool,
+    /// Lanes that arrived on the cluster barrier in its current phase.
+    pub cl_arr: u32,
+    /// Lanes that arrived on the cluster barrier and have not waited yet.
+    pub cl_pending: u32,
+    /// Per lane: the cluster-barrier phase of its latest arrival.
+    pub cl_phase: [u32; 32],
+}
+
+/// `bar_id` of a lane blocked in `barrier.cluster.wait`.
+pub(crate) const CLUSTER_BAR: u8 = 16;
+
+/// The PTX line being executed, as far as the race shadow knows it (0 without race check).
+fn inst_line(env: &Env<'_>) -> u32 {
+    env.race.as_ref().map_or(0, |r| r.line)
 }
 
 /// Marks an in-flight wgmma register as one of A's fragment registers (RS form), not an
@@ -146,6 +160,9 @@ impl Warp {
             wg_uncommitted: Vec::new(),
             wg_groups: Default::default(),
             atomic_access: false,
+            cl_arr: 0,
+            cl_pending: 0,
+            cl_phase: [0; 32],
         }
     }
 
@@ -214,6 +231,20 @@ impl Warp {
         m
     }
 
+    /// Releases lanes blocked in `barrier.cluster.wait` whose phase has completed (the
+    /// barrier is now in `phase`); returns them.
+    pub fn release_cluster_wait(&mut self, phase: u32) -> u32 {
+        let mut m = 0u32;
+        for_lanes(self.bar_wait, |l| {
+            if self.bar_id[l] == CLUSTER_BAR && self.cl_phase[l] != phase {
+                m |= 1 << l;
+            }
+        });
+        self.bar_wait &= !m;
+        self.cl_pending &= !m;
+        m
+    }
+
     /// Where this warp's lanes are and what they wait on (deadlock and step-limit reports).
     pub fn describe(&self, env: &Env<'_>) -> String {
         let prog = env.ctx.prog;
@@ -245,7 +276,9 @@ impl Warp {
             // A lane blocked on a barrier has already stepped past it.
             let at = if waiting_bar { pc.saturating_sub(1) } else { pc };
             let line = prog.line_of(at);
-            let what = if waiting_bar {
+            let what = if waiting_bar && self.bar_id[l] == CLUSTER_BAR {
+                format!("wait at the cluster barrier (barrier.cluster.wait, phase {})", self.cl_phase[l])
+            } else if waiting_bar {
                 format!("wait at barrier {}", self.bar_id[l])
             } else if waiting_sync {
                 let missing = match prog.insts.get(at as usize).and_then(|i| sync_mask(&i.op)) {
@@ -395,6 +428,58 @@ impl Warp {
                         None => return Ok(done),
                     }
                     continue;
+                }
+                Op::ClusterArrive { relaxed } => {
+                    let twice = exec & self.cl_pending;
+                    if twice != 0 {
+                        let l = twice.trailing_zeros() as usize;
+                        return Err(EmuError::new(
+                            ErrorKind::Undefined,
+                            inst.line,
+                            format!("{}: barrier.cluster.arrive again before the barrier.cluster.wait of its previous arrival", env.who(self.id, l)),
+                        ));
+                    }
+                    self.cl_arr |= exec;
+                    self.cl_pending |= exec;
+                    let phase = env.cbar_phase;
+                    for_lanes(exec, |l| self.cl_phase[l] = phase);
+                    if exec != 0 {
+                        env.effects += 1;
+                    }
+                    if let (Some(r), false) = (env.race.as_mut(), *relaxed) {
+                        let wid = self.id as usize;
+                        for_lanes(exec, |l| r.bar_arrive(CLUSTER_BAR as usize, wid * 32 + l));
+                    }
+                }
+                Op::ClusterWait => {
+                    let never = exec & !self.cl_pending;
+                    if never != 0 {
+                        let l = never.trailing_zeros() as usize;
+                        return Err(EmuError::new(ErrorKind::Undefined, inst.line, format!("{}: barrier.cluster.wait without a preceding barrier.cluster.arrive", env.who(self.id, l))));
+                    }
+                    let phase = env.cbar_phase;
+                    let mut blocked = 0u32;
+                    for_lanes(exec, |l| {
+                        if self.cl_phase[l] == phase {
+                            blocked |= 1 << l;
+                        }
+                    });
+                    let passed = exec & !blocked;
+                    self.cl_pending &= !passed;
+                    if let Some(r) = env.race.as_mut() {
+                        let wid = self.id as usize;
+                        for_lanes(passed, |l| r.bar_acquire(CLUSTER_BAR as usize, wid * 32 + l));
+                    }
+                    if blocked != 0 {
+                        for_lanes(blocked, |l| self.bar_id[l] = CLUSTER_BAR);
+                        self.set_pc(g.mask, g.pc + 1);
+                        self.bar_wait |= blocked;
+                        match self.schedule() {
+                            Some(n) => g = n,
+                            None => return Ok(done),
+                        }
+                        continue;
+                    }
                 }
                 Op::Bar { kind, id, count, d, p } => {
                     if exec != 0 {
@@ -606,6 +691,13 @@ impl Warp {
         match space {
             Space::Global | Space::Const | Space::Generic => env.ctx.global.load(a, size).map_err(|f| f.0),
             Space::Shared => {
+                let a = match env.resolve_shared(a)? {
+                    SharedAt::Own(a) => a,
+                    SharedAt::Peer(r, a) => {
+                        let mem = &env.peers[r].shared;
+                        return load_bytes(mem, a, size).ok_or_else(|| format!("shared::cluster access of {size} byte(s) at {a:#x} of CTA rank {r} is outside its {} byte(s) of shared memory", mem.len()));
+                    }
+                };
                 super::asyncop::check_pending(env, a, size)?;
                 let v = load_bytes(&env.shared, a, size)
                     .ok_or_else(|| format!("shared access of {size} byte(s) at {a:#x} is outside the CTA's {} byte(s) of shared memory", env.shared.len()))?;
@@ -632,6 +724,18 @@ impl Warp {
                 env.ctx.global.store(a, size, v).map_err(|f| f.0)
             }
             Space::Shared => {
+                let a = match env.resolve_shared(a)? {
+                    SharedAt::Own(a) => a,
+                    SharedAt::Peer(r, a) => {
+                        env.effects += 1;
+                        let line = inst_line(env);
+                        let p = &mut env.peers[r];
+                        let n = p.shared.len();
+                        store_bytes(&mut p.shared, a, size, v).ok_or_else(|| format!("shared::cluster access of {size} byte(s) at {a:#x} of CTA rank {r} is outside its {n} byte(s) of shared memory"))?;
+                        p.mark_written(a, size, line);
+                        return Ok(());
+                    }
+                };
                 super::asyncop::check_pending(env, a, size)?;
                 env.effects += 1;
                 let n = env.shared.len();
@@ -1060,18 +1164,33 @@ impl Warp {
             Op::TensorCopy { load, rank, smem, tmap_space, tmap, coords, mbar, mask } => {
                 try_lanes(exec, |l| super::asyncop::tensor_copy(self, env, inst, l, *load, *rank, *smem, *tmap_space, *tmap, coords, *mbar, *mask))?;
             }
-            Op::Mapa { d, a, rank } => {
-                let (d, a, rank) = (*d, *a, *rank);
+            Op::Mapa { d, a, rank, generic } => {
+                let (d, a, rank, generic) = (*d, *a, *rank, *generic);
+                let n = env.nctarank() as u64;
                 let mut bad = None;
                 for_lanes(exec, |l| {
                     let r = val(&self.regs, rank, l);
-                    if r != 0 && bad.is_none() {
-                        bad = Some((l, r));
+                    let mut x = val(&self.regs, a, l);
+                    if generic {
+                        match from_generic(x) {
+                            (Space::Shared, o) => x = o,
+                            _ => {
+                                if bad.is_none() {
+                                    bad = Some((l, format!("mapa of generic address {x:#x}, which is not in shared memory")));
+                                }
+                            }
+                        }
                     }
-                    self.regs[d as usize * 32 + l] = val(&self.regs, a, l);
+                    if r >= n && bad.is_none() {
+                        bad = Some((l, format!("mapa to cluster rank {r}; the cluster has {n} CTA(s)")));
+                    }
+                    // A shared::cluster address already: its offset in its CTA's window.
+                    let off = if x >= DSMEM_BASE { (x - DSMEM_BASE) % DSMEM_STRIDE } else { x };
+                    let y = DSMEM_BASE + r.min(n) * DSMEM_STRIDE + off;
+                    self.regs[d as usize * 32 + l] = if generic { crate::mem::to_generic(Space::Shared, y) } else { y };
                 });
-                if let Some((l, r)) = bad {
-                    return Err(EmuError::new(ErrorKind::Undefined, inst.line, format!("{}: mapa to cluster rank {r}; clusters have one CTA here", env.who(self.id, l))));
+                if let Some((l, m)) = bad {
+                    return Err(EmuError::new(ErrorKind::Undefined, inst.line, format!("{}: {m}", env.who(self.id, l))));
                 }
             }
             Op::Trap => {
