@@ -164,7 +164,7 @@ def _scalar(kind: str, value: Any) -> Tuple[str, int]:
 
 
 def _call(ptx: str, name: Optional[str], grid, block, params, mem: _Memory, shared: int, race_check: bool,
-          threads: int, max_warp_steps: Optional[int], shared_fill: int = 0xFF) -> EmulationResult:
+          threads: int, max_warp_steps: Optional[int], shared_fill: int = 0xFF, cluster=None) -> EmulationResult:
     buffers, _ = mem.finish()
     resolved = []
     for p in params:
@@ -177,7 +177,7 @@ def _call(ptx: str, name: Optional[str], grid, block, params, mem: _Memory, shar
             resolved.append(p)
     t0 = time.perf_counter()
     out = _native.emulate_ptx(ptx, name, grid, block, resolved, [bytes(b) for b in buffers], shared, race_check, threads,
-                              max_warp_steps, shared_fill)
+                              max_warp_steps, shared_fill, cluster)
     dt = time.perf_counter() - t0
     if "buffers" in out:  # absent when the PTX did not parse or decode
         mem.write_back(out["buffers"])
@@ -189,7 +189,7 @@ def _call(ptx: str, name: Optional[str], grid, block, params, mem: _Memory, shar
 
 def run_ptx(ptx: Any, kernel_name: Optional[str], grid: Any, block: Any = None, args: Sequence[Any] = (), *,
             shared: int = 0, race_check: bool = False, threads: int = 0,
-            max_warp_steps: Optional[int] = None, shared_fill: int = 0xFF) -> EmulationResult:
+            max_warp_steps: Optional[int] = None, shared_fill: int = 0xFF, cluster: Any = None) -> EmulationResult:
     """Runs kernel ``kernel_name`` (None: the first) of ``ptx`` — PTX text or a
     :class:`tileir.CompiledKernel` — over ``grid`` CTAs of ``block`` threads.
 
@@ -202,7 +202,9 @@ def run_ptx(ptx: Any, kernel_name: Optional[str], grid: Any, block: Any = None, 
     Options: ``shared`` bytes of dynamic shared memory; ``race_check`` reports shared-memory
     races and reads of never-written shared bytes; ``threads`` OS threads for CTAs (0: all
     cores); ``max_warp_steps`` per-CTA instruction budget; ``shared_fill`` the byte shared
-    memory starts as (default 0xFF, NaN in every float width)."""
+    memory starts as (default 0xFF, NaN in every float width); ``cluster`` the thread-block
+    cluster dimensions of a cluster launch (a kernel's ``.reqnctapercluster`` sets them too,
+    and the two must agree)."""
     from ._compile import CompiledKernel
 
     if isinstance(ptx, CompiledKernel):
@@ -229,7 +231,7 @@ def run_ptx(ptx: Any, kernel_name: Optional[str], grid: Any, block: Any = None, 
         else:
             raise LaunchError(f"argument #{i} ({type(a).__name__}) is not an array, scalar, (kind, value) or bytes")
     return _call(ptx, kernel_name, _dims(grid, "grid"), _dims(block, "block"), params, mem, shared, race_check, threads,
-                 max_warp_steps, shared_fill)
+                 max_warp_steps, shared_fill, None if cluster is None else _dims(cluster, "cluster"))
 
 
 def emulate(grid: Any, kernel: Any, args: Sequence[Any], *, target: str = "sm_90a", race_check: bool = False,

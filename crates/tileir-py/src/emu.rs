@@ -70,7 +70,7 @@ fn param_of(p: &Bound<'_, PyAny>, size: Option<usize>) -> PyResult<Arg> {
 /// (final contents as bytes), `output` (printf text), `thread_insts`, and on failure
 /// `error` = (kind, line, message).
 #[pyfunction]
-#[pyo3(signature = (ptx, kernel, grid, block, params, buffers, dyn_shared=0, race_check=false, threads=0, max_warp_steps=None, shared_fill=0xFF))]
+#[pyo3(signature = (ptx, kernel, grid, block, params, buffers, dyn_shared=0, race_check=false, threads=0, max_warp_steps=None, shared_fill=0xFF, cluster=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn emulate_ptx<'py>(
     py: Python<'py>,
@@ -85,6 +85,7 @@ pub fn emulate_ptx<'py>(
     threads: usize,
     max_warp_steps: Option<u64>,
     shared_fill: u8,
+    cluster: Option<(u32, u32, u32)>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     let fail = |out: &Bound<'py, PyDict>, kind: &str, line: u32, msg: String| -> PyResult<()> {
@@ -104,7 +105,7 @@ pub fn emulate_ptx<'py>(
         args.push(param_of(p, prog.params.get(i).map(|s| s.size))?);
     }
     let mut bufs: Vec<Buffer> = buffers.iter().enumerate().map(|(i, b)| Buffer::new(format!("buffer #{i}"), b.as_bytes().to_vec())).collect();
-    let mut options = Options { race_check, threads, shared_fill, ..Options::default() };
+    let mut options = Options { race_check, threads, shared_fill, cluster: cluster.map(|c| [c.0, c.1, c.2]), ..Options::default() };
     if let Some(m) = max_warp_steps {
         options.max_warp_steps = m;
     }
