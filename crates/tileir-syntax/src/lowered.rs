@@ -12,7 +12,7 @@ use crate::{Parser, Use};
 use tileir_ir::attrs::{AttrReader, MemoryOrdering, MemoryScope, RoundingMode};
 use tileir_ir::dialect::tileaa::AXES;
 use tileir_ir::module::{BlockId, OpId, RegionId, ValueId};
-use tileir_ir::types::{Dim, PaddingValue, Type, TypeId};
+use tileir_ir::types::{PaddingValue, Type, TypeId};
 use tileir_ir::{FloatArith, LocId, OpKind, TileAaOp, TileAsOp, TiledAccess};
 
 /// The operands of a tiled access before their types are known.
@@ -234,31 +234,14 @@ impl Parser<'_> {
             let shown = self.type_text(memref);
             return self.cerr(tpos, format!("expected '!nv_tileaa.memref' result type, but got '{shown}'"));
         };
-        let check = |p: &Self, list: &[(Result<i64, Use>, usize)], dims: &[Dim], at: usize, what: &str| -> R<()> {
-            if list.len() != dims.len() {
-                return p.cerr(
-                    at,
-                    format!("expected {} {what} entries (the memref's rank), but {} were provided", dims.len(), list.len()),
-                );
-            }
-            let text = |d: Option<i64>| d.map_or("dynamic".to_string(), |v| v.to_string());
-            for (i, ((e, pos), d)) in list.iter().zip(dims).enumerate() {
-                let given = e.as_ref().ok().copied();
-                if given != d.as_static() {
-                    return p.cerr(
-                        *pos,
-                        format!(
-                            "{what} entry {i} does not match the memref type (expected {}, got {})",
-                            text(d.as_static()),
-                            text(given)
-                        ),
-                    );
-                }
-            }
-            Ok(())
+        let count = |what: &str, want: usize, got: usize| {
+            format!("expected {want} {what} entries (the memref's rank), but {got} were provided")
         };
-        check(self, &sizes, &shape, sizes_at, "size")?;
-        check(self, &strides, &stride_dims, strides_at, "stride")?;
+        let entry = |what: &str, i: usize, want: &str, got: &str| {
+            format!("{what} entry {i} does not match the memref type (expected {want}, got {got})")
+        };
+        self.check_dims(&sizes, &shape, sizes_at, "size", count, entry)?;
+        self.check_dims(&strides, &stride_dims, strides_at, "stride", count, entry)?;
         let dyn_s: Vec<Use> = sizes.into_iter().filter_map(|e| e.0.err()).collect();
         let dyn_t: Vec<Use> = strides.into_iter().filter_map(|e| e.0.err()).collect();
         let uses: Vec<&Use> = std::iter::once(&base).chain(&dyn_s).chain(&dyn_t).collect();

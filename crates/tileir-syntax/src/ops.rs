@@ -56,6 +56,31 @@ fn human(attr: &str) -> String {
 }
 
 impl Parser<'_> {
+    /// Checks a list of static / dynamic entries (`[%n, 4]`) against the dimensions a type
+    /// declares: the count (`count(what, wanted, given)` words the error), then each entry's
+    /// kind and value (`entry(what, index, wanted, given)`).
+    pub(crate) fn check_dims(
+        &self,
+        list: &[(Result<i64, Use>, usize)],
+        dims: &[tileir_ir::Dim],
+        list_at: usize,
+        what: &str,
+        count: impl Fn(&str, usize, usize) -> String,
+        entry: impl Fn(&str, usize, &str, &str) -> String,
+    ) -> R<()> {
+        if list.len() != dims.len() {
+            return self.cerr(list_at, count(what, dims.len(), list.len()));
+        }
+        let text = |d: Option<i64>| d.map_or("dynamic".to_string(), |v| v.to_string());
+        for (i, ((e, at), d)) in list.iter().zip(dims).enumerate() {
+            let given = e.as_ref().ok().copied();
+            if given != d.as_static() {
+                return self.cerr(*at, entry(what, i, &text(d.as_static()), &text(given)));
+            }
+        }
+        Ok(())
+    }
+
     /// A function signature's optional results: `-> T` or `-> (T, …)` (none without `->`).
     pub(crate) fn function_results(&mut self) -> R<Vec<tileir_ir::TypeId>> {
         let mut results = Vec::new();
@@ -1597,40 +1622,14 @@ impl Parser<'_> {
         };
         let base_t = self.m.types.tile(&[], TileElem::Ptr(tvt.elem));
         let base_v = self.resolve(&base, Some(base_t))?;
-        let check = |p: &Self,
-                     list: &[(Result<i64, Use>, usize)],
-                     dims: &[tileir_ir::Dim],
-                     list_at: usize,
-                     what: &str|
-         -> R<()> {
-            if list.len() != dims.len() {
-                return p.cerr(
-                    list_at,
-                    format!(
-                        "expected {what} declaration to contain {} elements due to tensor_view type, but {} were provided",
-                        dims.len(),
-                        list.len()
-                    ),
-                );
-            }
-            let text = |d: Option<i64>| d.map_or("dynamic".to_string(), |v| v.to_string());
-            for (i, ((e, at), d)) in list.iter().zip(dims).enumerate() {
-                let given = e.as_ref().ok().copied();
-                if given != d.as_static() {
-                    return p.cerr(
-                        *at,
-                        format!(
-                            "input {what} dimension {i} does not match tensor_view type (expected {}, got {})",
-                            text(d.as_static()),
-                            text(given)
-                        ),
-                    );
-                }
-            }
-            Ok(())
+        let count = |what: &str, want: usize, got: usize| {
+            format!("expected {what} declaration to contain {want} elements due to tensor_view type, but {got} were provided")
         };
-        check(self, &shape, &tvt.shape, shape_at, "shape")?;
-        check(self, &strides, &tvt.strides, strides_at, "stride")?;
+        let entry = |what: &str, i: usize, want: &str, got: &str| {
+            format!("input {what} dimension {i} does not match tensor_view type (expected {want}, got {got})")
+        };
+        self.check_dims(&shape, &tvt.shape, shape_at, "shape", count, entry)?;
+        self.check_dims(&strides, &tvt.strides, strides_at, "stride", count, entry)?;
         let dyn_s: Vec<Use> = shape.into_iter().filter_map(|e| e.0.err()).collect();
         let dyn_t: Vec<Use> = strides.into_iter().filter_map(|e| e.0.err()).collect();
         let mut ops = vec![base_v];
