@@ -86,36 +86,23 @@ fn body(n: usize, m: &Machine) -> LoopBody {
 fn one_component(n: usize) -> LoopBody {
     let mut deps = Vec::new();
     for i in 0..n - 1 {
-        deps.push(dep(i, i + 1, 3, 0));
+        deps.push(Dep::new(i, i + 1, 3, 0));
         if i % 2 == 0 && i + 2 < n {
-            deps.push(dep(i, i + 2, 5, 0));
+            deps.push(Dep::new(i, i + 2, 5, 0));
         }
         if i >= 4 {
-            deps.push(dep(i, i - 4, 2, 7));
+            deps.push(Dep::new(i, i - 4, 2, 7));
         }
     }
-    deps.push(dep(n - 1, 0, 1, 1000));
+    deps.push(Dep::new(n - 1, 0, 1, 1000));
     LoopBody {
         ops: (0..n)
-            .map(|i| OpNode {
-                name: format!("op{i}"),
-                latency: 3,
-                uses: vec![],
-                work: 1,
-            })
+            .map(|i| OpNode::new(format!("op{i}"), 3, vec![]))
             .collect(),
         deps,
     }
 }
 
-fn dep(from: usize, to: usize, latency: u32, distance: u32) -> Dep {
-    Dep {
-        from,
-        to,
-        latency,
-        distance,
-    }
-}
 
 /// Minimum and median of `reps` timed runs after one warm-up, in seconds.
 fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, f64) {

@@ -48,21 +48,11 @@ mod tests {
     }
 
     fn op(name: &str, latency: u32, uses: Vec<ResourceUse>) -> OpNode {
-        OpNode {
-            name: name.into(),
-            latency,
-            uses,
-            work: 1,
-        }
+        OpNode::new(name, latency, uses)
     }
 
     fn dep(from: usize, to: usize, latency: u32, distance: u32) -> Dep {
-        Dep {
-            from,
-            to,
-            latency,
-            distance,
-        }
+        Dep::new(from, to, latency, distance)
     }
 
     /// Two TMA loads -> wait -> MMA, with the MMA accumulator carried to the next iteration.

@@ -246,21 +246,11 @@ mod tests {
     use crate::model::{Dep, OpNode, Resource, ResourceUse};
 
     fn op(name: &str, uses: Vec<ResourceUse>) -> OpNode {
-        OpNode {
-            name: name.into(),
-            latency: 1,
-            uses,
-            work: 1,
-        }
+        OpNode::new(name, 1, uses)
     }
 
     fn dep(from: usize, to: usize, latency: u32, distance: u32) -> Dep {
-        Dep {
-            from,
-            to,
-            latency,
-            distance,
-        }
+        Dep::new(from, to, latency, distance)
     }
 
     #[test]

@@ -110,6 +110,20 @@ pub struct Dep {
     pub distance: u32,
 }
 
+impl OpNode {
+    /// An op of one unit of work.
+    pub fn new(name: impl Into<String>, latency: u32, uses: Vec<ResourceUse>) -> OpNode {
+        OpNode { name: name.into(), latency, uses, work: 1 }
+    }
+}
+
+impl Dep {
+    /// `to` waits `latency` cycles after `from` of `distance` iterations earlier.
+    pub fn new(from: usize, to: usize, latency: u32, distance: u32) -> Dep {
+        Dep { from, to, latency, distance }
+    }
+}
+
 /// A loop body: ops (indices `0..ops.len()`) and the dependences between them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LoopBody {
