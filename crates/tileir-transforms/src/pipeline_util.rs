@@ -265,22 +265,71 @@ pub(crate) fn has_side_effects(m: &Module, op: OpId) -> bool {
     own || m.ops[op].regions.iter().any(|&r| m.regions[r].blocks.iter().any(|&b| m.blocks[b].ops.iter().any(|&o| has_side_effects(m, o))))
 }
 
-/// Re-types `pipe`'s pipeline with `stages` and/or `consumers` changed; every value typed
-/// with the old pipeline type or an iterator over it is re-typed (the pipeline must be
-/// private to the caller's rewrite).
+/// Re-types `pipe`'s pipeline with `stages` and/or `consumers` changed: the pipeline value
+/// and every iterator over it, followed through `inc_iter` and the iter values, results and
+/// yields of `for`/`if` (the values this pipeline's handles flow into — not other values
+/// that merely share its type).
 pub(crate) fn retype_pipeline(m: &mut Module, pipe: ValueId, stages: Option<u32>, consumers: Option<u32>) {
     let old = m.value_type(pipe);
     let Type::Pipeline { stages: s, consumers: c, elems } = m.types.get(old).clone() else { return };
     let new = m.types.intern(Type::Pipeline { stages: stages.unwrap_or(s), consumers: consumers.unwrap_or(c), elems });
     let old_it = m.types.intern(Type::PipelineIterator { pipeline: old });
     let new_it = m.types.intern(Type::PipelineIterator { pipeline: new });
-    let ids: Vec<ValueId> = m.values.keys().collect();
-    for v in ids {
+    for v in pipeline_handles(m, pipe) {
         let t = m.values[v].ty;
         if t == old {
             m.values[v].ty = new;
         } else if t == old_it {
             m.values[v].ty = new_it;
+        }
+    }
+}
+
+/// `pipe` and the values its iterators flow into (see [`retype_pipeline`]).
+fn pipeline_handles(m: &Module, pipe: ValueId) -> Vec<ValueId> {
+    let mut set: std::collections::BTreeSet<ValueId> = std::collections::BTreeSet::from([pipe]);
+    let ops = m.walk();
+    loop {
+        let before = set.len();
+        for &op in &ops {
+            let d = &m.ops[op];
+            match &d.kind {
+                OpKind::TileAs(TileAsOp::CreateIterator | TileAsOp::IncIter)
+                    if d.operands.first().is_some_and(|v| set.contains(v)) =>
+                {
+                    set.extend(d.results.iter().copied());
+                }
+                OpKind::CudaTile(ct) if ct.op == CtOp::For => {
+                    let Some(body) = m.entry_block(op, 0) else { continue };
+                    for (k, v) in d.operands.iter().skip(3).enumerate() {
+                        if set.contains(v) {
+                            set.extend(m.blocks[body].args.get(k + 1).copied());
+                            set.extend(d.results.get(k).copied());
+                        }
+                    }
+                }
+                OpKind::CudaTile(ct) if matches!(ct.op, CtOp::Continue | CtOp::Yield) => {
+                    let Some(parent) = d.parent.and_then(|b| m.parent_op_of_block(b)) else { continue };
+                    let pd = &m.ops[parent];
+                    let is_for = pd.kind.ct() == Some(CtOp::For);
+                    if !is_for && pd.kind.ct() != Some(CtOp::If) {
+                        continue;
+                    }
+                    for (k, v) in d.operands.iter().enumerate() {
+                        if set.contains(v) {
+                            set.extend(pd.results.get(k).copied());
+                            if is_for {
+                                let body = m.entry_block(parent, 0);
+                                set.extend(body.and_then(|b| m.blocks[b].args.get(k + 1).copied()));
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if set.len() == before {
+            return set.into_iter().collect();
         }
     }
 }
@@ -304,4 +353,48 @@ pub(crate) fn walk_op(m: &Module, op: OpId) -> Vec<OpId> {
         i += 1;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P: &str = "!nv_tileas.pipeline<stages=1, consumers=1, [f32]>";
+
+    /// Two pipelines of one type, each with an iterator: re-typing the first must leave the
+    /// second (and its iterator) as it was.
+    #[test]
+    fn retyping_one_pipeline_leaves_a_same_typed_pipeline_alone() {
+        let i = format!("!nv_tileas.iterator<{P}>");
+        let src = format!(
+            r#""nv_tileaa.func"() <{{function_type = () -> (), kernel, sym_name = "k"}}> ({{
+  %a = "nv_tileas.async.pipeline.create_pipeline"() : () -> {P}
+  %ia = "nv_tileas.async.pipeline.create_iterator"(%a) : ({P}) -> {i}
+  %b = "nv_tileas.async.pipeline.create_pipeline"() : () -> {P}
+  %ib = "nv_tileas.async.pipeline.create_iterator"(%b) : ({P}) -> {i}
+  "nv_tileaa.return"() : () -> ()
+}}) : () -> ()
+"#
+        );
+        let opts = tileir_syntax::ParseOptions { file_name: "t.mlir".into(), ..Default::default() };
+        let mut m = tileir_syntax::parse_module(&src, &opts).unwrap_or_else(|d| panic!("{d:?}"));
+        let results_of = |m: &Module, kind: TileAsOp| -> Vec<ValueId> {
+            m.walk().into_iter().filter(|&o| matches!(&m.ops[o].kind, OpKind::TileAs(k) if *k == kind)).map(|o| m.ops[o].results[0]).collect()
+        };
+        let pipes = results_of(&m, TileAsOp::CreatePipeline);
+        let iters = results_of(&m, TileAsOp::CreateIterator);
+        assert_eq!((pipes.len(), iters.len()), (2, 2));
+        let (old_pipe, old_iter) = (m.value_type(pipes[1]), m.value_type(iters[1]));
+
+        retype_pipeline_stages(&mut m, pipes[0], 3);
+
+        let stages = |m: &Module, v: ValueId| match m.types.get(m.value_type(v)) {
+            Type::Pipeline { stages, .. } => *stages,
+            other => panic!("not a pipeline: {other:?}"),
+        };
+        assert_eq!(stages(&m, pipes[0]), 3);
+        let Type::PipelineIterator { pipeline } = m.types.get(m.value_type(iters[0])).clone() else { panic!("not an iterator") };
+        assert_eq!(pipeline, m.value_type(pipes[0]), "the first pipeline's iterator follows it");
+        assert_eq!((m.value_type(pipes[1]), m.value_type(iters[1])), (old_pipe, old_iter), "the second pipeline is untouched");
+    }
 }
