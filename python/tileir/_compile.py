@@ -112,6 +112,9 @@ class CompiledKernel:
     ptxas_arch: str = field(default="", repr=False)
     #: what made the cubin: "nvPTXCompiler 13.5" (the library) or the ptxas executable's path
     ptx_compiler: str = field(default="", repr=False)
+    #: bytes of dynamic shared memory each launch provides (0: the kernel's shared memory is
+    #: static); above 48 KiB the function is opted in first
+    dynamic_smem: int = 0
     _modules: Dict[Any, Any] = field(default_factory=dict, repr=False)
     #: per stream: the device buffers of the list arguments of the latest launch
     _list_records: Dict[int, Any] = field(default_factory=dict, repr=False)
@@ -298,6 +301,7 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
     asm["ptx"] = ptx
     compiled = CompiledKernel(
         name=abi["name"], target=target, spec=spec, asm=asm, cubin=result.cubin, num_threads=abi["num_threads"],
+        dynamic_smem=int(abi.get("dynamic_smem", 0)),
         params=list(abi["params"]), pipeline=out["canonical_pipeline"], ptxas_info=result.info.get(abi["name"]),
         warnings=list(result.advisories) + list(result.warnings),
         timings={"frontend": t1 - t0, "rust_passes": t2 - t1, "llvm": t3 - t2, "ptxas": t4 - t3, "total": t4 - t0},
@@ -381,6 +385,7 @@ def _to_cache_entry(disk_key: str, compiled: CompiledKernel) -> None:
 
     info = asdict(compiled.ptxas_info) if compiled.ptxas_info is not None else None
     meta = {"name": compiled.name, "target": compiled.target, "num_threads": compiled.num_threads,
+            "dynamic_smem": compiled.dynamic_smem,
             "params": list(compiled.params), "pipeline": compiled.pipeline, "ptxas_info": info,
             "warnings": list(compiled.warnings), "advisories": list(compiled.advisories),
             "ptxas_arch": compiled.ptxas_arch, "ptx_compiler": compiled.ptx_compiler, "timings": compiled.timings}
@@ -477,7 +482,8 @@ def _from_cache_entry(entry, spec: Specialization, t0: float) -> Optional[Compil
         compiled = CompiledKernel(
             name=header["name"], target=header["target"], spec=spec, asm=asm, cubin=blobs["cubin"],
             num_threads=header["num_threads"], params=list(header["params"]), pipeline=header["pipeline"],
-            ptxas_info=info, warnings=list(header["warnings"]), timings={}, from_cache=True)
+            ptxas_info=info, warnings=list(header["warnings"]), timings={}, from_cache=True,
+            dynamic_smem=int(header["dynamic_smem"]))
     except (KeyError, TypeError, ValueError):
         return None
     elapsed = time.perf_counter() - t0
@@ -551,7 +557,7 @@ def _launch(stream: Any, grid: Sequence[int], kernel: Any, args: Sequence[Any]) 
         module = cuda.load_module(compiled.cubin)
         compiled._modules[ctx.handle] = module
     function = module.get_function(compiled.name)
-    cuda.launch(function, grid, (compiled.num_threads, 1, 1), 0, stream, params)
+    cuda.launch(function, grid, (compiled.num_threads, 1, 1), compiled.dynamic_smem, stream, params)
     records = [v for _, v in params if isinstance(v, cuda.DeviceArray)]
     if records:
         # The kernel reads the list records while it runs: keep them until the next launch of
@@ -591,14 +597,17 @@ _ENTRIES: Dict[Tuple, Tuple] = {}
 
 
 class _LaunchPlan:
-    __slots__ = ("compiled", "function", "buf", "params", "block", "lock", "run")
+    __slots__ = ("compiled", "function", "buf", "params", "block", "smem", "lock", "run")
 
     def __init__(self, compiled: CompiledKernel, function: Any, kinds: Sequence[str], guards: Sequence[Tuple],
                  ctx: int):
         import ctypes
 
         self.compiled = compiled
+        if compiled.dynamic_smem > getattr(function, "_dynamic_smem_limit", 48 * 1024):
+            function.set_max_dynamic_shared_memory(compiled.dynamic_smem)
         self.function = function.handle
+        self.smem = compiled.dynamic_smem
         fmt = "="
         offsets = []
         off = 0
@@ -721,7 +730,7 @@ def _make_launcher(plan: _LaunchPlan, guards: Sequence[Tuple], fmt: str, ctx: in
 
     cuda = _cuda()
     ns: Dict[str, Any] = {
-        "DA": cuda.DeviceArray, "LOCK": plan.lock, "BUF": plan.buf, "PARAMS": plan.params, "BLOCK": plan.block,
+        "DA": cuda.DeviceArray, "LOCK": plan.lock, "BUF": plan.buf, "PARAMS": plan.params, "BLOCK": plan.block, "SMEM": plan.smem,
         "FUNC": ctypes.c_void_p(plan.function), "CTX": ctx, "pack_into": struct.Struct(fmt).pack_into,
         "PackError": (struct.error, OverflowError), "c_void_p": ctypes.c_void_p,
         "stream_handle": cuda.stream_handle, "LAUNCH": cuda._raw_function("cuLaunchKernel"),
@@ -827,7 +836,7 @@ def _make_launcher(plan: _LaunchPlan, guards: Sequence[Tuple], fmt: str, ctx: in
         "            pack_into(BUF, 0, %s)" % ", ".join(packed) if packed else "            pass",
         "        except PackError:",
         "            return False",
-        "        rc = LAUNCH(FUNC, gx, gy, gz, BLOCK, 1, 1, 0, hs, PARAMS, None)",
+        "        rc = LAUNCH(FUNC, gx, gy, gz, BLOCK, 1, 1, SMEM, hs, PARAMS, None)",
         "    if rc:",
         "        _fail(plan, rc, gx, gy, gz)",
         "    return True",

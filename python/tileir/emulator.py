@@ -211,6 +211,7 @@ def run_ptx(ptx: Any, kernel_name: Optional[str], grid: Any, block: Any = None, 
         if block is None:
             block = (ptx.num_threads,)
         kernel_name = kernel_name or ptx.name
+        shared = max(shared, ptx.dynamic_smem)
         ptx = ptx.asm["ptx"]
     if block is None:
         raise LaunchError("run_ptx needs block= for PTX text")
@@ -290,8 +291,8 @@ def emulate(grid: Any, kernel: Any, args: Sequence[Any], *, target: str = "sm_90
                 a = mem.arrays[i]
                 rows.append((bases[b] + off, a.shape, tuple(s // a.itemsize for s in a.strides)))
             mem.add_record(list_records(rows, pspec.element.ndim).tobytes())
-    return _call(compiled.asm["ptx"], compiled.name, _dims(grid, "grid"), (compiled.num_threads, 1, 1), params, mem, 0,
-                 race_check, threads, max_warp_steps, shared_fill)
+    return _call(compiled.asm["ptx"], compiled.name, _dims(grid, "grid"), (compiled.num_threads, 1, 1), params, mem,
+                 compiled.dynamic_smem, race_check, threads, max_warp_steps, shared_fill)
 
 
 def _host(pname: str, a: Any) -> np.ndarray:

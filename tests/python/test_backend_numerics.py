@@ -26,11 +26,14 @@ from test_ops_numerics import k_mma_scaled  # the interpreter's own scaled-mma k
 C = ct.Constant
 
 
-def run_both(kern, grid, args):
+def run_both(kern, grid, args, target=None):
     a1 = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     a2 = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     ct.interpret(grid, kern, a1)
-    ct.emulate(grid, kern, a2)
+    if target is None:
+        ct.emulate(grid, kern, a2)
+    else:
+        ct.emulate(grid, kern, a2, target=target)
     return a1, a2
 
 
@@ -417,9 +420,12 @@ def tensor_core_mma_bf16(A, B, Cin, Z, M: C[int], N: C[int], K: C[int]):
     ct.store(Z, (0, 0), ct.mma(a, b, c))
 
 
+@pytest.mark.parametrize("target", ["sm_80", "sm_90a"])
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-@pytest.mark.parametrize("mnk", [(64, 32, 32), (32, 64, 64), (16, 32, 16)])
-def test_tensor_core_mma_is_exact_on_integer_data(dtype, mnk):
+@pytest.mark.parametrize("mnk", [(64, 32, 32), (32, 64, 64), (16, 32, 16), (128, 64, 64)])
+def test_tensor_core_mma_is_exact_on_integer_data(dtype, mnk, target):
+    # sm_90a takes wgmma wherever M is a multiple of 64 (one warpgroup's rows), mma.sync
+    # elsewhere; sm_80 always mma.sync.
     m, n, k = mnk
     rng = np.random.default_rng(9)
     a = rng.integers(-4, 5, (m, k)).astype(np.float32)
@@ -429,8 +435,14 @@ def test_tensor_core_mma_is_exact_on_integer_data(dtype, mnk):
         kern, args = tensor_core_mma, [a.astype(np.float16), b.astype(np.float16), c, np.zeros((m, n), np.float32), m, n, k]
     else:
         kern, args = tensor_core_mma_bf16, [a, b, c, np.zeros((m, n), np.float32), m, n, k]
-    compiled = ct.compile(kern, args, target="sm_90a")
-    assert "mma.sync.aligned.m16n8k16" in compiled.asm["ptx"]
-    r1, r2 = run_both(kern, (1,), args)
+    compiled = ct.compile(kern, args, target=target)
+    ptx = compiled.asm["ptx"]
+    if target == "sm_90a" and m % 64 == 0:
+        elem = "f16" if dtype == "float16" else "bf16"
+        assert f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{elem}.{elem}" in ptx
+        assert "mma.sync" not in ptx
+    else:
+        assert "mma.sync.aligned.m16n8k16" in ptx and "wgmma" not in ptx
+    r1, r2 = run_both(kern, (1,), args, target=target)
     assert_bits(r2[3], r1[3])
     np.testing.assert_array_equal(r2[3], a @ b + c)

@@ -1298,3 +1298,33 @@ def test_ptx_library_that_cannot_be_linked_falls_back_once(fake_ptx_library, mon
     monkeypatch.setenv("TILEIR_PTX_COMPILER", "library")  # asked for: tries again (and works with cc)
     monkeypatch.setattr(ptxas_mod, "_LIBRARY_STATE", {})
     assert ptxas_mod.ptx_library() is not None
+
+
+def test_launch_provides_dynamic_shared_memory(fake_driver, tmp_path, monkeypatch):
+    # A 128x128 f32 accumulator staged through shared memory needs 64 KiB: dynamic shared
+    # memory, which both launch paths pass and opt the function into first.
+    import tileir as ct
+
+    monkeypatch.setenv("TILEIR_CACHE_DIR", str(tmp_path / "cache"))
+
+    # named k: the fake driver's modules have functions "k" and "vector_add"
+    def k(A, B, Z, M: ct.Constant[int], N: ct.Constant[int], K: ct.Constant[int]):
+        a = ct.load(A, (0, 0), (M, K))
+        b = ct.load(B, (0, 0), (K, N))
+        ct.store(Z, (0, 0), ct.mma(a, b, ct.full((M, N), 0, dtype=ct.float32)))
+
+    kern = ct.kernel(k)
+    a, b = cuda.empty((128, 64), np.float16), cuda.empty((64, 128), np.float16)
+    z = cuda.empty((128, 128), np.float32)
+    fake_driver.fake_set_param_sizes(15, (ctypes.c_size_t * 15)(*([8, 4, 4, 4, 4] * 3)))
+    calls = _spy_general_path(monkeypatch)
+    attr = lambda name: ctypes.c_int.in_dll(fake_driver, name).value  # noqa: E731
+    ct.launch(None, (1,), kern, (a, b, z, 128, 128, 64))
+    assert len(calls) == 1
+    assert (attr("attr_set"), attr("attr_value")) == (8, 128 * 128 * 4)  # max dynamic smem
+    assert list((ctypes.c_uint * 7).in_dll(fake_driver, "dims"))[6] == 128 * 128 * 4
+    (ctypes.c_uint * 7).in_dll(fake_driver, "dims")[6] = 0
+    ct.launch(None, (1,), kern, (a, b, z, 128, 128, 64))
+    assert len(calls) == 1, "the second launch should take the fast path"
+    assert list((ctypes.c_uint * 7).in_dll(fake_driver, "dims"))[6] == 128 * 128 * 4
+    assert ct.compile(kern, (a, b, z, 128, 128, 64), target="sm_90a").dynamic_smem == 128 * 128 * 4

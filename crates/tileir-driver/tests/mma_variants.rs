@@ -149,3 +149,80 @@ fn a_forced_variant_lists_every_reason() {
     let text = llvm(&tf32(32, 32, 16), "sm_90a", Some("mmaf:fma")).unwrap();
     assert!(!text.contains(NO_MMA), "{text}");
 }
+
+/// The `wgmma.mma_async` form in `text` (the PTX mnemonic inside the inline asm), if any.
+fn wgmma_form(text: &str) -> Option<String> {
+    let at = text.find("wgmma.mma_async.sync.aligned.")?;
+    let rest = &text[at + "wgmma.mma_async.sync.aligned.".len()..];
+    Some(rest[..rest.find(' ')?].to_string())
+}
+
+fn f16(m: i64, n: i64, k: i64) -> String {
+    kernel(m, n, k, "f16", "f32", "    %a = addf %a0, %a0 : tile<MxKxf16>\n    %b = addf %b0, %b0 : tile<KxNxf16>"
+        .replace("MxK", &format!("{m}x{k}"))
+        .replace("KxN", &format!("{k}x{n}"))
+        .as_str(), &format!("mmaf %a, %b, %c : tile<{m}x{k}xf16>, tile<{k}x{n}xf16>, tile<{m}x{n}xf32>"))
+}
+
+#[test]
+fn sm_90a_takes_wgmma_for_each_input_family() {
+    let cases = [
+        (f16(64, 64, 32), "m64n64k16.f32.f16.f16"),
+        (tf32(64, 32, 16), "m64n32k8.f32.tf32.tf32"),
+        (i8(64, 32, 64, "unsigned", "signed"), "m64n32k32.s32.u8.s8"),
+        (fp8(64, 32, 64, "f8E5M2"), "m64n32k32.f32.e5m2.e5m2"),
+    ];
+    for (src, form) in cases {
+        let text = llvm(&src, "sm_90a", None).unwrap();
+        assert_eq!(wgmma_form(&text).as_deref(), Some(form), "{text}");
+        assert!(!text.contains(NO_MMA), "{form}: mma.sync as well");
+        // The protocol: operands made visible to the async proxy, then fence, commit, wait.
+        for needle in [
+            "@llvm.nvvm.fence.proxy.async.shared_cta()",
+            "@llvm.nvvm.wgmma.fence.sync.aligned()",
+            "@llvm.nvvm.wgmma.commit_group.sync.aligned()",
+            "@llvm.nvvm.wgmma.wait_group.sync.aligned(i64 0)",
+        ] {
+            assert!(text.contains(needle), "{form}: no {needle}");
+        }
+        // Descriptors are packed with mov.b64 (an i64 add crashes ptxas 12.9).
+        assert!(text.contains("mov.b64 $0, {$1, $2};"), "{form}");
+        // Only 16-bit inputs read B transposed.
+        let tnsp_b = if form.contains("f16") { ", 1, 1, 0, 1;" } else { "" };
+        assert!(tnsp_b.is_empty() || text.contains(tnsp_b), "{form}");
+    }
+    // Neither sm_90 (no `a`) nor sm_80 has the instruction.
+    for target in ["sm_90", "sm_80"] {
+        let text = llvm(&f16(64, 64, 32), target, None).unwrap();
+        assert!(wgmma_form(&text).is_none() && text.contains(NO_MMA), "{target}");
+    }
+}
+
+#[test]
+fn forced_wgmma_lists_its_reason() {
+    let err = llvm(&f16(32, 64, 32), "sm_90a", Some("mmaf:wgmma")).unwrap_err().to_string();
+    assert!(err.contains("wgmma: M = 32 is not a multiple of 64"), "{err}");
+    assert!(err.contains("mma_sync: not the forced variant"), "{err}");
+    let err = llvm(&f16(64, 64, 32), "sm_80", Some("mmaf:wgmma")).unwrap_err().to_string();
+    assert!(err.contains("wgmma: needs sm_90a (target sm_80)"), "{err}");
+}
+
+#[test]
+fn shared_memory_past_48_kib_is_dynamic() {
+    let options = tileir_syntax::ParseOptions { file_name: "mm.mlir".into(), ..Default::default() };
+    let big = tileir_syntax::parse_module(&f16(128, 128, 64), &options).unwrap();
+    let out = compile(big, &CompileOptions { target: "sm_90a".into(), ..Default::default() }).unwrap();
+    // The 128x128 f32 accumulator staged through shared memory: 64 KiB.
+    assert_eq!(out.kernels[0].dynamic_smem_bytes, 128 * 128 * 4);
+    let text = &out.stages.iter().find(|(n, _)| n == "llvm").unwrap().1;
+    assert!(text.contains("@__tileir_dsmem_mm = external addrspace(3) global [0 x i8], align 16"), "{text}");
+    let small = tileir_syntax::parse_module(&f16(64, 64, 32), &options).unwrap();
+    let out = compile(small, &CompileOptions { target: "sm_90a".into(), ..Default::default() }).unwrap();
+    assert_eq!(out.kernels[0].dynamic_smem_bytes, 0);
+    // sm_86 allows 99 KiB per CTA: the FMA dot stages its f32 operands, 128x256 and 256x64
+    // (192 KiB), in shared memory, which does not fit there.
+    let src = kernel(128, 64, 256, "f32", "f32", "", "mmaf %a0, %b0, %c : tile<128x256xf32>, tile<256x64xf32>, tile<128x64xf32>");
+    let big = tileir_syntax::parse_module(&src, &options).unwrap();
+    let err = compile(big, &CompileOptions { target: "sm_86".into(), ..Default::default() }).unwrap_err().to_string();
+    assert!(err.contains("error: kernel 'mm' needs") && err.contains("bytes of shared memory; sm_86 allows at most 101376 per CTA"), "{err}");
+}

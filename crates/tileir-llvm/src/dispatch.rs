@@ -46,6 +46,7 @@ const REDUCE: &[Variant] = &[
 const SCAN: &[Variant] = &[Variant { name: "serial", rejects: |_, _, _| None, lower: |w, op, c| w.reduce_scan(op, c) }];
 
 const DOT: &[Variant] = &[
+    Variant { name: "wgmma", rejects: crate::wgmma::wgmma_rejects, lower: |w, op, c| w.wgmma(op, c) },
     Variant { name: "mma_sync", rejects: crate::mma_sync::mma_sync_rejects, lower: |w, op, c| w.mma_sync("mma_sync", op, c) },
     Variant { name: "mma_sync_tf32", rejects: crate::mma_sync::mma_sync_tf32_rejects, lower: |w, op, c| w.mma_sync("mma_sync_tf32", op, c) },
     Variant { name: "mma_sync_i8", rejects: crate::mma_sync::mma_sync_i8_rejects, lower: |w, op, c| w.mma_sync("mma_sync_i8", op, c) },
@@ -76,6 +77,11 @@ impl FuncWriter<'_> {
         for v in table {
             if forced.is_some_and(|f| f != v.name) {
                 reasons.push(format!("{}: not the forced variant", v.name));
+                continue;
+            }
+            if v.name != "wgmma" && self.m.ops[op].operands.iter().any(|o| self.fragment_values.contains(o)) {
+                // The loop carries this accumulator in wgmma's fragment registers.
+                reasons.push(format!("{}: the accumulator is held in wgmma fragments", v.name));
                 continue;
             }
             if let Some(why) = (v.rejects)(self, op, c) {

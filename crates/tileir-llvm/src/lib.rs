@@ -20,7 +20,8 @@ mod dispatch;
 mod reduce_tree;
 mod lower_ct;
 mod mma_sync;
+pub(crate) mod wgmma;
 mod writer;
 
 pub use dispatch::FORCE_ATTR;
-pub use writer::{write_module, KernelAbi, KernelSpec, LlvmOptions, LlvmOutput, ParamKind};
+pub use writer::{max_smem_bytes, write_module, KernelAbi, KernelSpec, LlvmOptions, LlvmOutput, ParamKind, STATIC_SMEM_LIMIT};

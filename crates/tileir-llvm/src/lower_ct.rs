@@ -240,6 +240,14 @@ impl FuncWriter<'_> {
         self.emit("c", format!("call {ret} @{name}({})", list.join(", ")))
     }
 
+    /// Calls an intrinsic that returns nothing.
+    pub(crate) fn intrinsic_void(&mut self, name: &str, args: &[(&str, &str)]) {
+        let tys: Vec<&str> = args.iter().map(|a| a.0).collect();
+        self.declare(&format!("declare void @{name}({})", tys.join(", ")));
+        let list: Vec<String> = args.iter().map(|(t, v)| format!("{t} {v}")).collect();
+        self.line(&format!("call void @{name}({})", list.join(", ")));
+    }
+
     pub(crate) fn barrier(&mut self) {
         self.declare("declare void @llvm.nvvm.barrier.cta.sync.aligned.all(i32)");
         self.line("call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)");
@@ -338,15 +346,50 @@ impl FuncWriter<'_> {
     /// A rank-0 value is stored by thread 0 only (every thread holds the same value).
     pub(crate) fn spill_to_smem(&mut self, v: ValueId, base_bytes: u64) -> R<()> {
         let t = self.val_ty(v);
-        let elems = self.elems(v)?;
         let size = smem_elem_bytes(t.elem);
+        let shape = t.shape.clone();
+        self.spill_to_smem_at(v, base_bytes, &mut |w, coords| {
+            let lin = w.linear(coords, &shape);
+            let off = w.emit("so", format!("mul i32 {lin}, {size}"));
+            if base_bytes == 0 {
+                off
+            } else {
+                w.emit("so", format!("add i32 {off}, {base_bytes}"))
+            }
+        })
+    }
+
+    /// Stores every element the thread owns of tile `v` at the byte offset `offset` gives
+    /// for its coordinates (a rank-0 value: by thread 0 only, at `scalar_bytes`).
+    pub(crate) fn spill_to_smem_at(
+        &mut self,
+        v: ValueId,
+        scalar_bytes: u64,
+        offset: &mut dyn FnMut(&mut Self, &[String]) -> String,
+    ) -> R<()> {
+        self.spill_to_smem_vectors(v, scalar_bytes, 1, offset)
+    }
+
+    /// [`Self::spill_to_smem_at`] in vectors of `vector` registers: consecutive registers
+    /// along the layout's last dimension, which the caller knows `offset` places
+    /// contiguously (`vector` divides the layout's elements per thread along it, and the
+    /// vector's bytes are a power of two its first offset is aligned to).
+    pub(crate) fn spill_to_smem_vectors(
+        &mut self,
+        v: ValueId,
+        scalar_bytes: u64,
+        vector: usize,
+        offset: &mut dyn FnMut(&mut Self, &[String]) -> String,
+    ) -> R<()> {
+        let t = self.val_ty(v);
+        let elems = self.elems(v)?;
         let Some(layout) = t.layout.clone() else {
             let tid = self.thread_id();
             let is0 = self.emit("t0", format!("icmp eq i32 {tid}, 0"));
             let (yes, join) = (self.new_label("st0"), self.new_label("st0j"));
             self.line(&format!("br i1 {is0}, label {yes}, label {join}"));
             self.label(&yes);
-            self.smem_store(t.elem, &base_bytes.to_string(), &elems[0])?;
+            self.smem_store(t.elem, &scalar_bytes.to_string(), &elems[0])?;
             self.line(&format!("br label {join}"));
             self.label(&join);
             return Ok(());
@@ -360,11 +403,21 @@ impl FuncWriter<'_> {
             self.label(&yes);
             join
         });
-        for (r, c) in coords.iter().enumerate() {
-            let lin = self.linear(c, &t.shape);
-            let off = self.emit("so", format!("mul i32 {lin}, {size}"));
-            let off = if base_bytes == 0 { off } else { self.emit("so", format!("add i32 {off}, {base_bytes}")) };
-            self.smem_store(t.elem, &off, &elems[r])?;
+        let lt = elem_llvm(t.elem)?;
+        for (r, c) in coords.iter().enumerate().step_by(vector.max(1)) {
+            let off = offset(self, c);
+            if vector <= 1 || lt == "i1" {
+                self.smem_store(t.elem, &off, &elems[r])?;
+                continue;
+            }
+            let vt = format!("<{vector} x {lt}>");
+            let mut acc = "poison".to_string();
+            for (i, e) in elems[r..r + vector].iter().enumerate() {
+                acc = self.emit("sv", format!("insertelement {vt} {acc}, {lt} {e}, i32 {i}"));
+            }
+            let p = self.smem_ptr(&off);
+            let align = vector as u64 * smem_elem_bytes(t.elem);
+            self.line(&format!("store {vt} {acc}, ptr addrspace(3) {p}, align {align}"));
         }
         if let Some(join) = join {
             self.line(&format!("br label {join}"));
@@ -920,7 +973,24 @@ impl FuncWriter<'_> {
         let it = self.val_ty(lb).num().ok_or("loop bounds must be integers")?;
         let ilt = elem_llvm(TileElem::Num(it))?;
         let (lbv, ubv, stv) = (self.elems(lb)?[0].clone(), self.elems(ub)?[0].clone(), self.elems(step)?[0].clone());
-        let (init_vals, tys) = self.flat(&data.operands[3..])?;
+        // Iter values the loop carries as wgmma fragments enter them here, once.
+        let carries = self.fragment_carries(op);
+        let (mut init_vals, mut tys) = (Vec::new(), Vec::new());
+        let mut counts = Vec::new();
+        for (i, &v) in data.operands[3..].iter().enumerate() {
+            let (vals, ts) = match &carries[i] {
+                Some((plan, mma)) => {
+                    let frags = self.tile_to_fragments(plan, v)?;
+                    self.fragment_mmas.insert(*mma);
+                    let n = frags.len();
+                    (frags, vec![plan.acc_ty(); n])
+                }
+                None => self.flat(&[v])?,
+            };
+            counts.push(vals.len());
+            init_vals.extend(vals);
+            tys.extend(ts);
+        }
         let body = m.entry_block(op, 0).ok_or("missing body")?;
         let (header, bodyl, latch, exit) =
             (self.new_label("for"), self.new_label("forb"), self.new_label("forl"), self.new_label("fore"));
@@ -938,7 +1008,7 @@ impl FuncWriter<'_> {
         self.label(&bodyl);
         let bargs = m.blocks[body].args.clone();
         self.values.insert(bargs[0], Lowered::Scalar(iv.clone()));
-        self.unflatten(&bargs[1..], &phis);
+        self.bind_iter_values(&bargs[1..], &phis, &counts, &carries, true)?;
         // `continue`s (the final one and those inside `if`s) all reach one latch block,
         // which steps the induction variable, so the header has exactly two predecessors.
         self.loops.push(LoopTargets { header: latch.clone(), exit: exit.clone(), continues: vec![], breaks: vec![] });
@@ -964,7 +1034,34 @@ impl FuncWriter<'_> {
         self.patch_phis(&mark, &latch_end, &latch_vals);
         self.label(&exit);
         self.wide.clear();
-        self.unflatten(&data.results, &phis);
+        self.bind_iter_values(&data.results, &phis, &counts, &carries, false)?;
+        Ok(())
+    }
+
+    /// Binds a `for`'s block arguments (`inside`) or results from its flat phis: value i
+    /// takes `counts[i]` of them; a fragment-carried accumulator stays fragments inside the
+    /// loop and returns to its layout after it.
+    fn bind_iter_values(
+        &mut self,
+        vs: &[ValueId],
+        flat: &[String],
+        counts: &[usize],
+        carries: &[Option<(crate::wgmma::WgmmaPlan, OpId)>],
+        inside: bool,
+    ) -> R<()> {
+        let mut at = 0;
+        for (i, &v) in vs.iter().enumerate() {
+            let part = &flat[at..at + counts[i]];
+            at += counts[i];
+            match &carries[i] {
+                Some(_) if inside => {
+                    self.set_elems(v, part.to_vec());
+                    self.fragment_values.insert(v);
+                }
+                Some((plan, _)) => self.fragments_to_tile(plan, part, v)?,
+                None => self.unflatten(&[v], part),
+            }
+        }
         Ok(())
     }
 

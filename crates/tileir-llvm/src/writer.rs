@@ -113,6 +113,26 @@ pub struct KernelAbi {
     pub params: Vec<ParamKind>,
     /// Threads per CTA (`.reqntid`).
     pub num_threads: u32,
+    /// Bytes of dynamic shared memory the launch must provide (0: the kernel's shared
+    /// memory is static). Past [`STATIC_SMEM_LIMIT`] the scratch buffer is an `extern`
+    /// array, and a launch above 48 KiB also needs the function's opt-in attribute.
+    pub dynamic_smem_bytes: u64,
+}
+
+/// Bytes of static shared memory a kernel may declare.
+pub const STATIC_SMEM_LIMIT: u64 = 48 * 1024;
+
+/// Bytes of shared memory one CTA may use on `target` (static plus dynamic, after the
+/// opt-in): 227 KiB on sm_90 and sm_100, 163 KiB on sm_80/sm_87, 99 KiB on the other sm_8x
+/// and sm_12x parts, 64 KiB before.
+pub fn max_smem_bytes(target: &str) -> u64 {
+    let digits: String = target.trim_start_matches("sm_").chars().take_while(|c| c.is_ascii_digit()).collect();
+    match digits.parse::<u32>().unwrap_or(0) {
+        90 | 100 | 101 | 103 | 110 => 227 * 1024,
+        80 | 87 => 163 * 1024,
+        86 | 89 | 120 | 121 => 99 * 1024,
+        _ => 64 * 1024,
+    }
 }
 
 /// The LLVM module text and the kernels it defines.
@@ -143,10 +163,10 @@ pub fn write_module(module: &Module, options: &LlvmOptions) -> Result<LlvmOutput
                 attr_groups.push(format!("attributes #{group} = {{ nounwind {} }}", spec.nvvm_attributes()));
                 let mut f = FuncWriter::new(module, &mut decls, &options.target, format!("@{}.smem", sanitize(sym_name)));
                 match f.function(top, sym_name, group) {
-                    Ok((text, params)) => {
+                    Ok((text, params, dynamic_smem_bytes)) => {
                         out.push_str(&text);
                         out.push('\n');
-                        kernels.push(KernelAbi { name: sym_name.clone(), params, num_threads });
+                        kernels.push(KernelAbi { name: sym_name.clone(), params, num_threads, dynamic_smem_bytes });
                     }
                     Err(d) => diags.extend(d),
                 }
@@ -240,6 +260,11 @@ pub(crate) struct FuncWriter<'a> {
     pub(crate) function_name: String,
     /// Results of ops that could not be written.
     pub(crate) failed: std::collections::HashSet<ValueId>,
+    /// Accumulator tiles held as wgmma fragment registers rather than in their layout
+    /// (a loop's carried accumulator; see `FuncWriter::fragment_carries`).
+    pub(crate) fragment_values: std::collections::HashSet<ValueId>,
+    /// mma ops whose result stays in fragment registers.
+    pub(crate) fragment_mmas: std::collections::HashSet<OpId>,
 }
 
 pub(crate) fn llvm_type(n: NumType) -> Option<&'static str> {
@@ -362,6 +387,8 @@ impl<'a> FuncWriter<'a> {
             target: target.to_string(),
             function_name: String::new(),
             failed: Default::default(),
+            fragment_values: Default::default(),
+            fragment_mmas: Default::default(),
             counter: 0,
             values: HashMap::new(),
             coords: HashMap::new(),
@@ -420,7 +447,8 @@ impl<'a> FuncWriter<'a> {
         v
     }
 
-    fn function(&mut self, func: OpId, name: &str, group: usize) -> Result<(String, Vec<ParamKind>), Vec<Diagnostic>> {
+    /// The kernel's definition, its parameters and the bytes of dynamic shared memory it needs.
+    fn function(&mut self, func: OpId, name: &str, group: usize) -> Result<(String, Vec<ParamKind>, u64), Vec<Diagnostic>> {
         let m = self.m;
         let Some(block) = m.entry_block(func, 0) else { return Err(vec![]) };
         self.function_name = name.to_string();
@@ -467,8 +495,24 @@ impl<'a> FuncWriter<'a> {
         if !self.diags.is_empty() {
             return Err(std::mem::take(&mut self.diags));
         }
+        let limit = max_smem_bytes(&self.target);
+        if self.smem_bytes > limit {
+            return Err(vec![Diagnostic::error(
+                m.op_location(func),
+                format!("kernel '{name}' needs {} bytes of shared memory; {} allows at most {limit} per CTA", self.smem_bytes, self.target),
+            )]);
+        }
         let mut text = String::new();
-        if self.smem_bytes > 0 {
+        let mut dynamic_smem_bytes = 0;
+        if self.smem_bytes > STATIC_SMEM_LIMIT {
+            // An external symbol keeps its name in PTX, where '.' is not an identifier
+            // character (internal ones are renamed by LLVM).
+            let extern_name = format!("@__tileir_dsmem_{}", sanitize(name));
+            self.prologue = self.prologue.replace(&self.smem_name, &extern_name);
+            self.body = self.body.replace(&self.smem_name, &extern_name);
+            dynamic_smem_bytes = self.smem_bytes;
+            let _ = writeln!(text, "{extern_name} = external addrspace(3) global [0 x i8], align 16");
+        } else if self.smem_bytes > 0 {
             let _ = writeln!(text, "{} = internal addrspace(3) global [{} x i8] undef, align 16", self.smem_name, self.smem_bytes);
         }
         let _ = writeln!(text, "define ptx_kernel void @{name}({}) #{group} {{", sig.join(", "));
@@ -480,7 +524,7 @@ impl<'a> FuncWriter<'a> {
             text.push_str("  unreachable\n");
         }
         text.push_str("}\n");
-        Ok((text, params))
+        Ok((text, params, dynamic_smem_bytes))
     }
 
     pub(crate) fn get(&mut self, op: OpId, v: ValueId) -> Option<Lowered> {

@@ -17,7 +17,7 @@ mod options;
 mod pipeline;
 
 pub use options::{OptionInfo, OptionValue};
-pub use pipeline::{Pipeline, PipelineElement, PipelineError};
+pub use pipeline::{quote_option_value, Pipeline, PipelineElement, PipelineError};
 
 use std::time::{Duration, Instant};
 use tileir_ir::{print_module, Diagnostic, Diagnostics, Location, Module, PrintOptions};

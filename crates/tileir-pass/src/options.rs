@@ -125,7 +125,7 @@ macro_rules! pass_options {
             pub fn to_text(&self) -> String {
                 #[allow(unused_mut)]
                 let mut parts: Vec<String> = Vec::new();
-                $(parts.push(format!("{}={}", $text, $crate::OptionValue::format_option(&self.$field)));)*
+                $(parts.push(format!("{}={}", $text, $crate::quote_option_value(&$crate::OptionValue::format_option(&self.$field))));)*
                 parts.join(" ")
             }
             /// Describes every option.

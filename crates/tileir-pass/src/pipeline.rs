@@ -131,14 +131,24 @@ impl Pipeline {
                     let value = if pos < s.len() && s[pos] == b'=' {
                         pos += 1;
                         skip_ws(&mut pos);
-                        let vstart = pos;
-                        while pos < s.len() && !s[pos].is_ascii_whitespace() && s[pos] != b'}' {
-                            pos += 1;
+                        if pos < s.len() && s[pos] == b'"' {
+                            // A quoted value: how an empty (or spaced) value prints.
+                            let vstart = pos + 1;
+                            let Some(len) = s[vstart..].iter().position(|&c| c == b'"') else {
+                                return Err(PipelineError { offset: pos, message: format!("unterminated quoted value of option '{key}'") });
+                            };
+                            pos = vstart + len + 1;
+                            text[vstart..vstart + len].to_string()
+                        } else {
+                            let vstart = pos;
+                            while pos < s.len() && !s[pos].is_ascii_whitespace() && s[pos] != b'}' {
+                                pos += 1;
+                            }
+                            if vstart == pos {
+                                return Err(PipelineError { offset: pos, message: format!("expected a value for option '{key}'") });
+                            }
+                            text[vstart..pos].to_string()
                         }
-                        if vstart == pos {
-                            return Err(PipelineError { offset: pos, message: format!("expected a value for option '{key}'") });
-                        }
-                        text[vstart..pos].to_string()
                     } else {
                         // A bare flag means true, as in MLIR.
                         "true".to_string()
@@ -163,6 +173,16 @@ impl Pipeline {
     }
 }
 
+/// An option value as pipeline text writes it: quoted when empty or when it holds a space
+/// or '}' (which would end an unquoted value).
+pub fn quote_option_value(v: &str) -> String {
+    if v.is_empty() || v.bytes().any(|c| c.is_ascii_whitespace() || c == b'}') {
+        format!("\"{v}\"")
+    } else {
+        v.to_string()
+    }
+}
+
 impl fmt::Display for Pipeline {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, e) in self.elements.iter().enumerate() {
@@ -171,7 +191,7 @@ impl fmt::Display for Pipeline {
             }
             f.write_str(&e.name)?;
             if !e.options.is_empty() {
-                let opts: Vec<String> = e.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                let opts: Vec<String> = e.options.iter().map(|(k, v)| format!("{k}={}", quote_option_value(v))).collect();
                 write!(f, "{{{}}}", opts.join(" "))?;
             }
         }
@@ -201,6 +221,15 @@ mod tests {
         assert_eq!(p.elements[1].options[2], ("list".to_string(), "1,2".to_string()));
         assert_eq!(p.to_string(), text);
         assert_eq!(Pipeline::parse(&p.to_string()).unwrap(), p);
+    }
+
+    #[test]
+    fn empty_values_print_quoted_and_parse_back() {
+        let p = Pipeline::parse("a{x=\"\" y=\"\"}").unwrap();
+        assert_eq!(p.elements[0].options, vec![("x".to_string(), String::new()), ("y".to_string(), String::new())]);
+        assert_eq!(p.to_string(), "a{x=\"\" y=\"\"}");
+        assert_eq!(Pipeline::parse(&p.to_string()).unwrap(), p);
+        assert_eq!(Pipeline::parse("a{x=\"").unwrap_err().offset, 4);
     }
 
     #[test]

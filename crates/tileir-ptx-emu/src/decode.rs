@@ -1144,7 +1144,19 @@ impl Decoder {
         Ok(Op::Mma { m, n, k, at, bt, d_f16, c_f16, ds, a, b, c })
     }
 
+    /// `wgmma.mma_async`. The operands after scale-d depend on the input family (PTX ISA):
+    /// f16/bf16 take imm-scale-a, imm-scale-b, then imm-trans-a (descriptor A only) and
+    /// imm-trans-b; tf32 and e4m3/e5m2 only the two scale immediates (they are K-major
+    /// only); s8/u8 none at all. A is a descriptor or four .b32 fragment registers.
     fn wgmma(&mut self, i: &Instr, mods: &[&str]) -> Result<Op> {
+        #[derive(Clone, Copy, PartialEq)]
+        enum Family {
+            Half,
+            Tf32,
+            Fp8,
+            Int,
+        }
+        use Family::*;
         let line = i.line;
         let unsupported = |why: &str| decode_err(line, format!("unsupported wgmma form '{}': {why}", i.opcode));
         if mods.contains(&"sp") {
@@ -1153,58 +1165,116 @@ impl Decoder {
         let shape = mods.iter().find(|m| m.starts_with("m64n")).ok_or_else(|| unsupported("no m64nNkK shape"))?;
         let (n, k) = shape[4..].split_once('k').and_then(|(n, k)| Some((n.parse::<u16>().ok()?, k.parse::<u8>().ok()?))).ok_or_else(|| unsupported("bad shape"))?;
         let tys: Vec<&str> = mods.iter().copied().filter(|m| matches!(*m, "f16" | "bf16" | "f32" | "tf32" | "e4m3" | "e5m2" | "s8" | "u8" | "s32")).collect();
-        if tys.len() != 3 || tys[1] != tys[2] {
-            return Err(unsupported("expected dtype.atype.btype with equal A and B types"));
+        if tys.len() != 3 {
+            return Err(unsupported("expected .dtype.atype.btype"));
         }
-        let ab = match (tys[1], k) {
-            ("f16", 16) => FloatFormat::F16,
-            ("bf16", 16) => FloatFormat::BF16,
-            ("e4m3", 32) => FloatFormat::F8E4M3FN,
-            ("e5m2", 32) => FloatFormat::F8E5M2,
-            _ => return Err(unsupported("only f16/bf16 (k16) and e4m3/e5m2 (k32) inputs")),
+        let input = |t: &str| match t {
+            "f16" => Some(MmaIn::F(FloatFormat::F16)),
+            "bf16" => Some(MmaIn::F(FloatFormat::BF16)),
+            "tf32" => Some(MmaIn::F(FloatFormat::TF32)),
+            "e4m3" => Some(MmaIn::F(FloatFormat::F8E4M3FN)),
+            "e5m2" => Some(MmaIn::F(FloatFormat::F8E5M2)),
+            "s8" => Some(MmaIn::S8),
+            "u8" => Some(MmaIn::U8),
+            _ => None,
         };
-        let d_f16 = match tys[0] {
-            "f32" => false,
-            "f16" => true,
-            _ => return Err(unsupported("accumulators must be f32 or f16")),
+        let (at, bt) = match (input(tys[1]), input(tys[2])) {
+            (Some(at), Some(bt)) => (at, bt),
+            _ => return Err(unsupported("A and B must be f16, bf16, tf32, e4m3, e5m2, s8 or u8")),
+        };
+        let fp8 = |t: MmaIn| matches!(t, MmaIn::F(FloatFormat::F8E4M3FN | FloatFormat::F8E5M2));
+        let int = |t: MmaIn| matches!(t, MmaIn::S8 | MmaIn::U8);
+        let family = match at {
+            MmaIn::F(FloatFormat::F16 | FloatFormat::BF16) if at == bt => Half,
+            MmaIn::F(FloatFormat::TF32) if at == bt => Tf32,
+            _ if fp8(at) && fp8(bt) => Fp8,
+            _ if int(at) && int(bt) => Int,
+            _ => return Err(unsupported("A and B must both be f16, both bf16, both tf32, both e4m3/e5m2 or both s8/u8")),
+        };
+        let want_k = match family {
+            Half => 16,
+            Tf32 => 8,
+            Fp8 | Int => 32,
+        };
+        if k != want_k {
+            return Err(unsupported(&format!("{} inputs need shape m64nNk{want_k}", tys[1])));
+        }
+        // Integer wgmma has fewer N: multiples of 8 up to 24, then of 16 (PTX ISA).
+        let n_ok = n % 8 == 0 && (8..=256).contains(&n) && (family != Int || n <= 24 || n % 16 == 0);
+        if !n_ok {
+            let valid = if family == Int { "8, 16, 24 or a multiple of 16 up to 256" } else { "a multiple of 8 up to 256" };
+            return Err(unsupported(&format!("N = {n} is not a valid N for {} inputs ({valid})", tys[1])));
+        }
+        let satfinite = mods.contains(&"satfinite");
+        if satfinite && family != Int {
+            return Err(unsupported(".satfinite exists only for s32 accumulators (s8/u8 inputs)"));
+        }
+        let d = match (tys[0], family) {
+            ("f32", Half | Tf32 | Fp8) => WgmmaD::F32,
+            ("f16", Half | Fp8) => WgmmaD::F16,
+            ("s32", Int) => WgmmaD::S32 { satfinite },
+            (_, Half | Fp8) => return Err(unsupported("accumulators must be f32 or f16")),
+            (_, Tf32) => return Err(unsupported("tf32 accumulators must be f32")),
+            (_, Int) => return Err(unsupported("s8/u8 accumulators must be s32")),
         };
         let o = &i.operands;
-        let ds = match o.first() {
-            Some(Operand::Vector(v)) => v.iter().map(|x| self.dreg(x, line)).collect::<Result<Vec<_>>>()?,
+        let rs = matches!(o.get(1), Some(Operand::Vector(_)));
+        let (want_ops, form) = match family {
+            Half if rs => (7, "d, {a0..a3}, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b"),
+            Half => (8, "d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b"),
+            Tf32 | Fp8 => (6, "d, a-desc|{a0..a3}, b-desc, scale-d, imm-scale-a, imm-scale-b; transpose immediates exist only for f16/bf16 inputs"),
+            Int => (4, "d, a-desc|{a0..a3}, b-desc, scale-d; integer wgmma has no scale or transpose immediates"),
+        };
+        if o.len() != want_ops {
+            return Err(decode_err(line, format!("'{}' takes {want_ops} operands ({form}), got {}", i.opcode, o.len())));
+        }
+        let ds = match &o[0] {
+            Operand::Vector(v) => v.iter().map(|x| self.dreg(x, line)).collect::<Result<Vec<_>>>()?,
             _ => return Err(unsupported("the accumulators must be a {...} list")),
         };
-        let want = if d_f16 { n as usize / 4 } else { n as usize / 2 };
+        let want = if d == WgmmaD::F16 { n as usize / 4 } else { n as usize / 2 };
         if ds.len() != want {
             return Err(decode_err(line, format!("'{}' needs {want} accumulator registers, got {}", i.opcode, ds.len())));
         }
-        let imm = |this: &mut Self, x: Option<&Operand>| -> Result<i64> {
-            match x.map(|x| this.src(x, 32, line)).transpose()? {
-                Some(Src::I(v)) => Ok(v as u32 as i32 as i64),
-                _ => Err(unsupported("scale and transpose operands must be immediates")),
-            }
-        };
-        let (a, rest) = match o.get(1) {
-            Some(Operand::Vector(v)) => (WgmmaA::Regs(v.iter().map(|x| self.src(x, 32, line)).collect::<Result<Vec<_>>>()?), 2),
-            Some(x) => (WgmmaA::Desc(self.src(x, 64, line)?), 2),
-            None => return Err(unsupported("missing A")),
-        };
-        let b = self.src(o.get(rest).ok_or_else(|| unsupported("missing B"))?, 64, line)?;
-        let scale_d = self.src(o.get(rest + 1).ok_or_else(|| unsupported("missing scale-d"))?, 1, line)?;
-        let neg_a = imm(self, o.get(rest + 2))? < 0;
-        let neg_b = imm(self, o.get(rest + 3))? < 0;
-        let (tnsp_a, tnsp_b) = match &a {
-            WgmmaA::Desc(_) => (imm(self, o.get(rest + 4)).unwrap_or(0) != 0, imm(self, o.get(rest + 5)).unwrap_or(0) != 0),
-            WgmmaA::Regs(r) => {
-                if r.len() != 4 || k != 16 {
-                    return Err(unsupported("register A needs four registers of 16-bit pairs"));
+        let a = match &o[1] {
+            Operand::Vector(v) => {
+                // Every family's A fragment is four .b32 registers per thread (K·16 elements
+                // of a warp's 16 rows over 32 lanes, 32 bits each).
+                if v.len() != 4 {
+                    return Err(unsupported(&format!("register A needs four .b32 registers, got {}", v.len())));
                 }
-                (false, imm(self, o.get(rest + 4)).unwrap_or(0) != 0)
+                WgmmaA::Regs(v.iter().map(|x| self.src(x, 32, line)).collect::<Result<Vec<_>>>()?)
+            }
+            x => WgmmaA::Desc(self.src(x, 64, line)?),
+        };
+        let b = self.src(&o[2], 64, line)?;
+        let scale_d = self.src(&o[3], 1, line)?;
+        // Scale immediates are 1 or -1, transpose immediates 0 or 1; true: negate / transpose.
+        let imm = |this: &mut Self, x: &Operand, what: &str, scale: bool| -> Result<bool> {
+            let v = match this.src(x, 32, line)? {
+                Src::I(v) => Some(v as u32 as i32),
+                Src::R(_) => None,
+            };
+            match (scale, v) {
+                (true, Some(1)) | (false, Some(0)) => Ok(false),
+                (true, Some(-1)) | (false, Some(1)) => Ok(true),
+                _ => Err(unsupported(&format!("{what} must be the immediate {}", if scale { "1 or -1" } else { "0 or 1" }))),
             }
         };
-        if (tnsp_a || tnsp_b) && k != 16 {
-            return Err(unsupported("transposed (MN-major) operands exist only for f16/bf16 inputs"));
+        let (mut neg_a, mut neg_b, mut tnsp_a, mut tnsp_b) = (false, false, false, false);
+        if family != Int {
+            neg_a = imm(self, &o[4], "imm-scale-a", true)?;
+            neg_b = imm(self, &o[5], "imm-scale-b", true)?;
         }
-        Ok(Op::Wgmma { n, k, ab, d_f16, ds, a, b, scale_d, neg_a, neg_b, tnsp_a, tnsp_b })
+        if family == Half {
+            if rs {
+                tnsp_b = imm(self, &o[6], "imm-trans-b", false)?;
+            } else {
+                tnsp_a = imm(self, &o[6], "imm-trans-a", false)?;
+                tnsp_b = imm(self, &o[7], "imm-trans-b", false)?;
+            }
+        }
+        Ok(Op::Wgmma { n, k, at, bt, d, ds, a, b, scale_d, neg_a, neg_b, tnsp_a, tnsp_b })
     }
 
     fn cp_async(&mut self, i: &Instr, mods: &[&str]) -> Result<Op> {

@@ -538,8 +538,9 @@ pub enum Op {
     CpAsyncMbarArrive { noinc: bool, addr: Addr },
     /// mbarrier operations.
     Mbar { op: MbarOp, d: Option<Reg>, addr: Addr, b: Option<Src> },
-    /// `wgmma.mma_async` (one warp's 16-row slice of the warpgroup's m64nNk tile).
-    Wgmma { n: u16, k: u8, ab: tileir_numeric::FloatFormat, d_f16: bool, ds: Vec<Reg>, a: WgmmaA, b: Src, scale_d: Src, neg_a: bool, neg_b: bool, tnsp_a: bool, tnsp_b: bool },
+    /// `wgmma.mma_async` (one warp's 16-row slice of the warpgroup's m64nNk tile): A and B
+    /// of types `at` / `bt` (f16/bf16 k16, tf32 k8, e4m3/e5m2 or s8/u8 k32).
+    Wgmma { n: u16, k: u8, at: MmaIn, bt: MmaIn, d: WgmmaD, ds: Vec<Reg>, a: WgmmaA, b: Src, scale_d: Src, neg_a: bool, neg_b: bool, tnsp_a: bool, tnsp_b: bool },
     /// `wgmma.commit_group`.
     WgmmaCommit,
     /// `wgmma.wait_group n`.
@@ -601,6 +602,20 @@ pub enum WgmmaA {
     Desc(Src),
     /// Fragment registers (RS form).
     Regs(Vec<Src>),
+}
+
+/// The accumulator (D) type of wgmma.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WgmmaD {
+    /// f32, one per register.
+    F32,
+    /// f16, two per register.
+    F16,
+    /// s32 (8-bit integer inputs).
+    S32 {
+        /// `.satfinite`: results clamp to the s32 range instead of wrapping.
+        satfinite: bool,
+    },
 }
 
 /// One instruction with its guard and source line.

@@ -128,6 +128,7 @@ fn compile<'py>(py: Python<'py>, module: &PyModuleIr, target: String, pipeline: 
         kd.set_item("name", &k.name)?;
         kd.set_item("params", k.params.iter().map(|p| p.as_str()).collect::<Vec<_>>())?;
         kd.set_item("num_threads", k.num_threads)?;
+        kd.set_item("dynamic_smem", k.dynamic_smem_bytes)?;
         kernels.append(kd)?;
     }
     d.set_item("kernels", kernels)?;

@@ -12,7 +12,7 @@ use super::cta::Env;
 use super::fp::to_f64;
 use super::warp::Warp;
 use crate::error::{EmuError, ErrorKind, Result};
-use crate::program::{Addr, Inst, MmaIn, Reg, Space, Src, WgmmaA};
+use crate::program::{Addr, Inst, MmaIn, Reg, Space, Src, WgmmaA, WgmmaD};
 
 fn val(regs: &[u64], s: Src, l: usize) -> u64 {
     match s {
@@ -241,43 +241,50 @@ pub(crate) fn desc_address_mn(desc: u64, mn: usize, kk: usize, es: usize) -> u64
 }
 
 /// `wgmma.mma_async` for this warp's 16 rows of the warpgroup's tile (rows depend only on
-/// their own A rows, so each warp computes its slice alone). Sums are exact products summed
-/// in f64, rounded once.
+/// their own A rows, so each warp computes its slice alone). Float sums are exact products
+/// summed in f64, rounded once; tf32 elements are 4-byte words whose low 13 bits are
+/// ignored, as in mma.sync. Integer (s8/u8) sums are exact and wrap to s32, or clamp to it
+/// with `.satfinite`.
 pub(crate) fn wgmma(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, op: &crate::program::Op) -> Result<()> {
-    let crate::program::Op::Wgmma { n, k, ab, d_f16, ds, a, b, scale_d, neg_a, neg_b, tnsp_a, tnsp_b } = op else { return Ok(()) };
+    let crate::program::Op::Wgmma { n, k, at, bt, d, ds, a, b, scale_d, neg_a, neg_b, tnsp_a, tnsp_b } = op else { return Ok(()) };
     let (n, kk) = (*n as usize, *k as usize);
-    let es = (ab.bit_width() / 8) as usize;
+    let (pa, pb) = (per_reg(*at), per_reg(*bt));
     let row0 = 16 * (w.id as usize % 4);
-    let load = |w: &mut Warp, env: &mut Env<'_>, addr: u64| -> Result<f64> {
+    // Elements are 32 / per_reg bits: 2 bytes (f16/bf16), 4 (tf32) or 1 (fp8, s8/u8).
+    let load = |w: &mut Warp, env: &mut Env<'_>, t: MmaIn, es: usize, addr: u64| -> Result<f64> {
         let v = w.load_pub(env, Space::Shared, 0, addr, es as u64).map_err(|m| EmuError::new(ErrorKind::Memory, inst.line, format!("wgmma operand in warp {}: {m}", w.id)))?;
-        Ok(to_f64(*ab, v))
+        Ok(mma_elem(t, v, 0))
     };
     let mut am = vec![vec![0f64; kk]; 16];
     match a {
-        WgmmaA::Desc(d) => {
-            let desc = val(&w.regs, *d, 0);
+        WgmmaA::Desc(dsc) => {
+            let desc = val(&w.regs, *dsc, 0);
+            let es = 4 / pa;
             for (r, row) in am.iter_mut().enumerate() {
                 for (c, x) in row.iter_mut().enumerate() {
                     let addr = if *tnsp_a { desc_address_mn(desc, row0 + r, c, es) } else { desc_address(desc, row0 + r, c, es) };
-                    *x = load(w, env, addr)?;
+                    *x = load(w, env, *at, es, addr)?;
                 }
             }
         }
         WgmmaA::Regs(regs) => {
+            // The warp's 16xK slice of A is laid out as mma.sync's A fragment of the same
+            // element width (PTX ISA wgmma register fragments for k16 / k8 / k32).
             for lane in 0..32 {
-                for e in 0..8 {
-                    let (r, c) = a_pos(2, lane, e);
-                    am[r][c] = to_f64(*ab, (val(&w.regs, regs[e / 2], lane) >> (16 * (e % 2))) & 0xffff);
+                for e in 0..4 * pa {
+                    let (r, c) = a_pos(pa, lane, e);
+                    am[r][c] = mma_elem(*at, val(&w.regs, regs[e / pa], lane), e % pa);
                 }
             }
         }
     }
     let bdesc = val(&w.regs, *b, 0);
+    let es = 4 / pb;
     let mut bm = vec![vec![0f64; kk]; n];
     for (r, row) in bm.iter_mut().enumerate() {
         for (c, x) in row.iter_mut().enumerate() {
             let addr = if *tnsp_b { desc_address_mn(bdesc, r, c, es) } else { desc_address(bdesc, r, c, es) };
-            *x = load(w, env, addr)?;
+            *x = load(w, env, *bt, es, addr)?;
         }
     }
     let sign = if neg_a != neg_b { -1.0 } else { 1.0 };
@@ -291,22 +298,37 @@ pub(crate) fn wgmma(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, op: &crate::pr
                 for (x, y) in am[r].iter().zip(&bm[c]) {
                     s += x * y;
                 }
-                s *= sign;
                 let idx = 4 * j + e;
-                if *d_f16 {
-                    let reg = ds[idx / 2] as usize * 32 + lane;
-                    let shift = 16 * (idx % 2);
-                    if accumulate {
-                        s += to_f64(FloatFormat::F16, (w.regs[reg] >> shift) & 0xffff);
+                match *d {
+                    WgmmaD::F16 => {
+                        s *= sign;
+                        let reg = ds[idx / 2] as usize * 32 + lane;
+                        let shift = 16 * (idx % 2);
+                        if accumulate {
+                            s += to_f64(FloatFormat::F16, (w.regs[reg] >> shift) & 0xffff);
+                        }
+                        let h = tileir_numeric::encode(FloatFormat::F16, s, Rounding::NearestEven, Saturation::None);
+                        w.regs[reg] = (w.regs[reg] & !(0xffff << shift)) | (h << shift);
                     }
-                    let h = tileir_numeric::encode(FloatFormat::F16, s, Rounding::NearestEven, Saturation::None);
-                    w.regs[reg] = (w.regs[reg] & !(0xffff << shift)) | (h << shift);
-                } else {
-                    let reg = ds[idx] as usize * 32 + lane;
-                    if accumulate {
-                        s += f32::from_bits(w.regs[reg] as u32) as f64;
+                    WgmmaD::F32 => {
+                        s *= sign;
+                        let reg = ds[idx] as usize * 32 + lane;
+                        if accumulate {
+                            s += f32::from_bits(w.regs[reg] as u32) as f64;
+                        }
+                        w.regs[reg] = (s as f32).to_bits() as u64;
                     }
-                    w.regs[reg] = (s as f32).to_bits() as u64;
+                    WgmmaD::S32 { satfinite } => {
+                        // |products| <= 255² and K = 32: s is an exact integer, and so is
+                        // its i64 sum with the accumulator.
+                        let reg = ds[idx] as usize * 32 + lane;
+                        let mut v = s as i64;
+                        if accumulate {
+                            v += w.regs[reg] as u32 as i32 as i64;
+                        }
+                        let v = if satfinite { v.clamp(i32::MIN as i64, i32::MAX as i64) } else { v };
+                        w.regs[reg] = v as u32 as u64;
+                    }
                 }
             }
         }

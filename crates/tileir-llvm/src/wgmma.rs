@@ -1,0 +1,568 @@
+//! The `wgmma` variant of `mmaf` / `mmai`: Hopper's warpgroup MMA (`wgmma.mma_async`,
+//! sm_90a only), with both operands read from shared memory through matrix descriptors.
+//!
+//! | operands                   | accumulator | instruction                                 |
+//! |----------------------------|-------------|---------------------------------------------|
+//! | f16 x f16, bf16 x bf16     | f32         | `m64nNk16.f32.{f16,bf16}.{f16,bf16}`        |
+//! | tf32 x tf32                | f32         | `m64nNk8.f32.tf32.tf32`                     |
+//! | {e4m3,e5m2} x {e4m3,e5m2}  | f32         | `m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2}`      |
+//! | {s8,u8} x {s8,u8}          | i32 (wraps) | `m64nNk32.s32.{s8,u8}.{s8,u8}`              |
+//!
+//! The CTA's warps form warpgroups of four; the warpgroups tile the M x N result (M first),
+//! each covering its rows in blocks of 64 and its columns in chunks of one instruction's N
+//! (up to 256). Thread (warp w of its group, lane l) holds, for every 8-column block j of an
+//! instruction, accumulator registers `4j + e` at row `16w + l/4 + 8(e/2)`, column
+//! `8j + 2(l%4) + e%2` (the PTX ISA's wgmma D fragment).
+//!
+//! Operands are staged K-major without swizzle: A as M rows of K, B transposed as N rows of
+//! K, each cut into 8-row x 16-byte core matrices stored contiguously (128 bytes). Core
+//! matrices adjacent along K sit 128 bytes apart (the descriptor's leading byte offset);
+//! 8-row groups sit `K * bytes / 16 * 128` bytes apart (its stride byte offset). Every
+//! operand type then shares one layout, and the K-major form is the only one tf32, fp8
+//! and int8 accept. The writes reach the async proxy through `fence.proxy.async` before
+//! the barrier that precedes the first `wgmma`.
+//!
+//! K is unrolled: one `wgmma.fence`, every `mma_async` chained on its accumulators, one
+//! `commit_group` and a `wait_group 0`. Descriptors are packed with `mov.b64 {lo, hi}`: an
+//! i64 add of the constant high word is the shape that crashes ptxas 12.9 (docs/nvptx.md,
+//! P2).
+
+use crate::lower_ct::ValTy;
+use crate::writer::FuncWriter;
+use tileir_ir::{CtOp, CudaTileOp, Layout, NumType, OpId, OpKind, Signedness, TileElem, ValueId};
+
+type R<T> = Result<T, String>;
+
+/// Accumulator registers per thread beyond which the variant declines (the rest of the
+/// kernel needs registers too).
+const MAX_ACC_REGS: i64 = 128;
+
+/// `wgmma.mma_async` instructions one op may unroll to.
+const MAX_INSTRUCTIONS: i64 = 256;
+
+/// Bytes of one core matrix (8 rows x 16 bytes).
+const CORE_MATRIX_BYTES: i64 = 128;
+
+/// One `wgmma.mma_async` form.
+struct WgmmaForm {
+    /// K per instruction.
+    k: i64,
+    /// Bytes per A / B element.
+    elem_bytes: i64,
+    /// The `.dtype.atype.btype` suffix.
+    types: String,
+    /// The operands after scale-d (immediate scale-a / scale-b and transposes, when the
+    /// form has them).
+    tail: &'static str,
+    /// The accumulator element, its LLVM type and inline-asm constraint letter.
+    acc: NumType,
+    acc_ty: &'static str,
+    acc_cons: char,
+    /// Integer forms allow fewer N values.
+    int: bool,
+    /// B may be read MN-major (transposed): only 16-bit inputs have the immediate.
+    b_mn_major: bool,
+}
+
+/// How the CTA's warpgroups split an M x N result.
+struct WarpgroupTiling {
+    /// Warpgroups along N.
+    wn: i64,
+    /// Rows and columns per warpgroup.
+    rows: i64,
+    cols: i64,
+    /// N of one instruction (divides `cols`).
+    inst_n: i64,
+}
+
+impl WarpgroupTiling {
+    /// Accumulator registers per thread.
+    fn acc_regs(&self) -> i64 {
+        (self.rows / 64) * self.cols / 2
+    }
+}
+
+fn num(e: TileElem) -> Option<NumType> {
+    match e {
+        TileElem::Num(n) => Some(n),
+        TileElem::Ptr(_) => None,
+    }
+}
+
+fn fp8_name(n: NumType) -> Option<&'static str> {
+    match n {
+        NumType::F8E4M3FN => Some("e4m3"),
+        NumType::F8E5M2 => Some("e5m2"),
+        _ => None,
+    }
+}
+
+/// Whether `n` is an N the form's instruction accepts (PTX ISA: multiples of 8 up to 256;
+/// integer forms: 8, 16, 24, then multiples of 16).
+fn valid_n(n: i64, int: bool) -> bool {
+    if !(8..=256).contains(&n) || n % 8 != 0 {
+        return false;
+    }
+    !int || n <= 24 || n % 16 == 0
+}
+
+fn num_warps(t: &ValTy) -> i64 {
+    match &t.layout {
+        Some(Layout::Blocked { warps_per_cta, .. }) => warps_per_cta.iter().product::<u32>() as i64,
+        None => 1,
+    }
+}
+
+fn tiling(m: i64, n: i64, warps: i64, int: bool) -> R<WarpgroupTiling> {
+    if warps % 4 != 0 {
+        return Err(format!("{warps} warps do not form whole warpgroups"));
+    }
+    if m % 64 != 0 {
+        return Err(format!("M = {m} is not a multiple of 64"));
+    }
+    let groups = warps / 4;
+    let mut wm = 1;
+    while wm * 2 <= groups && (m / 64) % (wm * 2) == 0 {
+        wm *= 2;
+    }
+    let wn = groups / wm;
+    if wn * wm != groups || n % (wn * 8) != 0 {
+        return Err(format!("{m}x{n} cannot be split among {groups} warpgroups"));
+    }
+    let cols = n / wn;
+    let inst_n = (1..=32).rev().map(|i| i * 8).find(|&c| valid_n(c, int) && cols % c == 0);
+    let inst_n = inst_n.ok_or_else(|| format!("no instruction N divides {cols} columns"))?;
+    Ok(WarpgroupTiling { wn, rows: m / wm, cols, inst_n })
+}
+
+/// The form for `op`'s types, or why it has none.
+fn form_for(w: &FuncWriter<'_>, op: OpId, c: &CudaTileOp) -> R<WgmmaForm> {
+    let ops = &w.m.ops[op].operands;
+    let (an, bn, cn) = (num(w.val_ty(ops[0]).elem), num(w.val_ty(ops[1]).elem), num(w.val_ty(ops[2]).elem));
+    let show = |n: Option<NumType>| n.map_or("ptr".to_string(), |n| n.to_string());
+    let types = format!("operand types {} x {} -> {}", show(an), show(bn), show(cn));
+    let f32_form = |k: i64, elem_bytes: i64, types: String, tail: &'static str| WgmmaForm {
+        k,
+        elem_bytes,
+        types,
+        tail,
+        acc: NumType::F32,
+        acc_ty: "float",
+        acc_cons: 'f',
+        int: false,
+        b_mn_major: elem_bytes == 2,
+    };
+    match c.op {
+        CtOp::MmaF => match (an, bn, cn) {
+            (Some(NumType::F16), Some(NumType::F16), Some(NumType::F32)) => Ok(f32_form(16, 2, ".f32.f16.f16".into(), ", 1, 1, 0, 1")),
+            (Some(NumType::BF16), Some(NumType::BF16), Some(NumType::F32)) => {
+                Ok(f32_form(16, 2, ".f32.bf16.bf16".into(), ", 1, 1, 0, 1"))
+            }
+            (Some(NumType::TF32), Some(NumType::TF32), Some(NumType::F32)) => Ok(f32_form(8, 4, ".f32.tf32.tf32".into(), ", 1, 1")),
+            (Some(x), Some(y), Some(NumType::F32)) if fp8_name(x).is_some() && fp8_name(y).is_some() => {
+                let (x, y) = (fp8_name(x).unwrap_or_default(), fp8_name(y).unwrap_or_default());
+                Ok(f32_form(32, 1, format!(".f32.{x}.{y}"), ", 1, 1"))
+            }
+            _ => Err(format!("{types} are not f16/bf16/tf32/fp8 -> f32")),
+        },
+        CtOp::MmaI => {
+            if !(an == Some(NumType::I8) && bn == Some(NumType::I8) && cn == Some(NumType::I32)) {
+                return Err(format!("{types} are not i8 -> i32"));
+            }
+            let s = |attr: &str| match c.enum_attr::<Signedness>(attr).unwrap_or(Signedness::Signed) {
+                Signedness::Signed => "s8",
+                Signedness::Unsigned => "u8",
+            };
+            let types = format!(".s32.{}.{}", s("signedness_lhs"), s("signedness_rhs"));
+            Ok(WgmmaForm { k: 32, elem_bytes: 1, types, tail: "", acc: NumType::I32, acc_ty: "i32", acc_cons: 'r', int: true, b_mn_major: false })
+        }
+        other => Err(format!("'{}' has no wgmma form", other.mnemonic())),
+    }
+}
+
+/// Bytes of the staging buffer: A and B, or the accumulator, whichever is larger.
+fn staging_bytes(m: i64, n: i64, k: i64, elem_bytes: i64) -> (u64, u64) {
+    let bytes_a = ((m * k * elem_bytes) as u64).div_ceil(CORE_MATRIX_BYTES as u64) * CORE_MATRIX_BYTES as u64;
+    let total = (bytes_a + (n * k * elem_bytes) as u64).max((m * n * 4) as u64);
+    (bytes_a, total)
+}
+
+/// Why `wgmma` cannot lower this op (None: it applies).
+pub(crate) fn wgmma_rejects(w: &FuncWriter<'_>, op: OpId, c: &CudaTileOp) -> Option<String> {
+    if w.target != "sm_90a" {
+        return Some(format!("needs sm_90a (target {})", w.target));
+    }
+    let form = match form_for(w, op, c) {
+        Ok(f) => f,
+        Err(why) => return Some(why),
+    };
+    let ops = &w.m.ops[op].operands;
+    let (a, b, acc) = (w.val_ty(ops[0]), w.val_ty(ops[1]), w.val_ty(ops[2]));
+    if a.shape.len() != 2 {
+        return Some("batched (rank-3) operands".into());
+    }
+    let (m, k, n) = (a.shape[0], a.shape[1], b.shape[1]);
+    if k % form.k != 0 {
+        return Some(format!("K = {k} is not a multiple of the instruction's {}", form.k));
+    }
+    let t = match tiling(m, n, num_warps(&acc), form.int) {
+        Ok(t) => t,
+        Err(why) => return Some(why),
+    };
+    if t.acc_regs() > MAX_ACC_REGS {
+        return Some(format!("{} accumulator registers per thread (at most {MAX_ACC_REGS})", t.acc_regs()));
+    }
+    let count = (k / form.k) * (t.rows / 64) * (t.cols / t.inst_n);
+    if count > MAX_INSTRUCTIONS {
+        return Some(format!("{count} instructions to unroll (at most {MAX_INSTRUCTIONS})"));
+    }
+    let (_, total) = staging_bytes(m, n, k, form.elem_bytes);
+    let limit = crate::writer::max_smem_bytes(&w.target);
+    if total > limit {
+        return Some(format!("staging needs {total} bytes of shared memory ({} allows {limit})", w.target));
+    }
+    None
+}
+
+/// One wgmma op's form and tiling.
+pub(crate) struct WgmmaPlan {
+    form: WgmmaForm,
+    t: WarpgroupTiling,
+    m: i64,
+    n: i64,
+    k: i64,
+}
+
+impl WgmmaPlan {
+    /// Accumulator registers per thread, in fragment order: instruction (block, chunk) in
+    /// row-major order, then the instruction's registers.
+    pub(crate) fn fragment_count(&self) -> usize {
+        self.t.acc_regs() as usize
+    }
+
+    /// The LLVM type of an accumulator register.
+    pub(crate) fn acc_ty(&self) -> &'static str {
+        self.form.acc_ty
+    }
+}
+
+/// The plan for `op` when the `wgmma` variant applies to it.
+pub(crate) fn wgmma_plan(w: &FuncWriter<'_>, op: OpId, c: &CudaTileOp) -> R<WgmmaPlan> {
+    if let Some(why) = wgmma_rejects(w, op, c) {
+        return Err(why);
+    }
+    let form = form_for(w, op, c)?;
+    let ops = &w.m.ops[op].operands;
+    let (at, bt, ct) = (w.val_ty(ops[0]), w.val_ty(ops[1]), w.val_ty(ops[2]));
+    let (m, k, n) = (at.shape[0], at.shape[1], bt.shape[1]);
+    let t = tiling(m, n, num_warps(&ct), form.int)?;
+    Ok(WgmmaPlan { form, t, m, n, k })
+}
+
+/// The thread's place in a plan's tiling (i32 values).
+struct Lanes {
+    /// First row / column of the thread's warpgroup.
+    row_base: String,
+    col_base: String,
+    /// Row and column of the thread's accumulator register 0 of instruction (0, 0).
+    row0: String,
+    col0: String,
+}
+
+impl FuncWriter<'_> {
+    fn lanes(&mut self, t: &WarpgroupTiling) -> Lanes {
+        let tid = self.thread_id();
+        let lane = self.emit("wlane", format!("and i32 {tid}, 31"));
+        let warp = self.emit("wwarp", format!("lshr i32 {tid}, 5"));
+        let wq = self.emit("wq", format!("and i32 {warp}, 3"));
+        let wgroup = self.emit("wgrp", format!("lshr i32 {warp}, 2"));
+        let wg_m = self.emit("wgm", format!("udiv i32 {wgroup}, {}", t.wn));
+        let wg_n = self.emit("wgn", format!("urem i32 {wgroup}, {}", t.wn));
+        let row_base = self.emit("wrb", format!("mul i32 {wg_m}, {}", t.rows));
+        let col_base = self.emit("wcb", format!("mul i32 {wg_n}, {}", t.cols));
+        let group = self.emit("wgl", format!("lshr i32 {lane}, 2"));
+        let tig = self.emit("wtig", format!("and i32 {lane}, 3"));
+        let tig2 = self.emit("wtig", format!("shl i32 {tig}, 1"));
+        let wq16 = self.emit("wq16", format!("shl i32 {wq}, 4"));
+        let row0 = self.emit("wr0", format!("add i32 {row_base}, {wq16}"));
+        let row0 = self.emit("wr0", format!("add i32 {row0}, {group}"));
+        let col0 = self.emit("wc0", format!("add i32 {col_base}, {tig2}"));
+        Lanes { row_base, col_base, row0, col0 }
+    }
+
+    /// Byte offsets, in a row-major M x N image of 4-byte elements, of the thread's
+    /// accumulator registers in fragment order.
+    fn fragment_offsets(&mut self, plan: &WgmmaPlan) -> Vec<String> {
+        let l = self.lanes(&plan.t);
+        let (blocks, chunks, per_inst) = (plan.t.rows / 64, plan.t.cols / plan.t.inst_n, plan.t.inst_n / 2);
+        let mut offs = Vec::new();
+        for block in 0..blocks {
+            for chunk in 0..chunks {
+                for i in 0..per_inst {
+                    let (j, e) = (i / 4, i % 4);
+                    let r = self.emit("fr", format!("add i32 {}, {}", l.row0, block * 64 + 8 * (e / 2)));
+                    let col = self.emit("fc", format!("add i32 {}, {}", l.col0, chunk * plan.t.inst_n + 8 * j + e % 2));
+                    let lin = self.linear(&[r, col], &[plan.m, plan.n]);
+                    offs.push(self.emit("fo", format!("mul i32 {lin}, 4")));
+                }
+            }
+        }
+        offs
+    }
+
+    /// The accumulator tile `v` (its thread's elements) as the thread's fragment registers.
+    /// A uniform literal (a splat constant) needs no trip through shared memory.
+    pub(crate) fn tile_to_fragments(&mut self, plan: &WgmmaPlan, v: ValueId) -> R<Vec<String>> {
+        let (m, n) = (plan.m, plan.n);
+        self.scratch((m * n * 4) as u64);
+        let elems = self.elems(v)?;
+        let (acc_ty, cons) = (plan.form.acc_ty, plan.form.acc_cons);
+        if let Some(lit) = elems.first().filter(|e0| !e0.starts_with('%') && elems.iter().all(|e| e == *e0)).cloned() {
+            // Each register gets its own `mov` here, before `wgmma.fence`: a constant left
+            // to LLVM is materialized next to the wgmma that reads it, and ptxas then
+            // injects a warpgroup.arrive (advisory C7519).
+            return Ok((0..plan.fragment_count())
+                .map(|_| self.emit("wci", format!("call {acc_ty} asm sideeffect \"mov.b32 $0, $1;\", \"={cons},{cons}\"({acc_ty} {lit})")))
+                .collect());
+        }
+        self.barrier();
+        self.spill_to_smem(v, 0)?;
+        self.barrier();
+        let offs = self.fragment_offsets(plan);
+        let mut frags = Vec::new();
+        for off in offs {
+            frags.push(self.smem_load(TileElem::Num(plan.form.acc), &off)?);
+        }
+        self.barrier();
+        Ok(frags)
+    }
+
+    /// Binds `result` (a tile in its own layout) from the thread's fragment registers.
+    pub(crate) fn fragments_to_tile(&mut self, plan: &WgmmaPlan, frags: &[String], result: ValueId) -> R<()> {
+        let (m, n, elem) = (plan.m, plan.n, TileElem::Num(plan.form.acc));
+        self.scratch((m * n * 4) as u64);
+        self.barrier();
+        let offs = self.fragment_offsets(plan);
+        for (off, f) in offs.iter().zip(frags) {
+            self.smem_store(elem, off, f)?;
+        }
+        self.barrier();
+        let coords = self.result_coords(result);
+        let mut out = Vec::new();
+        for rc in coords {
+            let lin = self.linear(&rc, &[m, n]);
+            let off = self.emit("ro", format!("mul i32 {lin}, 4"));
+            out.push(self.smem_load(elem, &off)?);
+        }
+        self.set_elems(result, out);
+        Ok(())
+    }
+
+    /// The byte offset of element (`row`, `kk`) in a K-major, unswizzled operand image at
+    /// `base` whose rows hold `k` elements of `elem_bytes` (see the module documentation).
+    fn core_matrix_offset(&mut self, base: u64, row: &str, kk: &str, k: i64, elem_bytes: i64) -> String {
+        let group_stride = k * elem_bytes / 16 * CORE_MATRIX_BYTES;
+        let group = self.emit("wg8", format!("lshr i32 {row}, 3"));
+        let group = self.emit("wg8", format!("mul i32 {group}, {group_stride}"));
+        let in_group = self.emit("wr8", format!("and i32 {row}, 7"));
+        let in_group = self.emit("wr8", format!("shl i32 {in_group}, 4"));
+        let kb = self.emit("wkb", format!("mul i32 {kk}, {elem_bytes}"));
+        let chunk = self.emit("wkc", format!("lshr i32 {kb}, 4"));
+        let chunk = self.emit("wkc", format!("mul i32 {chunk}, {CORE_MATRIX_BYTES}"));
+        let within = self.emit("wkw", format!("and i32 {kb}, 15"));
+        let off = self.emit("wo", format!("add i32 {group}, {chunk}"));
+        let off = self.emit("wo", format!("add i32 {off}, {in_group}"));
+        let off = self.emit("wo", format!("add i32 {off}, {within}"));
+        if base == 0 {
+            off
+        } else {
+            self.emit("wo", format!("add i32 {off}, {base}"))
+        }
+    }
+
+    /// The byte offset of element (`kk`, `col`) in an MN-major, unswizzled B image at
+    /// `base` with `k` rows: 16-byte runs of consecutive columns, 8 K rows of them forming
+    /// one 128-byte core matrix; core matrices adjacent along K sit 128 bytes apart, runs of
+    /// columns `k / 8 * 128` bytes apart.
+    fn mn_major_offset(&mut self, base: u64, kk: &str, col: &str, k: i64, elem_bytes: i64) -> String {
+        let run_stride = k / 8 * CORE_MATRIX_BYTES;
+        let cb = self.emit("wnb", format!("mul i32 {col}, {elem_bytes}"));
+        let run = self.emit("wnr", format!("lshr i32 {cb}, 4"));
+        let run = self.emit("wnr", format!("mul i32 {run}, {run_stride}"));
+        let within = self.emit("wnw", format!("and i32 {cb}, 15"));
+        let kgroup = self.emit("wk8", format!("lshr i32 {kk}, 3"));
+        let kgroup = self.emit("wk8", format!("mul i32 {kgroup}, {CORE_MATRIX_BYTES}"));
+        let krow = self.emit("wkr", format!("and i32 {kk}, 7"));
+        let krow = self.emit("wkr", format!("shl i32 {krow}, 4"));
+        let off = self.emit("wo", format!("add i32 {run}, {kgroup}"));
+        let off = self.emit("wo", format!("add i32 {off}, {krow}"));
+        let off = self.emit("wo", format!("add i32 {off}, {within}"));
+        self.emit("wo", format!("add i32 {off}, {base}"))
+    }
+
+    /// A matrix descriptor for the operand image starting at shared address `start` (i32,
+    /// bytes): 128-byte leading offset, `stride` bytes between 8-row groups, no swizzle.
+    fn matrix_descriptor(&mut self, start: &str, stride: i64) -> String {
+        let lo = self.emit("dlo", format!("lshr i32 {start}, 4"));
+        let lo = self.emit("dlo", format!("or i32 {lo}, {}", (CORE_MATRIX_BYTES >> 4) << 16));
+        let hi = stride >> 4;
+        self.emit("desc", format!("call i64 asm \"mov.b64 $0, {{$1, $2}};\", \"=l,r,r\"(i32 {lo}, i32 {hi})"))
+    }
+
+    /// Lowers `op` with `wgmma.mma_async` (see the module documentation). An accumulator
+    /// a loop carries in fragment registers ([`Self::fragment_carries`]) enters and leaves
+    /// as fragments.
+    pub(crate) fn wgmma(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
+        let plan = wgmma_plan(self, op, c)?;
+        let (form, t, m, n, k) = (&plan.form, &plan.t, plan.m, plan.n, plan.k);
+        let data = self.m.ops[op].clone();
+        let (a, b, acc) = (data.operands[0], data.operands[1], data.operands[2]);
+        let (eb, acc_ty) = (form.elem_bytes, form.acc_ty);
+        let (bytes_a, total) = staging_bytes(m, n, k, eb);
+        self.scratch(total);
+        let (blocks, chunks, per_inst) = (t.rows / 64, t.cols / t.inst_n, t.inst_n / 2);
+
+        // 1. The accumulator as fragments.
+        let mut accs = if self.fragment_values.contains(&acc) { self.elems(acc)? } else { self.tile_to_fragments(&plan, acc)? };
+
+        // 2. A K-major, B MN-major when the form can read it so (both then take each
+        //    thread's runs of contiguous elements as vector stores), else K-major; made
+        //    visible to the async proxy.
+        self.barrier();
+        let vector = |t: &ValTy| match &t.layout {
+            Some(Layout::Blocked { size_per_thread, .. }) => {
+                (*size_per_thread.last().unwrap_or(&1) as i64).min(16 / eb).max(1) as usize
+            }
+            None => 1,
+        };
+        let (va, vb) = (vector(&self.val_ty(a)), vector(&self.val_ty(b)));
+        self.spill_to_smem_vectors(a, 0, va, &mut |w, rc| w.core_matrix_offset(0, &rc[0], &rc[1], k, eb))?;
+        if form.b_mn_major {
+            self.spill_to_smem_vectors(b, 0, vb, &mut |w, kc| w.mn_major_offset(bytes_a, &kc[0], &kc[1], k, eb))?;
+        } else {
+            self.spill_to_smem_at(b, 0, &mut |w, kc| w.core_matrix_offset(bytes_a, &kc[1], &kc[0], k, eb))?;
+        }
+        self.intrinsic_void("llvm.nvvm.fence.proxy.async.shared_cta", &[]);
+        self.barrier();
+
+        // 3. The unrolled K loop.
+        let l = self.lanes(t);
+        let stride = k * eb / 16 * CORE_MATRIX_BYTES;
+        let smem = self.smem_name.clone();
+        let base = self.emit("wsb", format!("ptrtoint ptr addrspace(3) {smem} to i32"));
+        let a_rows = self.emit("wa0", format!("lshr i32 {}, 3", l.row_base));
+        let a_rows = self.emit("wa0", format!("mul i32 {a_rows}, {stride}"));
+        let a_start = self.emit("wa0", format!("add i32 {base}, {a_rows}"));
+        // B's stride between 8-column groups (K-major: 8-row groups of its N x K image; MN-major:
+        // 16-byte runs of columns, 8 columns for its 16-bit types) and per K step.
+        let (b_stride, b_step) = if form.b_mn_major {
+            (k / 8 * CORE_MATRIX_BYTES, form.k / 8 * CORE_MATRIX_BYTES)
+        } else {
+            (stride, form.k * eb / 16 * CORE_MATRIX_BYTES)
+        };
+        let b_rows = self.emit("wb0", format!("lshr i32 {}, 3", l.col_base));
+        let b_rows = self.emit("wb0", format!("mul i32 {b_rows}, {b_stride}"));
+        let b_start = self.emit("wb0", format!("add i32 {base}, {b_rows}"));
+        let b_start = self.emit("wb0", format!("add i32 {b_start}, {bytes_a}"));
+        let step_bytes = form.k * eb / 16 * CORE_MATRIX_BYTES;
+        let outs: Vec<String> = (0..per_inst).map(|_| format!("={}", form.acc_cons)).collect();
+        let tied: Vec<String> = (0..per_inst).map(|i| i.to_string()).collect();
+        let constraints = format!("{},l,l,r,{},~{{memory}}", outs.join(","), tied.join(","));
+        let dregs: Vec<String> = (0..per_inst).map(|i| format!("${i}")).collect();
+        let asm = format!(
+            "{{\\0A\\09.reg .pred p;\\0A\\09setp.ne.b32 p, ${}, 0;\\0A\\09wgmma.mma_async.sync.aligned.m64n{}k{}{} {{{}}}, ${}, ${}, p{};\\0A\\09}}",
+            per_inst + 2,
+            t.inst_n,
+            form.k,
+            form.types,
+            dregs.join(", "),
+            per_inst,
+            per_inst + 1,
+            form.tail
+        );
+        let ret = format!("{{ {} }}", vec![acc_ty; per_inst as usize].join(", "));
+        self.intrinsic_void("llvm.nvvm.wgmma.fence.sync.aligned", &[]);
+        for step in 0..k / form.k {
+            for block in 0..blocks {
+                let a_off = block * 64 / 8 * stride + step * step_bytes;
+                let a_addr = self.emit("wad", format!("add i32 {a_start}, {a_off}"));
+                let a_desc = self.matrix_descriptor(&a_addr, stride);
+                for chunk in 0..chunks {
+                    let b_off = chunk * t.inst_n / 8 * b_stride + step * b_step;
+                    let b_addr = self.emit("wbd", format!("add i32 {b_start}, {b_off}"));
+                    let b_desc = self.matrix_descriptor(&b_addr, b_stride);
+                    let first = ((block * chunks + chunk) * per_inst) as usize;
+                    let mut args = vec![format!("i64 {a_desc}"), format!("i64 {b_desc}"), "i32 1".to_string()];
+                    args.extend(accs[first..first + per_inst as usize].iter().map(|v| format!("{acc_ty} {v}")));
+                    let d = self.emit("wgmma", format!("call {ret} asm sideeffect \"{asm}\", \"{constraints}\"({})", args.join(", ")));
+                    for i in 0..per_inst as usize {
+                        accs[first + i] = self.emit("wd", format!("extractvalue {ret} {d}, {i}"));
+                    }
+                }
+            }
+        }
+        self.intrinsic_void("llvm.nvvm.wgmma.commit_group.sync.aligned", &[]);
+        self.intrinsic_void("llvm.nvvm.wgmma.wait_group.sync.aligned", &[("i64", "0")]);
+
+        // 4. The result: fragments the loop carries on, or the result's own layout.
+        let result = data.results[0];
+        if self.fragment_mmas.contains(&op) {
+            self.set_elems(result, accs);
+            self.fragment_values.insert(result);
+            Ok(())
+        } else {
+            self.fragments_to_tile(&plan, &accs, result)
+        }
+    }
+
+    /// For each iter value of the `for` op `op`: the plan of the wgmma whose accumulator it
+    /// is, when the loop can carry it as fragment registers: its block argument is used
+    /// only as the accumulator of an mma in the body, that mma's result only by the body's
+    /// final `continue` at the same position, the wgmma variant lowers that mma, and the body
+    /// has no other exit that would carry a tile in its own layout. The accumulator then
+    /// crosses shared memory once before the loop and once after it, not every iteration.
+    pub(crate) fn fragment_carries(&self, op: OpId) -> Vec<Option<(WgmmaPlan, OpId)>> {
+        let m = self.m;
+        let num_iter = m.ops[op].operands.len().saturating_sub(3);
+        let mut out: Vec<Option<(WgmmaPlan, OpId)>> = (0..num_iter).map(|_| None).collect();
+        let Some(body) = m.entry_block(op, 0) else { return out };
+        let ops = &m.blocks[body].ops;
+        let Some(&term) = ops.last() else { return out };
+        if !matches!(m.ops[term].kind.ct(), Some(CtOp::Yield | CtOp::Continue)) || ops.iter().any(|&o| o != term && has_loop_exit(m, o)) {
+            return out;
+        }
+        let uses = m.use_counts();
+        let args = &m.blocks[body].args;
+        for (i, slot) in out.iter_mut().enumerate() {
+            let Some(&arg) = args.get(i + 1) else { continue };
+            if uses.get(&arg) != Some(&1) {
+                continue;
+            }
+            let mma = ops.iter().copied().find(|&o| {
+                matches!(m.ops[o].kind.ct(), Some(CtOp::MmaF | CtOp::MmaI)) && m.ops[o].operands.get(2) == Some(&arg)
+            });
+            let Some(mma) = mma else { continue };
+            let result = m.ops[mma].results[0];
+            if uses.get(&result) != Some(&1) || m.ops[term].operands.get(i) != Some(&result) {
+                continue;
+            }
+            let OpKind::CudaTile(c) = &m.ops[mma].kind else { continue };
+            if crate::dispatch::forced(c).is_some_and(|f| f != "wgmma") {
+                continue;
+            }
+            if let Ok(plan) = wgmma_plan(self, mma, c) {
+                *slot = Some((plan, mma));
+            }
+        }
+        out
+    }
+}
+
+/// Whether `op` holds a `continue` or `break` in its regions (at any depth).
+fn has_loop_exit(m: &tileir_ir::Module, op: OpId) -> bool {
+    m.ops[op].regions.iter().any(|&r| {
+        m.regions[r].blocks.iter().any(|&b| {
+            m.blocks[b].ops.iter().any(|&o| matches!(m.ops[o].kind.ct(), Some(CtOp::Continue | CtOp::Break)) || has_loop_exit(m, o))
+        })
+    })
+}

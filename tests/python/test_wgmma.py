@@ -1,0 +1,334 @@
+"""Hopper warpgroup MMA (issue #14): ``ct.mma`` on sm_90a lowers to ``wgmma.mma_async``.
+
+Each kernel is compiled for sm_90a; the PTX must name the expected wgmma form (and no
+``mma.sync``), ptxas must report no advisory (C7509/C7517 would mean serialized wgmma), and
+the compiled kernel runs on the PTX emulator against ``ct.interpret`` bit for bit. The data
+is exact (small integers, halves, tf32 values with noise below tf32 precision), so the
+tensor core's blocked sums and the interpreter's order agree.
+"""
+
+import numpy as np
+import pytest
+
+import tileir as ct
+
+C = ct.Constant
+
+
+@ct.kernel
+def mm_f16(A, B, Cin, Z, M: C[int], N: C[int], K: C[int]):
+    a = ct.load(A, (0, 0), (M, K))
+    b = ct.load(B, (0, 0), (K, N))
+    c = ct.load(Cin, (0, 0), (M, N))
+    ct.store(Z, (0, 0), ct.mma(a, b, c))
+
+
+@ct.kernel
+def mm_bf16(A, B, Cin, Z, M: C[int], N: C[int], K: C[int]):
+    a = ct.load(A, (0, 0), (M, K)).astype(ct.bfloat16)
+    b = ct.load(B, (0, 0), (K, N)).astype(ct.bfloat16)
+    c = ct.load(Cin, (0, 0), (M, N))
+    ct.store(Z, (0, 0), ct.mma(a, b, c))
+
+
+@ct.kernel
+def mm_tf32(A, B, Cin, Z, M: C[int], N: C[int], K: C[int]):
+    a = ct.load(A, (0, 0), (M, K)).astype(ct.tfloat32)
+    b = ct.load(B, (0, 0), (K, N)).astype(ct.tfloat32)
+    c = ct.load(Cin, (0, 0), (M, N))
+    ct.store(Z, (0, 0), ct.mma(a, b, c))
+
+
+@ct.kernel
+def mm_e4m3(A, B, Cin, Z, M: C[int], N: C[int], K: C[int]):
+    a = ct.load(A, (0, 0), (M, K)).astype(ct.float8_e4m3fn)
+    b = ct.load(B, (0, 0), (K, N)).astype(ct.float8_e4m3fn)
+    c = ct.load(Cin, (0, 0), (M, N))
+    ct.store(Z, (0, 0), ct.mma(a, b, c))
+
+
+@ct.kernel
+def mm_e5m2(A, B, Cin, Z, M: C[int], N: C[int], K: C[int]):
+    a = ct.load(A, (0, 0), (M, K)).astype(ct.float8_e5m2)
+    b = ct.load(B, (0, 0), (K, N)).astype(ct.float8_e5m2)
+    c = ct.load(Cin, (0, 0), (M, N))
+    ct.store(Z, (0, 0), ct.mma(a, b, c))
+
+
+@ct.kernel
+def mm_int(A, B, Cin, Z, M: C[int], N: C[int], K: C[int]):
+    a = ct.load(A, (0, 0), (M, K))
+    b = ct.load(B, (0, 0), (K, N))
+    c = ct.load(Cin, (0, 0), (M, N))
+    ct.store(Z, (0, 0), ct.mma(a, b, c))
+
+
+@ct.kernel
+def mm_zero_acc(A, B, Z, M: C[int], N: C[int], K: C[int]):
+    # A splat accumulator: the fragments start from the literal, not from shared memory.
+    a = ct.load(A, (0, 0), (M, K))
+    b = ct.load(B, (0, 0), (K, N))
+    ct.store(Z, (0, 0), ct.mma(a, b, ct.full((M, N), 2.5, dtype=ct.float32)))
+
+
+@ct.kernel
+def mm_tiled(A, B, Z, tm: C[int], tn: C[int], tk: C[int]):
+    # The K loop carries the accumulator; ragged arrays are zero padded.
+    acc = ct.full((tm, tn), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(ct.bid(0), k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, index=(k, ct.bid(1)), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(Z, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+
+def run_both(kern, grid, args, target="sm_90a", pipeline=None):
+    a1 = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    a2 = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    ct.interpret(grid, kern, a1)
+    compiled = ct.compile(kern, a2, target=target, pipeline=pipeline)
+    ct.emulate(grid, compiled, a2)
+    return a1, a2
+
+
+def assert_bits(got, want):
+    assert got.dtype == want.dtype
+    same = (got.view(np.uint8) == want.view(np.uint8)).reshape(got.shape + (-1,)).all(axis=-1)
+    assert same.all(), f"{(~same).sum()} elements differ; first {got[~same][:4]} vs {want[~same][:4]}"
+
+
+def compile_checked(kern, args, target="sm_90a", pipeline=None):
+    compiled = ct.compile(kern, args, target=target, pipeline=pipeline)
+    assert not compiled.advisories, compiled.advisories
+    return compiled, compiled.asm["ptx"]
+
+
+def instruction_n(m, n, num_threads, integer=False):
+    """The N of one instruction: warpgroups split M first (in 64-row blocks), then N; each
+    takes the widest instruction that divides its columns."""
+    groups = num_threads // 128
+    wm = 1
+    while wm * 2 <= groups and (m // 64) % (wm * 2) == 0:
+        wm *= 2
+    cols = n // (groups // wm)
+    valid = [c for c in range(8, 257, 8) if not integer or c <= 24 or c % 16 == 0]
+    return max(c for c in valid if cols % c == 0)
+
+
+def small_ints(rng, shape, lo=-3, hi=3):
+    return rng.integers(lo, hi + 1, shape).astype(np.float32)
+
+
+def tf32_data(rng, shape):
+    """Multiples of 1/16 times (1 + noise), the noise below tf32's half ulp."""
+    exact = rng.integers(-8, 9, shape) / 16.0
+    return (exact * (1 + 1e-4 * rng.uniform(-1, 1, shape))).astype(np.float32), exact
+
+
+# (name, kernel, K per instruction, the PTX type suffix)
+FLOAT_FORMS = [
+    ("f16", mm_f16, 16, ".f32.f16.f16"),
+    ("bf16", mm_bf16, 16, ".f32.bf16.bf16"),
+    ("tf32", mm_tf32, 8, ".f32.tf32.tf32"),
+    ("e4m3", mm_e4m3, 32, ".f32.e4m3.e4m3"),
+    ("e5m2", mm_e5m2, 32, ".f32.e5m2.e5m2"),
+]
+SHAPES = [(64, 64, 64), (128, 32, 32), (64, 128, 32), (64, 8, 32)]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=[f"{m}x{n}x{k}" for m, n, k in SHAPES])
+@pytest.mark.parametrize("name,kern,kinst,types", FLOAT_FORMS, ids=[f[0] for f in FLOAT_FORMS])
+def test_float_forms_match_the_interpreter(name, kern, kinst, types, shape):
+    m, n, k = shape
+    rng = np.random.default_rng(m + 3 * n + 7 * k + len(name))
+    if name == "tf32":
+        a, ea = tf32_data(rng, (m, k))
+        b, eb = tf32_data(rng, (k, n))
+    else:
+        a, b = small_ints(rng, (m, k)), small_ints(rng, (k, n), -2, 2)
+        ea, eb = a, b
+        if name == "f16":
+            a, b = a.astype(np.float16), b.astype(np.float16)
+    c = (rng.integers(-64, 64, (m, n)) / 4.0).astype(np.float32)
+    args = [a, b, c, np.zeros((m, n), np.float32), m, n, k]
+    compiled, ptx = compile_checked(kern, args)
+    inst_n = instruction_n(m, n, compiled.num_threads)
+    assert f"wgmma.mma_async.sync.aligned.m64n{inst_n}k{kinst}{types}" in ptx
+    assert "mma.sync" not in ptx
+    assert ptx.count("wgmma.wait_group.sync.aligned") == 1
+    r1, r2 = run_both(kern, (1,), args)
+    assert_bits(r2[3], r1[3])
+    np.testing.assert_array_equal(r2[3], (ea @ eb + c).astype(np.float32))
+
+
+INT_PAIRS = [(np.int8, np.int8), (np.int8, np.uint8), (np.uint8, np.int8), (np.uint8, np.uint8)]
+
+
+@pytest.mark.parametrize("shape", [(64, 32, 64), (128, 16, 32), (64, 256, 32)], ids=["64x32x64", "128x16x32", "64x256x32"])
+@pytest.mark.parametrize("da,db", INT_PAIRS, ids=[f"{np.dtype(x).name}x{np.dtype(y).name}" for x, y in INT_PAIRS])
+def test_int8_forms_wrap_like_the_interpreter(da, db, shape):
+    m, n, k = shape
+    rng = np.random.default_rng(m + n + k)
+    a = rng.integers(np.iinfo(da).min, np.iinfo(da).max + 1, (m, k)).astype(da)
+    b = rng.integers(np.iinfo(db).min, np.iinfo(db).max + 1, (k, n)).astype(db)
+    # Accumulators near both ends of the int32 range: the sums wrap.
+    c = np.where(rng.integers(0, 2, (m, n)) == 1, 2**31 - 1 - rng.integers(0, 1000, (m, n)),
+                 -2**31 + rng.integers(0, 1000, (m, n))).astype(np.int32)
+    args = [a, b, c, np.zeros((m, n), np.int32), m, n, k]
+    sa, sb = ("s8" if d == np.int8 else "u8" for d in (da, db))
+    compiled, ptx = compile_checked(mm_int, args)
+    inst_n = instruction_n(m, n, compiled.num_threads, integer=True)
+    assert f"wgmma.mma_async.sync.aligned.m64n{inst_n}k32.s32.{sa}.{sb}" in ptx
+    assert "mma.sync" not in ptx and ".satfinite" not in ptx
+    r1, r2 = run_both(mm_int, (1,), args)
+    assert_bits(r2[3], r1[3])
+    exact = a.astype(np.int64) @ b.astype(np.int64) + c.astype(np.int64)
+    want = ((exact + 2**31) % 2**32 - 2**31).astype(np.int32)
+    assert (exact != want).any(), "the data should overflow int32"
+    np.testing.assert_array_equal(r2[3], want)
+
+
+def pipeline_with_warps(kern, args, warps):
+    default = ct.compile(kern, args, target="sm_90a").pipeline
+    assert "num-warps=0" in default
+    return default.replace("num-warps=0", f"num-warps={warps}")
+
+
+@pytest.mark.parametrize("shape,inst_n", [((128, 64, 32), 64), ((64, 128, 32), 64), ((256, 64, 16), 64)],
+                         ids=["rows-split", "columns-split", "two-blocks-each"])
+def test_two_warpgroups_split_the_tile(shape, inst_n):
+    # Eight warps are two warpgroups: they split M when it has two 64-row blocks, else N.
+    m, n, k = shape
+    rng = np.random.default_rng(5)
+    a, b = small_ints(rng, (m, k)).astype(np.float16), small_ints(rng, (k, n)).astype(np.float16)
+    c = small_ints(rng, (m, n), -50, 50)
+    args = [a, b, c, np.zeros((m, n), np.float32), m, n, k]
+    pipeline = pipeline_with_warps(mm_f16, args, 8)
+    compiled, ptx = compile_checked(mm_f16, args, pipeline=pipeline)
+    assert compiled.num_threads == 256
+    assert f"wgmma.mma_async.sync.aligned.m64n{inst_n}k16.f32.f16.f16" in ptx
+    r1, r2 = run_both(mm_f16, (1,), args, pipeline=pipeline)
+    assert_bits(r2[3], r1[3])
+    np.testing.assert_array_equal(r2[3], a.astype(np.float32) @ b.astype(np.float32) + c)
+
+
+def test_splat_accumulator_skips_shared_memory():
+    m, n, k = 64, 64, 32
+    rng = np.random.default_rng(11)
+    a, b = small_ints(rng, (m, k)).astype(np.float16), small_ints(rng, (k, n)).astype(np.float16)
+    args = [a, b, np.zeros((m, n), np.float32), m, n, k]
+    compiled, ptx = compile_checked(mm_zero_acc, args)
+    # The accumulator registers start from the literal 2.5 (0x40200000), moved in before
+    # the fence; no shared memory is read before the first wgmma.
+    first = ptx.index("wgmma.mma_async")
+    assert "1075838976" in ptx[:first] and "ld.shared" not in ptx[:first]
+    r1, r2 = run_both(mm_zero_acc, (1,), args)
+    assert_bits(r2[2], r1[2])
+    np.testing.assert_array_equal(r2[2], a.astype(np.float32) @ b.astype(np.float32) + 2.5)
+
+
+def test_large_tiles_take_dynamic_shared_memory():
+    # A 128x128 f32 accumulator staged through shared memory needs 64 KiB: more than a
+    # kernel may declare statically, so the scratch buffer becomes dynamic shared memory.
+    m, n, k = 128, 128, 64
+    rng = np.random.default_rng(2)
+    a, b = small_ints(rng, (m, k)).astype(np.float16), small_ints(rng, (k, n)).astype(np.float16)
+    c = small_ints(rng, (m, n), -50, 50)
+    args = [a, b, c, np.zeros((m, n), np.float32), m, n, k]
+    compiled, ptx = compile_checked(mm_f16, args)
+    assert compiled.dynamic_smem == m * n * 4
+    assert ".extern .shared .align 16 .b8 __tileir_dsmem_mm_f16[]" in ptx
+    assert f"wgmma.mma_async.sync.aligned.m64n{instruction_n(m, n, compiled.num_threads)}k16.f32.f16.f16" in ptx
+    r1, r2 = run_both(mm_f16, (1,), args)
+    assert_bits(r2[3], r1[3])
+    np.testing.assert_array_equal(r2[3], a.astype(np.float32) @ b.astype(np.float32) + c)
+
+
+def test_loop_carried_accumulator_over_ragged_arrays():
+    m, n, k = 150, 70, 90
+    rng = np.random.default_rng(4)
+    a, b = small_ints(rng, (m, k)).astype(np.float16), small_ints(rng, (k, n)).astype(np.float16)
+    args = [a, b, np.zeros((m, n), np.float32), 64, 64, 32]
+    compiled, ptx = compile_checked(mm_tiled, args)
+    assert f"wgmma.mma_async.sync.aligned.m64n{instruction_n(64, 64, compiled.num_threads)}k16.f32.f16.f16" in ptx
+    grid = (ct.cdiv(m, 64), ct.cdiv(n, 64))
+    r1, r2 = run_both(mm_tiled, grid, args)
+    assert_bits(r2[2], r1[2])
+    np.testing.assert_array_equal(r2[2], a.astype(np.float32) @ b.astype(np.float32))
+
+
+def test_only_sm_90a_has_wgmma():
+    m, n, k = 64, 64, 32
+    args = [np.ones((m, k), np.float16), np.ones((k, n), np.float16), np.ones((m, n), np.float32),
+            np.zeros((m, n), np.float32), m, n, k]
+    for target in ("sm_80", "sm_90"):
+        ptx = ct.compile(mm_f16, args, target=target).asm["ptx"]
+        assert "wgmma" not in ptx and "mma.sync.aligned.m16n8k16" in ptx, target
+
+
+def forced(kern, args, variant, target="sm_90a"):
+    pipeline = ct.compile(kern, args, target="sm_90a").pipeline.replace("force-variant=\"\"", f"force-variant=mmaf:{variant}")
+    return ct.compile(kern, args, target=target, pipeline=pipeline)
+
+
+def test_forced_wgmma_names_why_it_cannot_apply():
+    args = [np.ones((32, 32), np.float16), np.ones((32, 32), np.float16), np.ones((32, 32), np.float32),
+            np.zeros((32, 32), np.float32), 32, 32, 32]
+    with pytest.raises(ct.errors.TileIRError) as err:
+        forced(mm_f16, args, "wgmma")
+    assert "wgmma: M = 32 is not a multiple of 64" in str(err.value), str(err.value)
+    big = [np.ones((64, 32), np.float16), np.ones((32, 64), np.float16), np.ones((64, 64), np.float32),
+           np.zeros((64, 64), np.float32), 64, 64, 32]
+    with pytest.raises(ct.errors.TileIRError) as err:
+        forced(mm_f16, big, "wgmma", target="sm_80")
+    assert "wgmma: needs sm_90a (target sm_80)" in str(err.value), str(err.value)
+    # Forcing mma.sync on sm_90a still works.
+    assert "mma.sync.aligned.m16n8k16" in forced(mm_f16, big, "mma_sync").asm["ptx"]
+
+
+@ct.kernel
+def mm_tiled_acc_read_in_loop(A, B, Z, S, tm: C[int], tn: C[int], tk: C[int]):
+    # The loop also reads the accumulator: it stays in its layout every iteration.
+    acc = ct.full((tm, tn), 0, dtype=ct.float32)
+    s = ct.full((tm, tn), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(ct.bid(0), k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, index=(k, ct.bid(1)), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc)
+        s = s + acc
+    ct.store(Z, index=(ct.bid(0), ct.bid(1)), tile=acc)
+    ct.store(S, index=(ct.bid(0), ct.bid(1)), tile=s)
+
+
+def accumulator_loads_before_first_wgmma_in_loop(llvm):
+    """f32 loads from shared memory between the K loop's body label and its first wgmma
+    (f16 operands: only the accumulator is read back as f32)."""
+    body = llvm.index("\nforb.")
+    first = llvm.index("wgmma.mma_async", body)
+    return llvm[body:first].count("load float, ptr addrspace(3)")
+
+
+@pytest.mark.parametrize("tiles", [(64, 64, 32), (128, 128, 64), (128, 64, 16)], ids=["64x64x32", "128x128x64", "128x64x16"])
+def test_the_k_loop_carries_the_accumulator_in_fragments(tiles):
+    m, n, k = 200, 136, 100
+    rng = np.random.default_rng(8)
+    a, b = small_ints(rng, (m, k)).astype(np.float16), small_ints(rng, (k, n)).astype(np.float16)
+    args = [a, b, np.zeros((m, n), np.float32), *tiles]
+    compiled, _ = compile_checked(mm_tiled, args)
+    assert accumulator_loads_before_first_wgmma_in_loop(compiled.asm["llvm"]) == 0
+    grid = (ct.cdiv(m, tiles[0]), ct.cdiv(n, tiles[1]))
+    r1, r2 = run_both(mm_tiled, grid, args)
+    assert_bits(r2[2], r1[2])
+    np.testing.assert_array_equal(r2[2], a.astype(np.float32) @ b.astype(np.float32))
+
+
+def test_an_accumulator_the_loop_also_reads_stays_in_its_layout():
+    m, n, k = 64, 64, 96
+    rng = np.random.default_rng(9)
+    a, b = small_ints(rng, (m, k)).astype(np.float16), small_ints(rng, (k, n)).astype(np.float16)
+    args = [a, b, np.zeros((m, n), np.float32), np.zeros((m, n), np.float32), 64, 64, 32]
+    compiled, _ = compile_checked(mm_tiled_acc_read_in_loop, args)
+    assert accumulator_loads_before_first_wgmma_in_loop(compiled.asm["llvm"]) > 0
+    r1, r2 = run_both(mm_tiled_acc_read_in_loop, (1, 1), args)
+    assert_bits(r2[2], r1[2])
+    assert_bits(r2[3], r1[3])
