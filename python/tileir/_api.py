@@ -111,6 +111,8 @@ def dtype_of(obj: Any) -> Optional[DType]:
     ml_dtypes dtype, or a dtype name; None if there is none."""
     if isinstance(obj, DType):
         return obj
+    if obj is None:
+        return None  # np.dtype(None) is float64: no dtype must not read as one
     if obj is bool:
         return bool_
     if obj is int:

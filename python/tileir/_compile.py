@@ -115,6 +115,10 @@ class CompiledKernel:
     #: bytes of dynamic shared memory each launch provides (0: the kernel's shared memory is
     #: static); above 48 KiB the function is opted in first
     dynamic_smem: int = 0
+    #: TMA tensor maps the kernel takes as trailing parameters: which array parameters
+    #: (``{"base", "sizes", "strides"}``, each ``("param", index)`` or ``("const", value)``),
+    #: the element, box and swizzle; the launcher encodes them per launch
+    tensor_maps: List[Dict[str, Any]] = field(default_factory=list)
     _modules: Dict[Any, Any] = field(default_factory=dict, repr=False)
     #: per stream: the device buffers of the list arguments of the latest launch
     _list_records: Dict[int, Any] = field(default_factory=dict, repr=False)
@@ -162,7 +166,24 @@ class CompiledKernel:
                 out.append(("i32", s))
             for s in info.strides_elems:
                 out.append(("i32", s))
+        for spec in self.tensor_maps:
+            address, sizes, strides, box = tensor_map_fields(spec, [v for _, v in out])
+            elem_bytes = cuda._TENSOR_MAP_ELEM_BYTES[spec["elem"]]
+            out.append(("bytes", cuda.encode_tensor_map(spec["elem"], address, sizes, [s * elem_bytes for s in strides],
+                                                        box, int(spec["swizzle"]))))
         return out
+
+
+def tensor_map_fields(spec: Dict[str, Any], values: Sequence[Any]) -> Tuple[int, List[int], List[int], List[int]]:
+    """(base address, sizes, strides in elements, box) of tensor map ``spec`` from the
+    kernel's other parameter ``values`` (a device array's address is its ``ptr``)."""
+    def value(ref):
+        kind, v = ref
+        return int(v) if kind == "const" else int(values[v])
+
+    base = values[spec["base"]]
+    address = int(getattr(base, "ptr", base))
+    return address, [value(r) for r in spec["sizes"]], [value(r) for r in spec["strides"]], list(spec["box"])
 
 
 def list_arg_records(pname: str, pspec: ListSpec, arg: Sequence[Any]):
@@ -301,7 +322,7 @@ def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipe
     asm["ptx"] = ptx
     compiled = CompiledKernel(
         name=abi["name"], target=target, spec=spec, asm=asm, cubin=result.cubin, num_threads=abi["num_threads"],
-        dynamic_smem=int(abi.get("dynamic_smem", 0)),
+        dynamic_smem=int(abi.get("dynamic_smem", 0)), tensor_maps=[dict(t) for t in abi.get("tensor_maps", [])],
         params=list(abi["params"]), pipeline=out["canonical_pipeline"], ptxas_info=result.info.get(abi["name"]),
         warnings=list(result.advisories) + list(result.warnings),
         timings={"frontend": t1 - t0, "rust_passes": t2 - t1, "llvm": t3 - t2, "ptxas": t4 - t3, "total": t4 - t0},
@@ -385,7 +406,7 @@ def _to_cache_entry(disk_key: str, compiled: CompiledKernel) -> None:
 
     info = asdict(compiled.ptxas_info) if compiled.ptxas_info is not None else None
     meta = {"name": compiled.name, "target": compiled.target, "num_threads": compiled.num_threads,
-            "dynamic_smem": compiled.dynamic_smem,
+            "dynamic_smem": compiled.dynamic_smem, "tensor_maps": compiled.tensor_maps,
             "params": list(compiled.params), "pipeline": compiled.pipeline, "ptxas_info": info,
             "warnings": list(compiled.warnings), "advisories": list(compiled.advisories),
             "ptxas_arch": compiled.ptxas_arch, "ptx_compiler": compiled.ptx_compiler, "timings": compiled.timings}
@@ -483,7 +504,7 @@ def _from_cache_entry(entry, spec: Specialization, t0: float) -> Optional[Compil
             name=header["name"], target=header["target"], spec=spec, asm=asm, cubin=blobs["cubin"],
             num_threads=header["num_threads"], params=list(header["params"]), pipeline=header["pipeline"],
             ptxas_info=info, warnings=list(header["warnings"]), timings={}, from_cache=True,
-            dynamic_smem=int(header["dynamic_smem"]))
+            dynamic_smem=int(header["dynamic_smem"]), tensor_maps=[dict(t) for t in header["tensor_maps"]])
     except (KeyError, TypeError, ValueError):
         return None
     elapsed = time.perf_counter() - t0

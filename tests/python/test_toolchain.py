@@ -615,9 +615,9 @@ int allocs = 0, frees = 0, loads = 0, launches = 0, waits = 0;
 int attr_set = -1, attr_value = -1;
 unsigned dims[7];
 void *launch_stream = 0;
-static size_t psizes[16];
+static size_t psizes[32];
 static int nparams = 0;
-unsigned char pbuf[16][128];
+unsigned char pbuf[32][128];
 
 void fake_set_param_sizes(int n, const size_t *s) { nparams = n; memcpy(psizes, s, n * sizeof(size_t)); }
 CUresult cuInit(unsigned f) { return f == 0 ? 0 : 1; }
@@ -655,6 +655,17 @@ CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
 }
 CUresult cuFuncGetAttribute(int *v, int a, void *f) { *v = a == 4 ? 8 : 0; return 0; }
 CUresult cuFuncSetAttribute(void *f, int a, int v) { attr_set = a; attr_value = v; return 0; }
+int tmap_calls = 0, tmap_dtype = -1, tmap_swizzle = -1;
+unsigned long long tmap_dims[2], tmap_stride;
+unsigned tmap_box[2];
+CUresult cuTensorMapEncodeTiled(void *m, int dt, unsigned rank, void *addr, const unsigned long long *dims,
+                                const unsigned long long *strides, const unsigned *box, const unsigned *es,
+                                int il, int sw, int l2, int oob) {
+  if (rank != 2 || es[0] != 1 || es[1] != 1 || il != 0 || oob != 0) return 1;
+  tmap_calls++; tmap_dtype = dt; tmap_swizzle = sw; tmap_stride = strides[0];
+  tmap_dims[0] = dims[0]; tmap_dims[1] = dims[1]; tmap_box[0] = box[0]; tmap_box[1] = box[1];
+  memset(m, 0, 128); memcpy(m, &addr, 8); ((unsigned char *)m)[8] = 0xA5; return 0;
+}
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned smem, void *stream,
                         void **params, void **extra) {
@@ -766,7 +777,7 @@ def test_fake_driver_load_and_launch(fake_driver):
     assert ctypes.c_void_p.in_dll(fake_driver, "launch_stream").value == 0xABC
     assert ctypes.c_int.in_dll(fake_driver, "attr_set").value == 8   # max dynamic smem
     assert ctypes.c_int.in_dll(fake_driver, "attr_value").value == 100 * 1024
-    pbuf = (ctypes.c_ubyte * 128 * 16).in_dll(fake_driver, "pbuf")
+    pbuf = (ctypes.c_ubyte * 128 * 32).in_dll(fake_driver, "pbuf")
     raw = [bytes(pbuf[i]) for i in range(len(params))]
     assert int.from_bytes(raw[0][:8], "little") == out.ptr
     assert int.from_bytes(raw[1][:4], "little", signed=True) == -7
@@ -998,7 +1009,7 @@ def test_ptx_library_cubins_match_ptxas(monkeypatch, tmp_path):
 # --------------------------------------------------------------------------------------
 
 def _launch_params(fake_driver, n):
-    pbuf = (ctypes.c_ubyte * 128 * 16).in_dll(fake_driver, "pbuf")
+    pbuf = (ctypes.c_ubyte * 128 * 32).in_dll(fake_driver, "pbuf")
     return [bytes(pbuf[i]) for i in range(n)]
 
 
@@ -1302,7 +1313,7 @@ def test_ptx_library_that_cannot_be_linked_falls_back_once(fake_ptx_library, mon
 
 def test_launch_provides_dynamic_shared_memory(fake_driver, tmp_path, monkeypatch):
     # A 128x128 f32 accumulator staged through shared memory needs 64 KiB: dynamic shared
-    # memory, which both launch paths pass and opt the function into first.
+    # memory, which each launch passes, the function opted into first.
     import tileir as ct
 
     monkeypatch.setenv("TILEIR_CACHE_DIR", str(tmp_path / "cache"))
@@ -1316,7 +1327,8 @@ def test_launch_provides_dynamic_shared_memory(fake_driver, tmp_path, monkeypatc
     kern = ct.kernel(k)
     a, b = cuda.empty((128, 64), np.float16), cuda.empty((64, 128), np.float16)
     z = cuda.empty((128, 128), np.float32)
-    fake_driver.fake_set_param_sizes(15, (ctypes.c_size_t * 15)(*([8, 4, 4, 4, 4] * 3)))
+    # Three arrays (address, sizes, strides), then the tensor maps of A and B (TMA loads).
+    fake_driver.fake_set_param_sizes(17, (ctypes.c_size_t * 17)(*([8, 4, 4, 4, 4] * 3 + [128, 128])))
     calls = _spy_general_path(monkeypatch)
     attr = lambda name: ctypes.c_int.in_dll(fake_driver, name).value  # noqa: E731
     ct.launch(None, (1,), kern, (a, b, z, 128, 128, 64))
@@ -1325,6 +1337,39 @@ def test_launch_provides_dynamic_shared_memory(fake_driver, tmp_path, monkeypatc
     assert list((ctypes.c_uint * 7).in_dll(fake_driver, "dims"))[6] == 128 * 128 * 4
     (ctypes.c_uint * 7).in_dll(fake_driver, "dims")[6] = 0
     ct.launch(None, (1,), kern, (a, b, z, 128, 128, 64))
-    assert len(calls) == 1, "the second launch should take the fast path"
+    # Kernels with tensor maps take the general path each time (the maps are encoded there).
+    assert len(calls) == 2
     assert list((ctypes.c_uint * 7).in_dll(fake_driver, "dims"))[6] == 128 * 128 * 4
     assert ct.compile(kern, (a, b, z, 128, 128, 64), target="sm_90a").dynamic_smem == 128 * 128 * 4
+    # The tensor maps: encoded by the driver at each launch, passed by value after the arrays.
+    assert attr("tmap_calls") == 4 and attr("tmap_dtype") == 6  # two per launch; FLOAT16
+    raw = _launch_params(fake_driver, 17)
+    assert [int.from_bytes(raw[i][:8], "little") for i in (15, 16)] == [a.ptr, b.ptr]
+    assert raw[15][8] == raw[16][8] == 0xA5
+    # B's map (the last encoded): 64 x 128 halves, rows 256 bytes apart, boxes of 64 rows x 64
+    # columns (128 bytes: the 128-byte swizzle, CU_TENSOR_MAP_SWIZZLE_128B = 3).
+    assert list((ctypes.c_ulonglong * 2).in_dll(fake_driver, "tmap_dims")) == [128, 64]
+    assert ctypes.c_ulonglong.in_dll(fake_driver, "tmap_stride").value == 256
+    assert list((ctypes.c_uint * 2).in_dll(fake_driver, "tmap_box")) == [64, 64]
+    assert attr("tmap_swizzle") == 3
+
+
+def test_bfloat16_device_arrays_specialize_as_bfloat16():
+    # Without ml_dtypes NumPy has no bfloat16: the specialization takes DLPack's name, never
+    # NumPy's default (float64) for a missing dtype.
+    import tileir as ct
+    from tileir._frontend.specialize import array_facts
+
+    shape = (ctypes.c_int64 * 2)(4, 16)
+    managed = cuda._DLManagedTensorVersioned()
+    managed.version.major, managed.version.minor = 1, 0
+    t = managed.dl_tensor
+    t.data = 0x10000
+    t.device.device_type, t.device.device_id = cuda.DL_CUDA, 0
+    t.ndim = 2
+    t.dtype.code, t.dtype.bits, t.dtype.lanes = 4, 16, 1
+    t.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
+    capsule_name = ctypes.create_string_buffer(b"dltensor_versioned")
+    producer = _CapsuleProducer(_capsule_of(managed, capsule_name))
+    assert ct.dtype_of(array_facts(producer).dtype) is ct.bfloat16
+    assert ct.dtype_of(None) is None

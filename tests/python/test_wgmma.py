@@ -7,6 +7,8 @@ is exact (small integers, halves, tf32 values with noise below tf32 precision), 
 tensor core's blocked sums and the interpreter's order agree.
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -237,7 +239,7 @@ def test_large_tiles_take_dynamic_shared_memory():
     args = [a, b, c, np.zeros((m, n), np.float32), m, n, k]
     compiled, ptx = compile_checked(mm_f16, args)
     assert compiled.dynamic_smem == m * n * 4
-    assert ".extern .shared .align 16 .b8 __tileir_dsmem_mm_f16[]" in ptx
+    assert re.search(r"\.extern \.shared \.align \d+ \.b8 __tileir_dsmem_mm_f16\[\]", ptx)
     assert f"wgmma.mma_async.sync.aligned.m64n{instruction_n(m, n, compiled.num_threads)}k16.f32.f16.f16" in ptx
     r1, r2 = run_both(mm_f16, (1,), args)
     assert_bits(r2[3], r1[3])
@@ -332,3 +334,39 @@ def test_an_accumulator_the_loop_also_reads_stays_in_its_layout():
     r1, r2 = run_both(mm_tiled_acc_read_in_loop, (1, 1), args)
     assert_bits(r2[2], r1[2])
     assert_bits(r2[3], r1[3])
+
+
+# (tiles, TMA copies per CTA per K step, cp.async for B): A is copied by TMA in slabs of
+# the widest swizzle its K bytes allow; B by TMA in slabs of each instruction's N bytes,
+# unless an instruction's 8 columns (16 bytes) allow no swizzle: then cp.async.
+DIRECT = [((64, 64, 32), 2, False), ((128, 128, 64), 3, False), ((64, 128, 16), 3, False), ((64, 8, 32), 1, True)]
+
+
+@pytest.mark.parametrize("tiles,tma_boxes,cp_async", DIRECT, ids=[f"{m}x{n}x{k}" for (m, n, k), _, _ in DIRECT])
+def test_aligned_operands_are_copied_straight_into_shared_memory(tiles, tma_boxes, cp_async):
+    # Rows 16-byte aligned (strides of 128 and 144 halves) but ragged extents: the views end
+    # inside a 16-byte chunk (100 columns of A) and inside a tile (200 rows, 136 columns),
+    # so the copies zero-fill partial boxes / chunks and whole ones past the end.
+    rng = np.random.default_rng(12)
+    a_full = small_ints(rng, (200, 128)).astype(np.float16)
+    b_full = small_ints(rng, (100, 144)).astype(np.float16)
+    a, b = a_full[:, :100], b_full[:, :136]
+    args = [a, b, np.zeros((200, 136), np.float32), *tiles]
+    compiled, ptx = compile_checked(mm_tiled, args)
+    assert ptx.count("cp.async.bulk.tensor.2d") == tma_boxes
+    assert ("cp.async.cg.shared.global" in ptx) == cp_async
+    assert len(compiled.tensor_maps) == (1 if cp_async else 2)
+    assert ".param .align 64 .b8 mm_tiled_param_" in ptx and "mbarrier.try_wait" in ptx
+    grid = (ct.cdiv(200, tiles[0]), ct.cdiv(136, tiles[1]))
+    r1, r2 = run_both(mm_tiled, grid, args)
+    assert_bits(r2[2], r1[2])
+    np.testing.assert_array_equal(r2[2], a.astype(np.float32) @ b.astype(np.float32))
+
+
+def test_unaligned_rows_go_through_registers():
+    # Row strides of 100 and 68 halves (200 and 136 bytes) are no multiples of 16 bytes.
+    rng = np.random.default_rng(13)
+    a, b = small_ints(rng, (64, 100)).astype(np.float16), small_ints(rng, (100, 68)).astype(np.float16)
+    args = [a, b, np.zeros((64, 68), np.float32), 64, 64, 32]
+    compiled, ptx = compile_checked(mm_tiled, args)
+    assert "wgmma.mma_async" in ptx and "cp.async" not in ptx

@@ -226,3 +226,39 @@ fn shared_memory_past_48_kib_is_dynamic() {
     let err = compile(big, &CompileOptions { target: "sm_86".into(), ..Default::default() }).unwrap_err().to_string();
     assert!(err.contains("error: kernel 'mm' needs") && err.contains("bytes of shared memory; sm_86 allows at most 101376 per CTA"), "{err}");
 }
+
+#[test]
+fn aligned_operand_loads_become_tma_with_tensor_map_parameters() {
+    // f16 A and B whose base pointers are known 16-byte aligned: both operands are copied by
+    // TMA, each through a tensor map the launcher encodes from the array's parameters.
+    let src = f16(64, 64, 32)
+        .replace("%ta = make_tensor_view %A,", "%A16 = assume div_by<16>, %A : tile<ptr<f16>>\n    %ta = make_tensor_view %A16,")
+        .replace("%tb = make_tensor_view %B,", "%B16 = assume div_by<16>, %B : tile<ptr<f16>>\n    %tb = make_tensor_view %B16,")
+        // The operands feed the mma directly (no element-wise op between).
+        .replace("    %a = addf %a0, %a0 : tile<64x32xf16>\n    %b = addf %b0, %b0 : tile<32x64xf16>\n", "")
+        .replace("mmaf %a, %b, %c", "mmaf %a0, %b0, %c");
+    let options = tileir_syntax::ParseOptions { file_name: "mm.mlir".into(), ..Default::default() };
+    let module = tileir_syntax::parse_module(&src, &options).unwrap_or_else(|d| panic!("{d:?}\n{src}"));
+    let out = compile(module, &CompileOptions { target: "sm_90a".into(), ..Default::default() }).unwrap();
+    let abi = &out.kernels[0];
+    let maps = &abi.tensor_maps;
+    assert_eq!(maps.len(), 2, "{maps:?}");
+    // A: 64 rows x 32 columns (64 bytes: the 64-byte swizzle); B: 32 rows x 64 columns
+    // (each instruction's 64 columns are 128 bytes).
+    assert_eq!((maps[0].box_dims.clone(), maps[0].swizzle_bytes), (vec![64, 32], 64));
+    assert_eq!((maps[1].box_dims.clone(), maps[1].swizzle_bytes), (vec![32, 64], 128));
+    assert_eq!((maps[0].base, maps[1].base), (0, 1));
+    use tileir_llvm::ParamOrConst::Const;
+    assert_eq!(maps[0].sizes, vec![Const(64), Const(32)]);
+    assert_eq!(maps[0].strides, vec![Const(32), Const(1)]);
+    assert_eq!(abi.params.iter().filter(|p| p.as_str() == "tmap").count(), 2);
+    let text = &out.stages.iter().find(|(n, _)| n == "llvm").unwrap().1;
+    assert!(text.contains("ptr byval([128 x i8]) align 64 \"nvvm.grid_constant\" %tmap0"), "{text}");
+    assert!(text.contains("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"), "{text}");
+    assert!(text.contains("mbarrier.arrive.expect_tx.shared.b64") && text.contains("mbarrier.try_wait.shared.b64"), "{text}");
+    // Swizzled images: the scratch buffer is 1024-byte aligned.
+    assert!(text.contains("align 1024"), "{text}");
+    // Without the alignment fact: no TMA, and no tensor map.
+    let plain = compile(tileir_syntax::parse_module(&f16(64, 64, 32), &options).unwrap(), &CompileOptions { target: "sm_90a".into(), ..Default::default() }).unwrap();
+    assert!(plain.kernels[0].tensor_maps.is_empty());
+}

@@ -205,6 +205,19 @@ impl Module {
         counts
     }
 
+    /// The divisor an `assume div_by<N>` states for `v`, looking through chained assumes
+    /// (1 when nothing is known).
+    pub fn assumed_divisor(&self, v: ValueId) -> i64 {
+        let ValueDef::OpResult { op, .. } = self.values[v].def else { return 1 };
+        match &self.ops[op].kind {
+            OpKind::CudaTile(c) if c.op == crate::CtOp::Assume => match c.predicate() {
+                Some(crate::AssumePredicate::DivBy { divisor, every_along: None }) => (*divisor).min(1 << 20) as i64,
+                _ => self.ops[op].operands.first().map(|&inner| self.assumed_divisor(inner)).unwrap_or(1),
+            },
+            _ => 1,
+        }
+    }
+
     /// The op defining `value`, if it is an op result.
     pub fn defining_op(&self, value: ValueId) -> Option<OpId> {
         match self.values[value].def {

@@ -21,7 +21,9 @@ mod reduce_tree;
 mod lower_ct;
 mod mma_sync;
 pub(crate) mod wgmma;
+mod tma;
 mod writer;
 
 pub use dispatch::FORCE_ATTR;
+pub use tma::{ParamOrConst, TensorMapSpec};
 pub use writer::{max_smem_bytes, write_module, KernelAbi, KernelSpec, LlvmOptions, LlvmOutput, ParamKind, STATIC_SMEM_LIMIT};

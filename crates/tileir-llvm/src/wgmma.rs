@@ -28,8 +28,9 @@
 //! P2).
 
 use crate::lower_ct::ValTy;
-use crate::writer::FuncWriter;
-use tileir_ir::{CtOp, CudaTileOp, Layout, NumType, OpId, OpKind, Signedness, TileElem, ValueId};
+use crate::writer::{FuncWriter, Lowered};
+use std::collections::HashMap;
+use tileir_ir::{CtOp, CudaTileOp, Dim, Layout, NumType, OpId, OpKind, Signedness, TileElem, Type, ValueId};
 
 type R<T> = Result<T, String>;
 
@@ -79,6 +80,24 @@ impl WarpgroupTiling {
     /// Accumulator registers per thread.
     fn acc_regs(&self) -> i64 {
         (self.rows / 64) * self.cols / 2
+    }
+}
+
+/// Descriptor fields of an operand image: leading and stride byte offsets and the
+/// swizzle mode (0 none, 1 128-byte, 2 64-byte, 3 32-byte).
+struct Geometry {
+    lbo: i64,
+    sbo: i64,
+    mode: u32,
+}
+
+/// The descriptor's swizzle mode for a span of `bytes`.
+fn swizzle_mode(bytes: u32) -> u32 {
+    match bytes {
+        128 => 1,
+        64 => 2,
+        32 => 3,
+        _ => 0,
     }
 }
 
@@ -180,9 +199,12 @@ fn form_for(w: &FuncWriter<'_>, op: OpId, c: &CudaTileOp) -> R<WgmmaForm> {
     }
 }
 
+/// Alignment of B's image after A's: a swizzled TMA image repeats every 1024 bytes.
+const IMAGE_ALIGN: u64 = 1024;
+
 /// Bytes of the staging buffer: A and B, or the accumulator, whichever is larger.
 fn staging_bytes(m: i64, n: i64, k: i64, elem_bytes: i64) -> (u64, u64) {
-    let bytes_a = ((m * k * elem_bytes) as u64).div_ceil(CORE_MATRIX_BYTES as u64) * CORE_MATRIX_BYTES as u64;
+    let bytes_a = ((m * k * elem_bytes) as u64).div_ceil(IMAGE_ALIGN) * IMAGE_ALIGN;
     let total = (bytes_a + (n * k * elem_bytes) as u64).max((m * n * 4) as u64);
     (bytes_a, total)
 }
@@ -401,11 +423,11 @@ impl FuncWriter<'_> {
     }
 
     /// A matrix descriptor for the operand image starting at shared address `start` (i32,
-    /// bytes): 128-byte leading offset, `stride` bytes between 8-row groups, no swizzle.
-    fn matrix_descriptor(&mut self, start: &str, stride: i64) -> String {
+    /// bytes) with geometry `g`.
+    fn matrix_descriptor(&mut self, start: &str, g: &Geometry) -> String {
         let lo = self.emit("dlo", format!("lshr i32 {start}, 4"));
-        let lo = self.emit("dlo", format!("or i32 {lo}, {}", (CORE_MATRIX_BYTES >> 4) << 16));
-        let hi = stride >> 4;
+        let lo = self.emit("dlo", format!("or i32 {lo}, {}", (g.lbo >> 4) << 16));
+        let hi = (g.sbo >> 4) | ((g.mode as i64) << 30);
         self.emit("desc", format!("call i64 asm \"mov.b64 $0, {{$1, $2}};\", \"=l,r,r\"(i32 {lo}, i32 {hi})"))
     }
 
@@ -425,10 +447,42 @@ impl FuncWriter<'_> {
         // 1. The accumulator as fragments.
         let mut accs = if self.fragment_values.contains(&acc) { self.elems(acc)? } else { self.tile_to_fragments(&plan, acc)? };
 
-        // 2. A K-major, B MN-major when the form can read it so (both then take each
-        //    thread's runs of contiguous elements as vector stores), else K-major; made
-        //    visible to the async proxy.
+        // 2. A K-major, B MN-major when the form can read it so, else K-major: copied by TMA
+        //    into swizzled images, by cp.async, or stored from registers (vector stores of
+        //    each thread's contiguous runs); then made visible to the async proxy.
+        let direct_a = self.direct_loads.get(&a).copied();
+        let direct_b = self.direct_loads.get(&b).copied();
+        let tma_a = direct_a.filter(|d| d.swizzle > 0);
+        let tma_b = direct_b.filter(|d| d.swizzle > 0);
+        if tma_a.is_some() || tma_b.is_some() {
+            // The previous generic-proxy reads of this buffer come before the TMA writes.
+            self.intrinsic_void("llvm.nvvm.fence.proxy.async.shared_cta", &[]);
+        }
         self.barrier();
+        let mut tma_wait = None;
+        if tma_a.is_some() || tma_b.is_some() {
+            let threads = 32 * num_warps(&self.val_ty(acc));
+            let mbar = self.mbarrier(threads);
+            let bytes = tma_a.map_or(0, |_| m * k * eb) + tma_b.map_or(0, |_| k * n * eb);
+            let tid = self.thread_id();
+            let issuer = self.emit("iss", format!("icmp eq i32 {tid}, 0"));
+            let state = self.mbarrier_arrive(&mbar, &issuer, bytes);
+            // Tile coordinates are computed (and cached) before the branch, in a block that
+            // dominates every later use of them.
+            let mut coords = Vec::new();
+            for d in [tma_a, tma_b].into_iter().flatten() {
+                coords.push((d, self.tile_index_i32(d.load)?));
+            }
+            let (yes, join) = (self.new_label("tma"), self.new_label("tmaj"));
+            self.line(&format!("br i1 {issuer}, label {yes}, label {join}"));
+            self.label(&yes);
+            for (d, index) in coords {
+                self.tma_operand(&plan, d, &index, bytes_a, &mbar)?;
+            }
+            self.line(&format!("br label {join}"));
+            self.label(&join);
+            tma_wait = Some((mbar, state));
+        }
         let vector = |t: &ValTy| match &t.layout {
             Some(Layout::Blocked { size_per_thread, .. }) => {
                 (*size_per_thread.last().unwrap_or(&1) as i64).min(16 / eb).max(1) as usize
@@ -436,35 +490,79 @@ impl FuncWriter<'_> {
             None => 1,
         };
         let (va, vb) = (vector(&self.val_ty(a)), vector(&self.val_ty(b)));
-        self.spill_to_smem_vectors(a, 0, va, &mut |w, rc| w.core_matrix_offset(0, &rc[0], &rc[1], k, eb))?;
-        if form.b_mn_major {
-            self.spill_to_smem_vectors(b, 0, vb, &mut |w, kc| w.mn_major_offset(bytes_a, &kc[0], &kc[1], k, eb))?;
-        } else {
-            self.spill_to_smem_at(b, 0, &mut |w, kc| w.core_matrix_offset(bytes_a, &kc[1], &kc[0], k, eb))?;
+        let mut copies = false;
+        match direct_a {
+            Some(d) if d.swizzle > 0 => {}
+            Some(d) => {
+                self.copy_tile_async(&plan, d.load, d.image, bytes_a)?;
+                copies = true;
+            }
+            None => self.spill_to_smem_vectors(a, 0, va, &mut |w, rc| w.core_matrix_offset(0, &rc[0], &rc[1], k, eb))?,
+        }
+        match direct_b {
+            Some(d) if d.swizzle > 0 => {}
+            Some(d) => {
+                self.copy_tile_async(&plan, d.load, d.image, bytes_a)?;
+                copies = true;
+            }
+            None if form.b_mn_major => {
+                self.spill_to_smem_vectors(b, 0, vb, &mut |w, kc| w.mn_major_offset(bytes_a, &kc[0], &kc[1], k, eb))?
+            }
+            None => self.spill_to_smem_at(b, 0, &mut |w, kc| w.core_matrix_offset(bytes_a, &kc[1], &kc[0], k, eb))?,
+        }
+        if copies {
+            self.intrinsic_void("llvm.nvvm.cp.async.commit.group", &[]);
+            self.intrinsic_void("llvm.nvvm.cp.async.wait.group", &[("i32", "0")]);
         }
         self.intrinsic_void("llvm.nvvm.fence.proxy.async.shared_cta", &[]);
         self.barrier();
+        if let Some((mbar, state)) = tma_wait {
+            self.mbarrier_wait(&mbar, &state);
+        }
 
-        // 3. The unrolled K loop.
+        // 3. The unrolled K loop. Each operand's descriptors: its image's first byte for the
+        //    warpgroup, the offset of each instruction's rows / columns and K step, and the
+        //    geometry.
         let l = self.lanes(t);
-        let stride = k * eb / 16 * CORE_MATRIX_BYTES;
         let smem = self.smem_name.clone();
         let base = self.emit("wsb", format!("ptrtoint ptr addrspace(3) {smem} to i32"));
-        let a_rows = self.emit("wa0", format!("lshr i32 {}, 3", l.row_base));
-        let a_rows = self.emit("wa0", format!("mul i32 {a_rows}, {stride}"));
-        let a_start = self.emit("wa0", format!("add i32 {base}, {a_rows}"));
-        // B's stride between 8-column groups (K-major: 8-row groups of its N x K image; MN-major:
-        // 16-byte runs of columns, 8 columns for its 16-bit types) and per K step.
-        let (b_stride, b_step) = if form.b_mn_major {
-            (k / 8 * CORE_MATRIX_BYTES, form.k / 8 * CORE_MATRIX_BYTES)
-        } else {
-            (stride, form.k * eb / 16 * CORE_MATRIX_BYTES)
+        let kinst_bytes = form.k * eb;
+        let (a_start, a_geo, a_block, a_step): (String, Geometry, i64, Box<dyn Fn(i64) -> i64>) = match tma_a {
+            Some(d) => {
+                let sw = d.swizzle as i64;
+                let rows = self.emit("wa0", format!("mul i32 {}, {sw}", l.row_base));
+                let start = self.emit("wa0", format!("add i32 {base}, {rows}"));
+                let geo = Geometry { lbo: 16, sbo: 8 * sw, mode: swizzle_mode(d.swizzle) };
+                (start, geo, 64 * sw, Box::new(move |step| (step * kinst_bytes / sw) * m * sw + (step * kinst_bytes) % sw))
+            }
+            None => {
+                let stride = k * eb / 16 * CORE_MATRIX_BYTES;
+                let rows = self.emit("wa0", format!("lshr i32 {}, 3", l.row_base));
+                let rows = self.emit("wa0", format!("mul i32 {rows}, {stride}"));
+                let start = self.emit("wa0", format!("add i32 {base}, {rows}"));
+                let geo = Geometry { lbo: CORE_MATRIX_BYTES, sbo: stride, mode: 0 };
+                (start, geo, 8 * stride, Box::new(move |step| step * kinst_bytes / 16 * CORE_MATRIX_BYTES))
+            }
         };
-        let b_rows = self.emit("wb0", format!("lshr i32 {}, 3", l.col_base));
-        let b_rows = self.emit("wb0", format!("mul i32 {b_rows}, {b_stride}"));
-        let b_start = self.emit("wb0", format!("add i32 {base}, {b_rows}"));
+        // B: per 8 columns (no swizzle) or per column byte run of the swizzle span.
+        let (b_geo, b_col_unit, b_col_stride, b_step): (Geometry, i64, i64, i64) = match tma_b {
+            Some(d) => {
+                let sw = d.swizzle as i64;
+                (Geometry { lbo: k * sw, sbo: 8 * sw, mode: swizzle_mode(d.swizzle) }, sw / eb, k * sw, form.k * sw)
+            }
+            None if form.b_mn_major => {
+                let run = k / 8 * CORE_MATRIX_BYTES;
+                (Geometry { lbo: CORE_MATRIX_BYTES, sbo: run, mode: 0 }, 8, run, form.k / 8 * CORE_MATRIX_BYTES)
+            }
+            None => {
+                let stride = k * eb / 16 * CORE_MATRIX_BYTES;
+                (Geometry { lbo: CORE_MATRIX_BYTES, sbo: stride, mode: 0 }, 8, stride, kinst_bytes / 16 * CORE_MATRIX_BYTES)
+            }
+        };
+        let b_cols = self.emit("wb0", format!("udiv i32 {}, {b_col_unit}", l.col_base));
+        let b_cols = self.emit("wb0", format!("mul i32 {b_cols}, {b_col_stride}"));
+        let b_start = self.emit("wb0", format!("add i32 {base}, {b_cols}"));
         let b_start = self.emit("wb0", format!("add i32 {b_start}, {bytes_a}"));
-        let step_bytes = form.k * eb / 16 * CORE_MATRIX_BYTES;
         let outs: Vec<String> = (0..per_inst).map(|_| format!("={}", form.acc_cons)).collect();
         let tied: Vec<String> = (0..per_inst).map(|i| i.to_string()).collect();
         let constraints = format!("{},l,l,r,{},~{{memory}}", outs.join(","), tied.join(","));
@@ -484,13 +582,13 @@ impl FuncWriter<'_> {
         self.intrinsic_void("llvm.nvvm.wgmma.fence.sync.aligned", &[]);
         for step in 0..k / form.k {
             for block in 0..blocks {
-                let a_off = block * 64 / 8 * stride + step * step_bytes;
+                let a_off = block * a_block + a_step(step);
                 let a_addr = self.emit("wad", format!("add i32 {a_start}, {a_off}"));
-                let a_desc = self.matrix_descriptor(&a_addr, stride);
+                let a_desc = self.matrix_descriptor(&a_addr, &a_geo);
                 for chunk in 0..chunks {
-                    let b_off = chunk * t.inst_n / 8 * b_stride + step * b_step;
+                    let b_off = chunk * t.inst_n / b_col_unit * b_col_stride + step * b_step;
                     let b_addr = self.emit("wbd", format!("add i32 {b_start}, {b_off}"));
-                    let b_desc = self.matrix_descriptor(&b_addr, b_stride);
+                    let b_desc = self.matrix_descriptor(&b_addr, &b_geo);
                     let first = ((block * chunks + chunk) * per_inst) as usize;
                     let mut args = vec![format!("i64 {a_desc}"), format!("i64 {b_desc}"), "i32 1".to_string()];
                     args.extend(accs[first..first + per_inst as usize].iter().map(|v| format!("{acc_ty} {v}")));
@@ -565,4 +663,237 @@ fn has_loop_exit(m: &tileir_ir::Module, op: OpId) -> bool {
             m.blocks[b].ops.iter().any(|&o| matches!(m.ops[o].kind.ct(), Some(CtOp::Continue | CtOp::Break)) || has_loop_exit(m, o))
         })
     })
+}
+
+/// Which image of shared memory a directly copied operand fills.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OperandImage {
+    /// A (M x K): K-major core matrices at byte 0.
+    KMajorA,
+    /// B (K x N): MN-major runs of columns after A.
+    MnMajorB,
+}
+
+/// A tiled load a wgmma copies into shared memory itself.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DirectLoad {
+    pub(crate) load: OpId,
+    pub(crate) image: OperandImage,
+    /// The TMA swizzle span in bytes (32, 64 or 128), or 0: `cp.async` into the
+    /// unswizzled image.
+    pub(crate) swizzle: u32,
+}
+
+/// The widest swizzle span (128, 64 or 32 bytes) dividing every one of `spans` bytes.
+fn swizzle_dividing(spans: &[i64]) -> u32 {
+    [128, 64, 32].into_iter().find(|&s| spans.iter().all(|&b| b % s as i64 == 0)).unwrap_or(0)
+}
+
+/// Whether any op strictly between `from` and `to` (in one block's op list) may write
+/// memory: a store, an atomic, a print, or anything with regions or of another dialect.
+fn writes_between(m: &tileir_ir::Module, ops: &[OpId], from: OpId, to: OpId) -> bool {
+    let (Some(i), Some(j)) = (ops.iter().position(|&o| o == from), ops.iter().position(|&o| o == to)) else { return true };
+    ops[i + 1..j].iter().any(|&o| {
+        let op = &m.ops[o];
+        if !op.regions.is_empty() {
+            return true;
+        }
+        match &op.kind {
+            OpKind::TileAs(tileir_ir::TileAsOp::TiledLoad { .. }) => false,
+            OpKind::TileAa(k) => !matches!(k, tileir_ir::TileAaOp::GetProgramId { .. } | tileir_ir::TileAaOp::GetNumPrograms { .. }),
+            OpKind::CudaTile(c) => {
+                let name = c.op.mnemonic();
+                name.contains("store") || name.contains("atomic") || name.contains("print") || name.contains("assert")
+            }
+            _ => true,
+        }
+    })
+}
+
+impl FuncWriter<'_> {
+    /// The tiled loads (by their tile result) that feed a wgmma operand straight into
+    /// shared memory with `cp.async`, skipping registers: the load is weak, zero padded (or
+    /// unpadded, which tileir reads as zero), of a 2-d memref with a unit inner stride
+    /// whose base and rows are 16-byte aligned, in the
+    /// mma's block with nothing between them that may write memory, and its tile has no
+    /// other use. A is always copied K-major; B only when the form reads it MN-major (its
+    /// K-major image would be a transpose).
+    ///
+    /// On top of that, when the memref's base, sizes and strides are kernel parameters (or
+    /// constants) the launcher can encode a tensor map from, the copy is a TMA into an image
+    /// swizzled by the widest span that divides the operand's rows (A: K bytes; B: each
+    /// instruction's N bytes), whose boxes fit TMA's 256 rows.
+    pub(crate) fn find_direct_loads(&self, func: OpId) -> HashMap<ValueId, DirectLoad> {
+        let m = self.m;
+        let mut out = HashMap::new();
+        let uses = m.use_counts();
+        for op in m.walk() {
+            if !matches!(m.ops[op].kind.ct(), Some(CtOp::MmaF | CtOp::MmaI)) || !m.is_ancestor(func, op) {
+                continue;
+            }
+            let OpKind::CudaTile(c) = &m.ops[op].kind else { continue };
+            if crate::dispatch::forced(c).is_some_and(|f| f != "wgmma") {
+                continue;
+            }
+            let Ok(plan) = wgmma_plan(self, op, c) else { continue };
+            let Some(block) = m.ops[op].parent else { continue };
+            for (index, image) in [(0, OperandImage::KMajorA), (1, OperandImage::MnMajorB)] {
+                if image == OperandImage::MnMajorB && !plan.form.b_mn_major {
+                    continue;
+                }
+                let v = m.ops[op].operands[index];
+                let Some(load) = m.defining_op(v) else { continue };
+                let OpKind::TileAs(tileir_ir::TileAsOp::TiledLoad { access, .. }) = &m.ops[load].kind else { continue };
+                let memref_ty = m.types.get(m.value_type(m.ops[load].operands[0]));
+                let Type::MemRef { strides, .. } = memref_ty else { continue };
+                // The memref's base is known 16-byte aligned, and so is each row: its stride
+                // (static, or a dynamic operand of make_memref under `assume div_by`) is a
+                // multiple of 16 bytes.
+                let aligned = m.defining_op(m.ops[load].operands[0]).is_some_and(|mk| {
+                    let OpKind::TileAa(tileir_ir::TileAaOp::MakeMemref { base_alignment, num_dyn_sizes, .. }) = &m.ops[mk].kind else {
+                        return false;
+                    };
+                    let row_stride = match strides.first() {
+                        Some(Dim::Static(s)) => *s,
+                        Some(Dim::Dynamic) => m.ops[mk].operands.get(1 + *num_dyn_sizes as usize).map_or(1, |&s| m.assumed_divisor(s)),
+                        None => 1,
+                    };
+                    *base_alignment >= 16 && (row_stride * plan.form.elem_bytes) % 16 == 0
+                });
+                let eligible = aligned
+                    && m.ops[load].parent == Some(block)
+                    && uses.get(&v) == Some(&1)
+                    && access.ordering == tileir_ir::MemoryOrdering::Weak
+                    && matches!(access.padding, None | Some(tileir_ir::PaddingValue::Zero))
+                    && access.origin_step.is_none()
+                    && access.num_indices == 2
+                    && strides.last() == Some(&Dim::Static(1))
+                    && !writes_between(m, &m.blocks[block].ops, load, op);
+                if eligible {
+                    let func_block = m.entry_block(func, 0);
+                    let source = func_block.and_then(|fb| crate::tma::memref_source(m, fb, m.ops[load].operands[0]));
+                    let elem_ok = num(self.val_ty(v).elem).and_then(crate::tma::tma_elem_name).is_some();
+                    let eb = plan.form.elem_bytes;
+                    let (rows, spans) = match image {
+                        OperandImage::KMajorA => (plan.m, vec![plan.k * eb]),
+                        OperandImage::MnMajorB => (plan.k, vec![plan.t.inst_n * eb, plan.n * eb]),
+                    };
+                    let swizzle = if source.is_some() && elem_ok && rows <= 256 { swizzle_dividing(&spans) } else { 0 };
+                    out.insert(v, DirectLoad { load, image, swizzle });
+                }
+            }
+        }
+        out
+    }
+
+    /// Issues the TMA copies of direct load `d` (a swizzled image: A in K slabs of the
+    /// swizzle span, B in N slabs), counted on `mbar`; run by one thread.
+    pub(crate) fn tma_operand(&mut self, plan: &WgmmaPlan, d: DirectLoad, index: &[String], bytes_a: u64, mbar: &str) -> R<()> {
+        let m = self.m;
+        let data = m.ops[d.load].clone();
+        let t = self.val_ty(data.results[0]);
+        let (rows, cols, eb) = (t.shape[0], t.shape[1], plan.form.elem_bytes);
+        let entry = self.entry_block.ok_or("no entry block")?;
+        let (base, sizes, strides) =
+            crate::tma::memref_source(m, entry, data.operands[0]).ok_or("the memref's parameters are not known to the launcher")?;
+        let elem = num(t.elem).and_then(crate::tma::tma_elem_name).ok_or("no TMA element type")?;
+        let sw = d.swizzle as i64;
+        let box_cols = sw / eb;
+        let spec = crate::tma::TensorMapSpec {
+            base,
+            sizes,
+            strides,
+            elem: elem.to_string(),
+            box_dims: vec![rows as u32, box_cols as u32],
+            swizzle_bytes: d.swizzle,
+        };
+        let tmap = self.tensor_map_param(spec);
+        let row0 = self.emit("trow", format!("mul i32 {}, {rows}", index[0]));
+        let col0 = self.emit("tcol", format!("mul i32 {}, {cols}", index[1]));
+        let smem = self.smem_name.clone();
+        let sbase = self.emit("tsb", format!("ptrtoint ptr addrspace(3) {smem} to i32"));
+        let image_base = match d.image {
+            OperandImage::KMajorA => 0,
+            OperandImage::MnMajorB => bytes_a as i64,
+        };
+        for slab in 0..cols / box_cols {
+            let inner = self.emit("tin", format!("add i32 {col0}, {}", slab * box_cols));
+            let dst = self.emit("tdst", format!("add i32 {sbase}, {}", image_base + slab * rows * sw));
+            self.tma_load_2d(&tmap, &dst, &inner, &row0, mbar);
+        }
+        Ok(())
+    }
+
+    /// Copies the tile of the deferred `load` into its shared-memory `image` of a wgmma with
+    /// `plan`: 16-byte `cp.async` chunks spread over the CTA's threads, each zero-filled
+    /// past the memref's end (`src-size` below 16), then waited for.
+    pub(crate) fn copy_tile_async(&mut self, plan: &WgmmaPlan, load: OpId, image: OperandImage, bytes_a: u64) -> R<()> {
+        let m = self.m;
+        let data = m.ops[load].clone();
+        let Some(Lowered::MemRef { base, sizes, strides }) = self.get(load, data.operands[0]) else {
+            return Err("the load's memref was not lowered".into());
+        };
+        let mut index = Vec::new();
+        for &v in &data.operands[1..3] {
+            index.push(self.as_i64(load, v).ok_or("the load's tile index was not lowered")?);
+        }
+        let t = self.val_ty(data.results[0]);
+        let (rows, cols, eb) = (t.shape[0], t.shape[1], plan.form.elem_bytes);
+        let lt = crate::lower_ct::elem_llvm(t.elem)?;
+        let per_chunk = 16 / eb;
+        let chunks_per_row = cols / per_chunk;
+        let total = rows * chunks_per_row;
+        let threads = 32 * num_warps(&self.val_ty(m.ops[load].results[0])).max(1);
+        let tid = self.thread_id();
+        let decl = "declare void @llvm.nvvm.cp.async.cg.shared.global.16.s(ptr addrspace(3), ptr addrspace(1), i32)";
+        self.declare(decl);
+        for first in (0..total).step_by(threads as usize) {
+            let c = self.emit("cc", format!("add i32 {tid}, {first}"));
+            let guard = (first + threads > total).then(|| {
+                let ok = self.emit("cin", format!("icmp ult i32 {c}, {total}"));
+                let (yes, join) = (self.new_label("cpa"), self.new_label("cpaj"));
+                self.line(&format!("br i1 {ok}, label {yes}, label {join}"));
+                self.label(&yes);
+                join
+            });
+            let row = self.emit("crow", format!("udiv i32 {c}, {chunks_per_row}"));
+            let chunk = self.emit("cchk", format!("urem i32 {c}, {chunks_per_row}"));
+            let col = self.emit("ccol", format!("mul i32 {chunk}, {per_chunk}"));
+            // Global coordinates (i64) of the chunk's first element.
+            let row64 = self.emit("cr64", format!("zext i32 {row} to i64"));
+            let col64 = self.emit("cc64", format!("zext i32 {col} to i64"));
+            let grow = self.emit("cgr", format!("mul i64 {}, {rows}", index[0]));
+            let grow = self.emit("cgr", format!("add i64 {grow}, {row64}"));
+            let gcol = self.emit("cgc", format!("mul i64 {}, {cols}", index[1]));
+            let gcol = self.emit("cgc", format!("add i64 {gcol}, {col64}"));
+            // Elements of the chunk inside the memref: 0 past its last row or column.
+            let row_in = self.emit("cri", format!("icmp ult i64 {grow}, {}", sizes[0]));
+            let left = self.emit("clf", format!("sub i64 {}, {gcol}", sizes[1]));
+            let left = self.emit("clf", format!("call i64 @llvm.smax.i64(i64 {left}, i64 0)"));
+            let left = self.emit("clf", format!("call i64 @llvm.smin.i64(i64 {left}, i64 {per_chunk})"));
+            self.declare("declare i64 @llvm.smax.i64(i64, i64)");
+            self.declare("declare i64 @llvm.smin.i64(i64, i64)");
+            let left = self.emit("clf", format!("select i1 {row_in}, i64 {left}, i64 0"));
+            let src_bytes = self.emit("csz", format!("mul i64 {left}, {eb}"));
+            let src_bytes = self.emit("csz", format!("trunc i64 {src_bytes} to i32"));
+            // A chunk with nothing to read keeps the memref's base address (no byte of it is
+            // read), so no address past the allocation is ever formed.
+            let lin = self.emit("cli", format!("mul i64 {grow}, {}", strides[0]));
+            let lin = self.emit("cli", format!("add i64 {lin}, {gcol}"));
+            let any = self.emit("cany", format!("icmp ne i64 {left}, 0"));
+            let lin = self.emit("cli", format!("select i1 {any}, i64 {lin}, i64 0"));
+            let src = self.emit("csrc", format!("getelementptr {lt}, ptr addrspace(1) {base}, i64 {lin}"));
+            let off = match image {
+                OperandImage::KMajorA => self.core_matrix_offset(0, &row, &col, cols, eb),
+                OperandImage::MnMajorB => self.mn_major_offset(bytes_a, &row, &col, rows, eb),
+            };
+            let dst = self.smem_ptr(&off);
+            self.line(&format!("call void @llvm.nvvm.cp.async.cg.shared.global.16.s(ptr addrspace(3) {dst}, ptr addrspace(1) {src}, i32 {src_bytes})"));
+            if let Some(join) = guard {
+                self.line(&format!("br label {join}"));
+                self.label(&join);
+            }
+        }
+        Ok(())
+    }
 }

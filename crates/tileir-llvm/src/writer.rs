@@ -27,6 +27,8 @@ pub enum ParamKind {
     F32,
     /// A 64-bit float.
     F64,
+    /// A 128-byte TMA tensor map (`KernelAbi::tensor_maps` says which, in order).
+    TensorMap,
 }
 
 impl ParamKind {
@@ -38,6 +40,7 @@ impl ParamKind {
             ParamKind::I64 => "i64",
             ParamKind::F32 => "f32",
             ParamKind::F64 => "f64",
+            ParamKind::TensorMap => "tmap",
         }
     }
 }
@@ -117,6 +120,8 @@ pub struct KernelAbi {
     /// memory is static). Past [`STATIC_SMEM_LIMIT`] the scratch buffer is an `extern`
     /// array, and a launch above 48 KiB also needs the function's opt-in attribute.
     pub dynamic_smem_bytes: u64,
+    /// The tensor maps of the `ParamKind::TensorMap` parameters, in order.
+    pub tensor_maps: Vec<crate::tma::TensorMapSpec>,
 }
 
 /// Bytes of static shared memory a kernel may declare.
@@ -166,7 +171,8 @@ pub fn write_module(module: &Module, options: &LlvmOptions) -> Result<LlvmOutput
                     Ok((text, params, dynamic_smem_bytes)) => {
                         out.push_str(&text);
                         out.push('\n');
-                        kernels.push(KernelAbi { name: sym_name.clone(), params, num_threads, dynamic_smem_bytes });
+                        let tensor_maps = std::mem::take(&mut f.tensor_maps);
+                        kernels.push(KernelAbi { name: sym_name.clone(), params, num_threads, dynamic_smem_bytes, tensor_maps });
                     }
                     Err(d) => diags.extend(d),
                 }
@@ -265,6 +271,15 @@ pub(crate) struct FuncWriter<'a> {
     pub(crate) fragment_values: std::collections::HashSet<ValueId>,
     /// mma ops whose result stays in fragment registers.
     pub(crate) fragment_mmas: std::collections::HashSet<OpId>,
+    /// Tiled loads (by their tile) that their wgmma copies straight into shared memory
+    /// (`FuncWriter::find_direct_loads`); the load itself writes nothing.
+    pub(crate) direct_loads: HashMap<ValueId, crate::wgmma::DirectLoad>,
+    /// Tensor maps the kernel takes as trailing parameters, in order.
+    pub(crate) tensor_maps: Vec<crate::tma::TensorMapSpec>,
+    /// Whether the kernel's mbarrier is used (and initialized in the entry block).
+    pub(crate) mbarrier_used: bool,
+    /// The function's entry block (its arguments are the kernel parameters).
+    pub(crate) entry_block: Option<tileir_ir::BlockId>,
 }
 
 pub(crate) fn llvm_type(n: NumType) -> Option<&'static str> {
@@ -389,6 +404,10 @@ impl<'a> FuncWriter<'a> {
             failed: Default::default(),
             fragment_values: Default::default(),
             fragment_mmas: Default::default(),
+            direct_loads: HashMap::new(),
+            tensor_maps: Vec::new(),
+            mbarrier_used: false,
+            entry_block: None,
             counter: 0,
             values: HashMap::new(),
             coords: HashMap::new(),
@@ -489,6 +508,8 @@ impl<'a> FuncWriter<'a> {
             }
             self.values.insert(arg, Lowered::Scalar(pname));
         }
+        self.entry_block = Some(block);
+        self.direct_loads = self.find_direct_loads(func);
         for &op in &m.blocks[block].ops {
             self.op(op);
         }
@@ -502,7 +523,17 @@ impl<'a> FuncWriter<'a> {
                 format!("kernel '{name}' needs {} bytes of shared memory; {} allows at most {limit} per CTA", self.smem_bytes, self.target),
             )]);
         }
+        // TMA tensor maps: trailing grid-constant byval parameters.
+        for i in 0..self.tensor_maps.len() {
+            sig.push(format!("ptr byval([128 x i8]) align 64 \"nvvm.grid_constant\" %tmap{i}"));
+            params.push(ParamKind::TensorMap);
+        }
         let mut text = String::new();
+        if self.mbarrier_used {
+            let _ = writeln!(text, "{} = internal addrspace(3) global i64 undef, align 8", self.mbarrier_name());
+        }
+        // Swizzled TMA images repeat every 1024 bytes of the absolute address.
+        let align = if self.tensor_maps.is_empty() { 16 } else { 1024 };
         let mut dynamic_smem_bytes = 0;
         if self.smem_bytes > STATIC_SMEM_LIMIT {
             // An external symbol keeps its name in PTX, where '.' is not an identifier
@@ -511,9 +542,9 @@ impl<'a> FuncWriter<'a> {
             self.prologue = self.prologue.replace(&self.smem_name, &extern_name);
             self.body = self.body.replace(&self.smem_name, &extern_name);
             dynamic_smem_bytes = self.smem_bytes;
-            let _ = writeln!(text, "{extern_name} = external addrspace(3) global [0 x i8], align 16");
+            let _ = writeln!(text, "{extern_name} = external addrspace(3) global [0 x i8], align {align}");
         } else if self.smem_bytes > 0 {
-            let _ = writeln!(text, "{} = internal addrspace(3) global [{} x i8] undef, align 16", self.smem_name, self.smem_bytes);
+            let _ = writeln!(text, "{} = internal addrspace(3) global [{} x i8] undef, align {align}", self.smem_name, self.smem_bytes);
         }
         let _ = writeln!(text, "define ptx_kernel void @{name}({}) #{group} {{", sig.join(", "));
         text.push_str("entry:\n");
@@ -625,6 +656,10 @@ impl<'a> FuncWriter<'a> {
                 }
             },
             OpKind::TileAs(k) => match k {
+                TileAsOp::TiledLoad { .. } if self.direct_loads.contains_key(&data.results[0]) => {
+                    // Its wgmma copies the tile into shared memory itself.
+                    self.values.insert(data.results[1], Lowered::Token);
+                }
                 TileAsOp::TiledLoad { access, vector_width } => self.tiled(op, access, *vector_width, true),
                 TileAsOp::TiledStore { access, vector_width } => self.tiled(op, access, *vector_width, false),
                 TileAsOp::Reinterpret

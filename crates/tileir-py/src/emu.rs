@@ -16,7 +16,52 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(emulate_ptx, m)?)?;
     m.add_function(wrap_pyfunction!(emulator_buffer_bases, m)?)?;
     m.add_function(wrap_pyfunction!(ptx_kernel_params, m)?)?;
+    m.add_function(wrap_pyfunction!(encode_tensor_map, m)?)?;
     Ok(())
+}
+
+/// The emulator's 128-byte tensor map (tile mode, zero fill) of a row-major array:
+/// `sizes`, `strides_bytes` and `box_dims` outermost first (the innermost stride is the
+/// element's size), `swizzle_bytes` 0, 32, 64 or 128.
+#[pyfunction]
+pub fn encode_tensor_map<'py>(
+    py: Python<'py>,
+    elem: &str,
+    base: u64,
+    sizes: Vec<u64>,
+    strides_bytes: Vec<u64>,
+    box_dims: Vec<u32>,
+    swizzle_bytes: u32,
+) -> PyResult<Bound<'py, PyBytes>> {
+    use tileir_ptx_emu::tensor_map::{DataType, Swizzle, TensorMap};
+    let bad = |why: String| pyo3::exceptions::PyValueError::new_err(why);
+    let dtype = match elem {
+        "f16" => DataType::F16,
+        "bf16" => DataType::Bf16,
+        "f32" => DataType::F32,
+        "i8" | "f8E4M3FN" | "f8E5M2" => DataType::U8,
+        other => return Err(bad(format!("no tensor-map element type for '{other}'"))),
+    };
+    let swizzle = match swizzle_bytes {
+        0 => Swizzle::None,
+        32 => Swizzle::B32,
+        64 => Swizzle::B64,
+        128 => Swizzle::B128,
+        other => return Err(bad(format!("swizzle of {other} bytes (expected 0, 32, 64 or 128)"))),
+    };
+    let rank = sizes.len();
+    if rank == 0 || rank > 5 || box_dims.len() != rank || strides_bytes.len() != rank {
+        return Err(bad(format!("a rank-{rank} map needs {rank} box dimensions and strides")));
+    }
+    // The map lists dimensions innermost first.
+    let dims: Vec<u64> = sizes.iter().rev().copied().collect();
+    let boxes: Vec<u32> = box_dims.iter().rev().copied().collect();
+    let mut map = TensorMap::dense(base, dtype, &dims, &boxes, swizzle);
+    for (i, s) in strides_bytes.iter().rev().skip(1).enumerate() {
+        map.strides_bytes[i] = *s;
+    }
+    let bytes = map.encode().map_err(|e| bad(e.to_string()))?;
+    Ok(PyBytes::new(py, &bytes))
 }
 
 /// Addresses the emulator gives buffers of these sizes, in order (for records that hold

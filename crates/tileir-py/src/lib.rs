@@ -129,6 +129,26 @@ fn compile<'py>(py: Python<'py>, module: &PyModuleIr, target: String, pipeline: 
         kd.set_item("params", k.params.iter().map(|p| p.as_str()).collect::<Vec<_>>())?;
         kd.set_item("num_threads", k.num_threads)?;
         kd.set_item("dynamic_smem", k.dynamic_smem_bytes)?;
+        let maps = PyList::empty(py);
+        for t in &k.tensor_maps {
+            let refs = |v: &[tileir_llvm::ParamOrConst]| -> Vec<(&'static str, i64)> {
+                v.iter()
+                    .map(|r| match r {
+                        tileir_llvm::ParamOrConst::Param(i) => ("param", *i as i64),
+                        tileir_llvm::ParamOrConst::Const(c) => ("const", *c),
+                    })
+                    .collect()
+            };
+            let md = PyDict::new(py);
+            md.set_item("base", t.base)?;
+            md.set_item("sizes", refs(&t.sizes))?;
+            md.set_item("strides", refs(&t.strides))?;
+            md.set_item("elem", &t.elem)?;
+            md.set_item("box", t.box_dims.clone())?;
+            md.set_item("swizzle", t.swizzle_bytes)?;
+            maps.append(md)?;
+        }
+        kd.set_item("tensor_maps", maps)?;
         kernels.append(kd)?;
     }
     d.set_item("kernels", kernels)?;

@@ -116,17 +116,6 @@ fn parse_forced_variants(text: &str) -> Result<HashMap<tileir_ir::CtOp, String>,
     Ok(out)
 }
 
-/// The divisor an `assume div_by<N>` states for `v` (1 when nothing is known).
-fn assumed_divisor(m: &Module, v: ValueId) -> i64 {
-    let tileir_ir::ValueDef::OpResult { op, .. } = m.values[v].def else { return 1 };
-    match &m.ops[op].kind {
-        OpKind::CudaTile(c) if c.op == tileir_ir::CtOp::Assume => match c.predicate() {
-            Some(tileir_ir::AssumePredicate::DivBy { divisor, every_along: None }) => (*divisor).min(1 << 20) as i64,
-            _ => m.ops[op].operands.first().map(|&inner| assumed_divisor(m, inner)).unwrap_or(1),
-        },
-        _ => 1,
-    }
-}
 
 /// Warp count for a kernel whose largest tile has `max_elements` elements.
 fn auto_num_warps(max_elements: i64, elem_bytes: u32) -> u32 {
@@ -305,7 +294,7 @@ impl FuncConverter<'_> {
                     Dim::Dynamic => {
                         let operand = def.and_then(|o| src.ops[o].operands.get(next_dyn).copied());
                         next_dyn += 1;
-                        operand.map(|v| assumed_divisor(src, v)).unwrap_or(1)
+                        operand.map(|v| src.assumed_divisor(v)).unwrap_or(1)
                     }
                 })
                 .collect()

@@ -191,7 +191,9 @@ def array_facts(obj: Any) -> ArrayFacts | None:
         from .._toolchain import cuda
 
         info = cuda.array_info(obj)
-        return ArrayFacts(info.dtype, tuple(info.shape), tuple(info.strides_elems), info.ptr)
+        # NumPy cannot spell bfloat16 / float8 without ml_dtypes: then the DLPack name.
+        dtype = info.dtype if info.dtype is not None else (info.dtype_name or None)
+        return ArrayFacts(dtype, tuple(info.shape), tuple(info.strides_elems), info.ptr)
     return None
 
 

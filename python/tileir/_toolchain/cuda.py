@@ -107,6 +107,8 @@ _SIGNATURES: Dict[str, Tuple[Any, ...]] = {
     "cuEventSynchronize": (c_void_p,),
     "cuEventElapsedTime": (_P(c_float), c_void_p, c_void_p),
     "cuEventDestroy_v2": (c_void_p,),
+    "cuTensorMapEncodeTiled": (c_void_p, c_int, c_uint, c_void_p, _P(ctypes.c_uint64), _P(ctypes.c_uint64),
+                               _P(c_uint), _P(c_uint), c_int, c_int, c_int, c_int),
 }
 
 # Driver enums used here.
@@ -190,6 +192,34 @@ def libcuda() -> _Driver:
             raise err
         _lib = lib
         return lib
+
+
+# CUtensorMapDataType of tileir's element names (8-bit types are copied as bytes).
+_TENSOR_MAP_TYPES = {"f16": 6, "bf16": 9, "f32": 7, "i8": 0, "f8E4M3FN": 0, "f8E5M2": 0}
+_TENSOR_MAP_SWIZZLES = {0: 0, 32: 1, 64: 2, 128: 3}
+_TENSOR_MAP_ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "i8": 1, "f8E4M3FN": 1, "f8E5M2": 1}
+
+
+def encode_tensor_map(elem: str, address: int, sizes: Sequence[int], strides_bytes: Sequence[int],
+                      box: Sequence[int], swizzle_bytes: int) -> bytes:
+    """The 128-byte tensor map (tile mode, zero fill, 128-byte L2 promotion) of a row-major
+    array, by ``cuTensorMapEncodeTiled``: ``sizes``, ``strides_bytes`` and ``box`` outermost
+    first (the innermost stride is the element's size)."""
+    rank = len(sizes)
+    if not 1 <= rank <= 5 or len(box) != rank or len(strides_bytes) != rank:
+        raise LaunchError("a rank-%d tensor map needs %d box dimensions and strides" % (rank, rank))
+    if elem not in _TENSOR_MAP_TYPES or swizzle_bytes not in _TENSOR_MAP_SWIZZLES:
+        raise LaunchError("no tensor map for element %r with a %r-byte swizzle" % (elem, swizzle_bytes))
+    # The driver lists dimensions innermost first; it takes the strides of dimensions 1.. only.
+    dims = (ctypes.c_uint64 * rank)(*reversed([int(s) for s in sizes]))
+    strides = (ctypes.c_uint64 * max(rank - 1, 1))(*list(reversed([int(s) for s in strides_bytes]))[1:] or [0])
+    boxes = (c_uint * rank)(*reversed([int(b) for b in box]))
+    ones = (c_uint * rank)(*([1] * rank))
+    out = ctypes.create_string_buffer(128)
+    rc = libcuda().cuTensorMapEncodeTiled(ctypes.addressof(out), _TENSOR_MAP_TYPES[elem], rank, address, dims,
+                                          strides, boxes, ones, 0, _TENSOR_MAP_SWIZZLES[swizzle_bytes], 2, 0)
+    check(rc, "cuTensorMapEncodeTiled(%s, sizes=%r, box=%r)" % (elem, list(sizes), list(box)))
+    return out.raw
 
 
 def _raw_function(name: str) -> Any:
