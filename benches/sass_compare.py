@@ -352,6 +352,7 @@ def tileir_cubin(ct, kern, make_args) -> dict:
     ptx = (k.asm or {}).get("ptx", "")
     info = k.ptxas_info
     return {"cubin_bytes": k.cubin, "num_threads": k.num_threads,
+            "dynamic_smem": k.dynamic_smem, "tensor_maps": len(k.tensor_maps),
             "ptx_compiler": k.ptx_compiler,
             "ptxas": None if info is None else {
                 "registers": info.registers, "shared_bytes": info.shared_bytes,
@@ -501,6 +502,11 @@ def _main(ap, args) -> int:
             if r.get("mbarriers"):
                 extra.append(f"{r['mbarriers']} mbarriers")
             if comp == "tileir":
+                if r.get("dynamic_smem"):
+                    extra.append(f"{r['dynamic_smem']} B dynamic shared memory per launch (not in the "
+                                 "shared mem row, which is the static size)")
+                if r.get("tensor_maps"):
+                    extra.append(f"{r['tensor_maps']} TMA tensor maps")
                 pi = r.get("ptxas") or {}
                 if pi:
                     extra.append(f"ptxas -v: {pi['registers']} regs, {pi['shared_bytes']} B smem, spills "

@@ -992,6 +992,23 @@ impl FuncWriter<'_> {
             tys.extend(ts);
         }
         let body = m.entry_block(op, 0).ok_or("missing body")?;
+        let cmp = if c.flag("unsignedCmp") { "ult" } else { "slt" };
+        // A carried wgmma reading both operands by TMA: double-buffered, stage 0 issued here.
+        let pipeline = self.plan_tma_pipeline(op, &carries);
+        let mut pipeline_loop = pipeline.as_ref().map(|p| crate::wgmma::TmaPipelineLoop {
+            iv: String::new(),
+            lb: lbv.clone(),
+            ub: ubv.clone(),
+            step: stv.clone(),
+            ilt,
+            cmp,
+            loads: p.loads.clone(),
+            stage_bytes: p.stage_bytes,
+            bytes_a: p.bytes_a,
+        });
+        if let (Some(p), Some(pl)) = (&pipeline, &pipeline_loop) {
+            self.tma_pipeline_prologue(pl, &p.plan)?;
+        }
         let (header, bodyl, latch, exit) =
             (self.new_label("for"), self.new_label("forb"), self.new_label("forl"), self.new_label("fore"));
         let pre = self.cur_block.clone();
@@ -1002,7 +1019,10 @@ impl FuncWriter<'_> {
         self.line(&format!("{iv} = phi {ilt} [ {lbv}, {pre} ]{mark}iv"));
         let carried: Vec<(&str, String)> = tys.iter().copied().zip(init_vals.iter().cloned()).collect();
         let phis = self.open_phis("it", &mark, &pre, &carried);
-        let cmp = if c.flag("unsignedCmp") { "ult" } else { "slt" };
+        if let (Some(p), Some(mut pl)) = (&pipeline, pipeline_loop.take()) {
+            pl.iv = iv.clone();
+            self.tma_pipeline_loops.insert(p.mma, pl);
+        }
         let go = self.emit("go", format!("icmp {cmp} {ilt} {iv}, {ubv}"));
         self.line(&format!("br i1 {go}, label {bodyl}, label {exit}"));
         self.label(&bodyl);

@@ -454,13 +454,22 @@ impl FuncWriter<'_> {
         let direct_b = self.direct_loads.get(&b).copied();
         let tma_a = direct_a.filter(|d| d.swizzle > 0);
         let tma_b = direct_b.filter(|d| d.swizzle > 0);
-        if tma_a.is_some() || tma_b.is_some() {
+        // A double-buffered loop's copies are issued and waited for by the loop's schedule.
+        let pipelined = self.tma_pipeline_loops.get(&op).cloned();
+        let mut stage_offset = None;
+        if let Some(p) = &pipelined {
+            self.scratch((2 * p.stage_bytes).max(total));
+            stage_offset = Some(self.tma_pipeline_step(p, &plan)?);
+        }
+        if pipelined.is_none() && (tma_a.is_some() || tma_b.is_some()) {
             // The previous generic-proxy reads of this buffer come before the TMA writes.
             self.intrinsic_void("llvm.nvvm.fence.proxy.async.shared_cta", &[]);
         }
-        self.barrier();
+        if pipelined.is_none() {
+            self.barrier();
+        }
         let mut tma_wait = None;
-        if tma_a.is_some() || tma_b.is_some() {
+        if pipelined.is_none() && (tma_a.is_some() || tma_b.is_some()) {
             let threads = 32 * num_warps(&self.val_ty(acc));
             let mbar = self.mbarrier(threads);
             let bytes = tma_a.map_or(0, |_| m * k * eb) + tma_b.map_or(0, |_| k * n * eb);
@@ -477,7 +486,7 @@ impl FuncWriter<'_> {
             self.line(&format!("br i1 {issuer}, label {yes}, label {join}"));
             self.label(&yes);
             for (d, index) in coords {
-                self.tma_operand(&plan, d, &index, bytes_a, &mbar)?;
+                self.tma_operand(&plan, d, &index, bytes_a, &mbar, None)?;
             }
             self.line(&format!("br label {join}"));
             self.label(&join);
@@ -526,6 +535,10 @@ impl FuncWriter<'_> {
         let l = self.lanes(t);
         let smem = self.smem_name.clone();
         let base = self.emit("wsb", format!("ptrtoint ptr addrspace(3) {smem} to i32"));
+        let base = match &stage_offset {
+            Some(off) => self.emit("wsb", format!("add i32 {base}, {off}")),
+            None => base,
+        };
         let kinst_bytes = form.k * eb;
         let (a_start, a_geo, a_block, a_step): (String, Geometry, i64, Box<dyn Fn(i64) -> i64>) = match tma_a {
             Some(d) => {
@@ -700,7 +713,14 @@ fn writes_between(m: &tileir_ir::Module, ops: &[OpId], from: OpId, to: OpId) -> 
         }
         match &op.kind {
             OpKind::TileAs(tileir_ir::TileAsOp::TiledLoad { .. }) => false,
-            OpKind::TileAa(k) => !matches!(k, tileir_ir::TileAaOp::GetProgramId { .. } | tileir_ir::TileAaOp::GetNumPrograms { .. }),
+            OpKind::TileAa(k) => !matches!(
+                k,
+                tileir_ir::TileAaOp::GetProgramId { .. }
+                    | tileir_ir::TileAaOp::GetNumPrograms { .. }
+                    | tileir_ir::TileAaOp::CreateMemToken
+                    | tileir_ir::TileAaOp::JoinMemToken
+                    | tileir_ir::TileAaOp::MakeMemref { .. }
+            ),
             OpKind::CudaTile(c) => {
                 let name = c.op.mnemonic();
                 name.contains("store") || name.contains("atomic") || name.contains("print") || name.contains("assert")
@@ -788,7 +808,15 @@ impl FuncWriter<'_> {
 
     /// Issues the TMA copies of direct load `d` (a swizzled image: A in K slabs of the
     /// swizzle span, B in N slabs), counted on `mbar`; run by one thread.
-    pub(crate) fn tma_operand(&mut self, plan: &WgmmaPlan, d: DirectLoad, index: &[String], bytes_a: u64, mbar: &str) -> R<()> {
+    pub(crate) fn tma_operand(
+        &mut self,
+        plan: &WgmmaPlan,
+        d: DirectLoad,
+        index: &[String],
+        bytes_a: u64,
+        mbar: &str,
+        buffer: Option<&str>,
+    ) -> R<()> {
         let m = self.m;
         let data = m.ops[d.load].clone();
         let t = self.val_ty(data.results[0]);
@@ -812,6 +840,10 @@ impl FuncWriter<'_> {
         let col0 = self.emit("tcol", format!("mul i32 {}, {cols}", index[1]));
         let smem = self.smem_name.clone();
         let sbase = self.emit("tsb", format!("ptrtoint ptr addrspace(3) {smem} to i32"));
+        let sbase = match buffer {
+            Some(b) => self.emit("tsb", format!("add i32 {sbase}, {b}")),
+            None => sbase,
+        };
         let image_base = match d.image {
             OperandImage::KMajorA => 0,
             OperandImage::MnMajorB => bytes_a as i64,
@@ -895,5 +927,193 @@ impl FuncWriter<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// Where a pipelined load's tile coordinate comes from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum IndexSource {
+    /// The loop's induction variable.
+    InductionVariable,
+    /// A value defined outside the loop.
+    Invariant(ValueId),
+    /// A special register (`ctaid.x`, …): a grid query inside the loop is invariant too.
+    Special(&'static str),
+}
+
+/// A `for` loop whose carried wgmma reads both operands by TMA, double-buffered: the copies
+/// of iteration i + 1 fly while iteration i computes.
+pub(crate) struct TmaPipeline {
+    /// The mma, its plan, and its two loads with their coordinate sources.
+    pub(crate) mma: OpId,
+    pub(crate) plan: WgmmaPlan,
+    pub(crate) loads: Vec<(DirectLoad, [IndexSource; 2])>,
+    /// Bytes of one stage (A and B, 1024-aligned).
+    pub(crate) stage_bytes: u64,
+    /// Bytes of A's image within a stage.
+    pub(crate) bytes_a: u64,
+}
+
+/// The loop values a pipelined mma needs, once the loop is open.
+#[derive(Clone, Debug)]
+pub(crate) struct TmaPipelineLoop {
+    pub(crate) iv: String,
+    pub(crate) lb: String,
+    pub(crate) ub: String,
+    pub(crate) step: String,
+    /// The LLVM type of the induction variable and the comparison that continues the loop.
+    pub(crate) ilt: &'static str,
+    pub(crate) cmp: &'static str,
+    pub(crate) loads: Vec<(DirectLoad, [IndexSource; 2])>,
+    pub(crate) stage_bytes: u64,
+    pub(crate) bytes_a: u64,
+}
+
+impl FuncWriter<'_> {
+    /// The double-buffered TMA pipeline of `for` op `op`, if its carried mma (`carries`)
+    /// reads A and B by TMA from tiles whose coordinates are the induction variable or
+    /// loop-invariant values, and two stages fit in shared memory.
+    pub(crate) fn plan_tma_pipeline(&self, op: OpId, carries: &[Option<(WgmmaPlan, OpId)>]) -> Option<TmaPipeline> {
+        let m = self.m;
+        let body = m.entry_block(op, 0)?;
+        let iv = *m.blocks[body].args.first()?;
+        let (_, mma) = carries.iter().flatten().next()?;
+        let OpKind::CudaTile(c) = &m.ops[*mma].kind else { return None };
+        let plan = wgmma_plan(self, *mma, c).ok()?;
+        let mut loads = Vec::new();
+        for &v in &m.ops[*mma].operands[..2] {
+            let d = self.direct_loads.get(&v).copied().filter(|d| d.swizzle > 0)?;
+            let mut sources = [IndexSource::InductionVariable; 2];
+            for (slot, &ix) in sources.iter_mut().zip(&m.ops[d.load].operands[1..3]) {
+                *slot = if ix == iv {
+                    IndexSource::InductionVariable
+                } else {
+                    let def = m.defining_op(ix);
+                    let inside = match def {
+                        Some(def) => m.is_ancestor(op, def),
+                        None => m.value_block(ix).and_then(|b| m.parent_op_of_block(b)).is_some_and(|p| m.is_ancestor(op, p)),
+                    };
+                    match def.map(|d| &m.ops[d].kind) {
+                        _ if !inside => IndexSource::Invariant(ix),
+                        Some(OpKind::TileAa(tileir_ir::TileAaOp::GetProgramId { dim })) => {
+                            IndexSource::Special(["ctaid.x", "ctaid.y", "ctaid.z"][*dim as usize % 3])
+                        }
+                        Some(OpKind::TileAa(tileir_ir::TileAaOp::GetNumPrograms { dim })) => {
+                            IndexSource::Special(["nctaid.x", "nctaid.y", "nctaid.z"][*dim as usize % 3])
+                        }
+                        _ => return None,
+                    }
+                };
+            }
+            loads.push((d, sources));
+        }
+        let (bytes_a, total) = staging_bytes(plan.m, plan.n, plan.k, plan.form.elem_bytes);
+        let stage_bytes = (bytes_a + (plan.k * plan.n * plan.form.elem_bytes) as u64).div_ceil(IMAGE_ALIGN) * IMAGE_ALIGN;
+        if (2 * stage_bytes).max(total) > crate::writer::max_smem_bytes(&self.target) {
+            return None;
+        }
+        Some(TmaPipeline { mma: *mma, plan, loads, stage_bytes, bytes_a })
+    }
+
+    /// The two stage mbarriers (one arrival each: the issuing thread's, with the bytes),
+    /// initialized in the entry block; the i32 shared address of stage `stage`'s (i32).
+    pub(crate) fn stage_mbarrier(&mut self, stage: &str) -> String {
+        let name = format!("{}.stages", self.smem_name.trim_end_matches(".smem"));
+        if !self.stage_mbarriers_used {
+            self.stage_mbarriers_used = true;
+            let tid = self.thread_id();
+            let text = format!(
+                "  %stages.addr = ptrtoint ptr addrspace(3) {name} to i32\n  \
+                 %stages.addr1 = add i32 %stages.addr, 8\n  \
+                 call void asm sideeffect \"{{\\0A\\09.reg .pred p;\\0A\\09setp.eq.u32 p, $0, 0;\\0A\\09@p mbarrier.init.shared.b64 [$1], 1;\\0A\\09@p mbarrier.init.shared.b64 [$2], 1;\\0A\\09}}\\0A\\09fence.mbarrier_init.release.cluster;\", \"r,r,r,~{{memory}}\"(i32 {tid}, i32 %stages.addr, i32 %stages.addr1)\n  \
+                 call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)\n"
+            );
+            self.declare("declare void @llvm.nvvm.barrier.cta.sync.aligned.all(i32)");
+            self.prologue.push_str(&text);
+        }
+        let off = self.emit("smo", format!("shl i32 {stage}, 3"));
+        self.emit("smb", format!("add i32 %stages.addr, {off}"))
+    }
+
+    /// Thread 0 issues stage `stage`'s copies (A and B of the iteration whose induction
+    /// variable is `iv`), expecting their bytes on the stage's mbarrier.
+    fn issue_stage(&mut self, p: &TmaPipelineLoop, plan: &WgmmaPlan, iv: &str, stage: &str, go: Option<&str>) -> R<()> {
+        let mut coords = Vec::new();
+        for (d, sources) in p.loads.clone() {
+            let mut index = Vec::new();
+            for s in sources {
+                let (v, ty) = match s {
+                    IndexSource::InductionVariable => (iv.to_string(), p.ilt),
+                    IndexSource::Invariant(v) => {
+                        let ty = if num(self.val_ty(v).elem) == Some(NumType::I64) { "i64" } else { "i32" };
+                        (self.scalar(d.load, v).ok_or("a tile coordinate was not lowered")?, ty)
+                    }
+                    IndexSource::Special(reg) => (self.sreg(reg), "i32"),
+                };
+                index.push(if ty == "i32" { v } else { self.emit("tix", format!("trunc {ty} {v} to i32")) });
+            }
+            coords.push((d, index));
+        }
+        let mbar = self.stage_mbarrier(stage);
+        let buffer = self.emit("stb", format!("mul i32 {stage}, {}", p.stage_bytes));
+        let tid = self.thread_id();
+        let mut issue = self.emit("iss", format!("icmp eq i32 {tid}, 0"));
+        if let Some(go) = go {
+            issue = self.emit("iss", format!("and i1 {issue}, {go}"));
+        }
+        let (yes, join) = (self.new_label("tmap"), self.new_label("tmapj"));
+        self.line(&format!("br i1 {issue}, label {yes}, label {join}"));
+        self.label(&yes);
+        let bytes = plan.m * plan.k * plan.form.elem_bytes + plan.k * plan.n * plan.form.elem_bytes;
+        self.line(&format!(
+            "call void asm sideeffect \"{{\\0A\\09.reg .b64 st;\\0A\\09mbarrier.arrive.expect_tx.shared.b64 st, [$0], $1;\\0A\\09}}\", \"r,r,~{{memory}}\"(i32 {mbar}, i32 {bytes})"
+        ));
+        for (d, index) in coords {
+            self.tma_operand(plan, d, &index, p.bytes_a, &mbar, Some(&buffer))?;
+        }
+        self.line(&format!("br label {join}"));
+        self.label(&join);
+        Ok(())
+    }
+
+    /// Before the loop: stage 0's copies, when the loop runs at all. Shared memory's generic
+    /// uses so far (the accumulator's trip into fragments) come before the async writes.
+    pub(crate) fn tma_pipeline_prologue(&mut self, p: &TmaPipelineLoop, plan: &WgmmaPlan) -> R<()> {
+        self.intrinsic_void("llvm.nvvm.fence.proxy.async.shared_cta", &[]);
+        self.barrier();
+        let runs = self.emit("runs", format!("icmp {} {} {}, {}", p.cmp, p.ilt, p.lb, p.ub));
+        self.issue_stage(p, plan, &p.lb.clone(), "0", Some(&runs))
+    }
+
+    /// In iteration i: issue iteration i + 1's copies into the other stage (every warp has
+    /// finished reading it: the barrier before), then wait for stage i % 2, whose phase
+    /// parity is (i / 2) % 2. Returns the stage's byte offset (i32).
+    pub(crate) fn tma_pipeline_step(&mut self, p: &TmaPipelineLoop, plan: &WgmmaPlan) -> R<String> {
+        self.barrier();
+        let (ilt, iv) = (p.ilt, p.iv.clone());
+        let i = self.emit("pit", format!("sub {ilt} {iv}, {}", p.lb));
+        let i = self.emit("pit", format!("sdiv {ilt} {i}, {}", p.step));
+        let i = if ilt == "i32" { i } else { self.emit("pit", format!("trunc {ilt} {i} to i32")) };
+        let stage = self.emit("pst", format!("and i32 {i}, 1"));
+        let other = self.emit("pso", format!("xor i32 {stage}, 1"));
+        let next = self.emit("pnx", format!("add {ilt} {iv}, {}", p.step));
+        let more = self.emit("pmore", format!("icmp {} {ilt} {next}, {}", p.cmp, p.ub));
+        self.issue_stage(p, plan, &next, &other, Some(&more))?;
+        let parity = self.emit("ppar", format!("lshr i32 {i}, 1"));
+        let parity = self.emit("ppar", format!("and i32 {parity}, 1"));
+        let mbar = self.stage_mbarrier(&stage);
+        let (spin, done) = (self.new_label("pw"), self.new_label("pwd"));
+        self.line(&format!("br label {spin}"));
+        self.label(&spin);
+        let ok = self.emit(
+            "pok",
+            format!(
+                "call i32 asm sideeffect \"{{\\0A\\09.reg .pred p;\\0A\\09mbarrier.try_wait.parity.shared.b64 p, [$1], $2;\\0A\\09selp.u32 $0, 1, 0, p;\\0A\\09}}\", \"=r,r,r,~{{memory}}\"(i32 {mbar}, i32 {parity})"
+            ),
+        );
+        let ok = self.emit("pok", format!("icmp ne i32 {ok}, 0"));
+        self.line(&format!("br i1 {ok}, label {done}, label {spin}"));
+        self.label(&done);
+        Ok(self.emit("pbuf", format!("mul i32 {stage}, {}", p.stage_bytes)))
     }
 }

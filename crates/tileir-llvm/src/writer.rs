@@ -278,6 +278,10 @@ pub(crate) struct FuncWriter<'a> {
     pub(crate) tensor_maps: Vec<crate::tma::TensorMapSpec>,
     /// Whether the kernel's mbarrier is used (and initialized in the entry block).
     pub(crate) mbarrier_used: bool,
+    /// Whether the two stage mbarriers of double-buffered TMA loops are used.
+    pub(crate) stage_mbarriers_used: bool,
+    /// mma ops in double-buffered TMA loops, with their loop's values.
+    pub(crate) tma_pipeline_loops: HashMap<OpId, crate::wgmma::TmaPipelineLoop>,
     /// The function's entry block (its arguments are the kernel parameters).
     pub(crate) entry_block: Option<tileir_ir::BlockId>,
 }
@@ -408,6 +412,8 @@ impl<'a> FuncWriter<'a> {
             tensor_maps: Vec::new(),
             mbarrier_used: false,
             entry_block: None,
+            stage_mbarriers_used: false,
+            tma_pipeline_loops: HashMap::new(),
             counter: 0,
             values: HashMap::new(),
             coords: HashMap::new(),
@@ -531,6 +537,9 @@ impl<'a> FuncWriter<'a> {
         let mut text = String::new();
         if self.mbarrier_used {
             let _ = writeln!(text, "{} = internal addrspace(3) global i64 undef, align 8", self.mbarrier_name());
+        }
+        if self.stage_mbarriers_used {
+            let _ = writeln!(text, "{}.stages = internal addrspace(3) global [2 x i64] undef, align 8", self.smem_name.trim_end_matches(".smem"));
         }
         // Swizzled TMA images repeat every 1024 bytes of the absolute address.
         let align = if self.tensor_maps.is_empty() { 16 } else { 1024 };
