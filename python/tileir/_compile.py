@@ -233,7 +233,7 @@ def _pipeline_for_hints(kernel: Kernel, target: str) -> Optional[str]:
         stages = stages.resolve(target)
     if stages is None:
         return None
-    default = _native.default_pipeline()
+    default = _native.default_pipeline(target)
     pipelined, n = re.subn(r"tileas-unspecialized-pipeline\{[^}]*\}",
                            f"tileas-unspecialized-pipeline{{num-stages={stages} peel-epilogue=false}}", default)
     if n != 1:

@@ -23,8 +23,10 @@ def _close(got, want, rtol, atol):
 
 @pytest.mark.parametrize("stages", [1, 2, 3])
 def test_matmul_pipelined_at_each_depth_emulates_like_the_interpreter(stages):
+    # sm_80: the general backend, which pipelines the loads in registers (on sm_90a the
+    # backend double-buffers TMA copies itself: the next test).
     kern, grid, inputs, expected, (rtol, atol) = sample_runs.reference("matmul_f16")
-    k = ct.compile(kern.replace_hints(num_stages=stages), inputs, target="sm_90a")
+    k = ct.compile(kern.replace_hints(num_stages=stages), inputs, target="sm_80")
     ts = k.asm["nv_tileas"]
     found = re.findall(r"create_pipeline\"\(\) : \(\) -> !nv_tileas\.pipeline<stages=(\d+)", ts)
     # One pipeline for the K loop's two loads; one stage when pipelining is off.
@@ -33,6 +35,40 @@ def test_matmul_pipelined_at_each_depth_emulates_like_the_interpreter(stages):
     assert ts.count("produce_one_async") == max(stages, 1), "a prologue of stages-1 producers plus the kernel's"
     assert "async.pipeline" not in k.asm["nv_tileas-registers"]
     assert ("tileas-unspecialized-pipeline{num-stages=%d " % stages) in k.pipeline
+    ct.emulate(grid, k, inputs)
+    for i, want in expected.items():
+        assert _close(inputs[i], want, rtol, atol), f"output #{i}"
+
+
+@pytest.mark.parametrize("sample", ["matmul_f16", "persistent_matmul"])
+def test_sm_90a_leaves_mma_operand_loads_to_the_tma_double_buffer(sample):
+    # tileas-materialize-async{keep-mma-operands=true}: the loads stay in the loop body,
+    # and the backend copies them by TMA (16-byte aligned rows, as in the samples' own
+    # arguments), iteration i + 1's while iteration i computes.
+    from test_frontend_samples import SAMPLES
+
+    kern, args = SAMPLES[sample]
+    k = ct.compile(kern, args(), target="sm_90a")
+    assert "tileas-materialize-async{keep-mma-operands=true}" in k.pipeline
+    assert "create_pipeline" not in k.asm["nv_tileas"]
+    ptx = k.asm["ptx"]
+    assert "cp.async.bulk.tensor.2d" in ptx and "mbarrier.try_wait.parity" in ptx
+    # Emulated on aligned arrays with 64-row tiles (the double-buffered TMA path, across
+    # the persistent loop's tiles too), then the interpreter's reference runs.
+    rng = np.random.default_rng(3)
+    m, n, kk = 128, 192, 96
+    a, b = (rng.integers(-2, 3, (m, kk)).astype(np.float16), rng.integers(-2, 3, (kk, n)).astype(np.float16))
+    args = [a, b, np.zeros((m, n), np.float16), 64, 64, 32]
+    grid = (3,) if sample == "persistent_matmul" else (ct.cdiv(m, 64) * ct.cdiv(n, 64),)
+    k = ct.compile(kern, args, target="sm_90a")
+    assert "mbarrier.try_wait.parity" in k.asm["ptx"]
+    ct.emulate(grid, k, args)
+    np.testing.assert_array_equal(args[2], (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16))
+    # The reference runs (rows of the ragged arrays are not all 16-byte aligned, so the
+    # operands go through registers) still match on the emulator.
+    kern, grid, inputs, expected, (rtol, atol) = sample_runs.reference(sample)
+    k = ct.compile(kern, inputs, target="sm_90a")
+    assert "create_pipeline" not in k.asm["nv_tileas"]
     ct.emulate(grid, k, inputs)
     for i, want in expected.items():
         assert _close(inputs[i], want, rtol, atol), f"output #{i}"
@@ -128,15 +164,16 @@ def test_large_tiles_stay_unpipelined_by_default_to_avoid_spills():
 
     from test_frontend_samples import SAMPLES
 
+    # (sm_80: on sm_90a these loads are left to the backend's TMA double buffer.)
     kern, args = SAMPLES["matmul_f16"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        k = ct.compile(kern, args(), target="sm_90a")
+        k = ct.compile(kern, args(), target="sm_80")
     assert "pipeline<stages=1," in k.asm["nv_tileas"]
     assert k.ptxas_info.spill_stores_bytes == 0
-    # Asked for explicitly, it is honoured (on sm_90a the wgmma path then fits without a
-    # spill; a spill would be reported as a TileIRPerformanceWarning).
+    # Asked for explicitly, it is honoured (a spill would be reported as a
+    # TileIRPerformanceWarning).
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
-        k2 = ct.compile(kern.replace_hints(num_stages=2), args(), target="sm_90a")
+        k2 = ct.compile(kern.replace_hints(num_stages=2), args(), target="sm_80")
     assert "pipeline<stages=2," in k2.asm["nv_tileas"]

@@ -12,7 +12,7 @@ use tileir_ir::{print_module, Diagnostics, Module, PrintOptions};
 use tileir_llvm::{KernelAbi, LlvmOptions};
 use tileir_pass::{PassFailure, PassManager, PipelineError};
 
-pub use tileir_transforms::DEFAULT_PIPELINE;
+pub use tileir_transforms::{default_pipeline, DEFAULT_PIPELINE};
 
 /// Targets the LLVM writer accepts.
 pub const TARGETS: &[&str] = &["sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"];
@@ -22,7 +22,7 @@ pub const TARGETS: &[&str] = &["sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"];
 pub struct CompileOptions {
     /// GPU architecture (`sm_90a`).
     pub target: String,
-    /// Pass pipeline text; empty means [`DEFAULT_PIPELINE`].
+    /// Pass pipeline text; empty means [`default_pipeline`] of the target.
     pub pipeline: String,
     /// Print locations in stage texts.
     pub debug_info: bool,
@@ -119,7 +119,8 @@ type PassRun = (Vec<(String, String)>, String, Vec<(String, f64)>);
 /// Verifies `module`, runs the pipeline of `options` on it and snapshots every stage.
 fn run_passes(module: &mut Module, options: &CompileOptions) -> Result<PassRun, CompileError> {
     let print = PrintOptions { generic: false, debug_info: options.debug_info };
-    let pipeline_text = if options.pipeline.trim().is_empty() { DEFAULT_PIPELINE } else { options.pipeline.as_str() };
+    let default = tileir_transforms::default_pipeline(&options.target);
+    let pipeline_text = if options.pipeline.trim().is_empty() { default.as_str() } else { options.pipeline.as_str() };
     let mut pm = PassManager::from_pipeline(pipeline_text, &tileir_transforms::registry()).map_err(CompileError::Pipeline)?;
     pm.snapshot_after_each = true;
     pm.print_options = print;

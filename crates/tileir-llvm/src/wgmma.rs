@@ -1076,10 +1076,21 @@ impl FuncWriter<'_> {
         Ok(())
     }
 
-    /// Before the loop: stage 0's copies, when the loop runs at all. Shared memory's generic
-    /// uses so far (the accumulator's trip into fragments) come before the async writes.
+    /// Before the loop: both stages' mbarriers back at phase 0, then stage 0's copies, when
+    /// the loop runs at all. Shared memory's generic uses so far (the accumulator's trip
+    /// into fragments) come before the async writes.
     pub(crate) fn tma_pipeline_prologue(&mut self, p: &TmaPipelineLoop, plan: &WgmmaPlan) -> R<()> {
         self.intrinsic_void("llvm.nvvm.fence.proxy.async.shared_cta", &[]);
+        self.barrier();
+        // Every execution of the loop starts both stages at phase 0 (an enclosing loop, a
+        // persistent tile loop, runs it again): thread 0 re-initializes them once every
+        // thread is past its last wait (the barrier above).
+        let mbar0 = self.stage_mbarrier("0");
+        let mbar1 = self.stage_mbarrier("1");
+        let tid = self.thread_id();
+        self.line(&format!(
+            "call void asm sideeffect \"{{\\0A\\09.reg .pred p;\\0A\\09setp.eq.u32 p, $0, 0;\\0A\\09@p mbarrier.inval.shared.b64 [$1];\\0A\\09@p mbarrier.inval.shared.b64 [$2];\\0A\\09@p mbarrier.init.shared.b64 [$1], 1;\\0A\\09@p mbarrier.init.shared.b64 [$2], 1;\\0A\\09}}\\0A\\09fence.mbarrier_init.release.cluster;\", \"r,r,r,~{{memory}}\"(i32 {tid}, i32 {mbar0}, i32 {mbar1})"
+        ));
         self.barrier();
         let runs = self.emit("runs", format!("icmp {} {} {}, {}", p.cmp, p.ilt, p.lb, p.ub));
         self.issue_stage(p, plan, &p.lb.clone(), "0", Some(&runs))

@@ -164,10 +164,14 @@ fn canonical_pipeline(py: Python<'_>, text: &str) -> PyResult<String> {
     r.map_err(|e| to_py_error(py, tileir_driver::CompileError::Pipeline(e)))
 }
 
-/// The default pipeline text.
+/// The default pipeline text (for `target`, when given).
 #[pyfunction]
-fn default_pipeline() -> &'static str {
-    tileir_driver::DEFAULT_PIPELINE
+#[pyo3(signature = (target=None))]
+fn default_pipeline(target: Option<&str>) -> String {
+    match target {
+        Some(t) => tileir_driver::default_pipeline(t),
+        None => tileir_driver::DEFAULT_PIPELINE.to_string(),
+    }
 }
 
 /// Every registered pass: name, summary and options (name, type, default, help).

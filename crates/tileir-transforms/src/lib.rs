@@ -180,3 +180,14 @@ pub fn registry() -> Registry {
 /// iteration ahead; the drain predicated rather than peeled, which keeps one copy of the
 /// loop body for LLVM) and its lowering to loop-carried registers for the general backend.
 pub const DEFAULT_PIPELINE: &str = "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=2 peel-epilogue=false max-inflight-bytes=64},tileas-optimize-pipeline-region,tileas-pipelines-to-registers";
+
+/// The default pipeline for `target`: on sm_90a, loads that only feed an mma stay in place
+/// (`tileas-materialize-async{keep-mma-operands=true}`), for the backend copies them by
+/// TMA and double-buffers the loop itself.
+pub fn default_pipeline(target: &str) -> String {
+    if target == "sm_90a" {
+        DEFAULT_PIPELINE.replacen("tileas-materialize-async,", "tileas-materialize-async{keep-mma-operands=true},", 1)
+    } else {
+        DEFAULT_PIPELINE.to_string()
+    }
+}

@@ -31,8 +31,13 @@ pub const NAME: &str = "tileas-materialize-async";
 pub const TWO_PRODUCERS: &str = "there are two `produce-one-like` operations using different instructions to generate data into the same pipeline. It's a bug of MaterializeAsync Pass.";
 
 pass_options! {
-    /// `tileas-materialize-async` has no options.
-    pub struct MaterializeAsyncOptions {}
+    /// Options of `tileas-materialize-async` (spec/001 gives it none; this one is tileir's).
+    pub struct MaterializeAsyncOptions {
+        /// tileir: leave loads whose only use is an operand of an mma where they are. The
+        /// sm_90a backend copies such tiles straight into shared memory by TMA and
+        /// double-buffers the loop itself; pipelined here, they would arrive as registers.
+        keep_mma_operands("keep-mma-operands"): bool = false,
+    }
 }
 
 /// The pass.
@@ -49,7 +54,7 @@ impl Pass for MaterializeAsync {
         self.options.to_text()
     }
     fn run(&self, module: &mut Module) -> Result<(), Diagnostics> {
-        let created = materialize(module);
+        let created = materialize(module, self.options.keep_mma_operands);
         check_one_producer_per_pipeline(module, &created)
     }
 }
@@ -64,7 +69,7 @@ fn function_has_agents(m: &Module, func: OpId) -> bool {
 
 /// Rewrites every qualifying loop (innermost first, so an outer loop sees its inner loops
 /// already rewritten — and then has side effects of its own pipelines to respect).
-fn materialize(m: &mut Module) -> Vec<ValueId> {
+fn materialize(m: &mut Module, keep_mma_operands: bool) -> Vec<ValueId> {
     let mut created = Vec::new();
     let funcs: Vec<OpId> = m.blocks[m.body].ops.iter().copied().filter(|&f| matches!(m.ops[f].kind, OpKind::TileAa(tileir_ir::TileAaOp::Func { .. }))).collect();
     for f in funcs {
@@ -76,7 +81,7 @@ fn materialize(m: &mut Module) -> Vec<ValueId> {
         collect_loops(m, f, &mut loops);
         for l in loops {
             if m.is_attached(l) {
-                created.extend(materialize_loop(m, l));
+                created.extend(materialize_loop(m, l, keep_mma_operands));
             }
         }
     }
@@ -134,7 +139,15 @@ fn use_count(m: &Module, v: ValueId) -> usize {
 }
 
 /// Rewrites one loop; returns the pipeline it created, if any.
-fn materialize_loop(m: &mut Module, for_op: OpId) -> Option<ValueId> {
+/// Whether `v`'s only use is as operand A or B of an mma.
+fn only_mma_operand(m: &Module, v: ValueId) -> bool {
+    let users: Vec<OpId> = m.walk().into_iter().filter(|&o| m.ops[o].operands.contains(&v)).collect();
+    matches!(users.as_slice(), [u] if matches!(m.ops[*u].kind.ct(), Some(CtOp::MmaF | CtOp::MmaI))
+        && m.ops[*u].operands.iter().position(|&x| x == v).is_some_and(|i| i < 2)
+        && m.ops[*u].operands.iter().filter(|&&x| x == v).count() == 1)
+}
+
+fn materialize_loop(m: &mut Module, for_op: OpId, keep_mma_operands: bool) -> Option<ValueId> {
     let l = ForLoop::of(m, for_op)?;
     if l.terminator(m).is_none() || m.blocks[l.body].ops.iter().any(|&o| has_side_effects(m, o)) {
         return None;
@@ -146,7 +159,7 @@ fn materialize_loop(m: &mut Module, for_op: OpId) -> Option<ValueId> {
         let d = &m.ops[op];
         let token_ok = !access.has_token || !crate::pipeline_util::defined_inside(m, *d.operands.last().expect("token"), l.op);
         let token_unused = d.results.get(1).is_none_or(|&t| use_count(m, t) == 0);
-        if !token_ok || !token_unused {
+        if !token_ok || !token_unused || (keep_mma_operands && only_mma_operand(m, d.results[0])) {
             continue;
         }
         let mut s = slice.clone();
