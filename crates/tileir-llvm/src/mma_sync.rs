@@ -63,7 +63,8 @@ struct WarpTiling {
     cols: i64,
 }
 
-fn num_warps(t: &ValTy) -> i64 {
+/// Warps of the CTA, from a tile's layout.
+pub(crate) fn num_warps(t: &ValTy) -> i64 {
     match &t.layout {
         Some(Layout::Blocked { warps_per_cta, .. }) => warps_per_cta.iter().product::<u32>() as i64,
         None => 1,
@@ -89,14 +90,16 @@ fn sm_number(target: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
-fn num(e: TileElem) -> Option<NumType> {
+/// The numeric element of `e` (None for pointers).
+pub(crate) fn num(e: TileElem) -> Option<NumType> {
     match e {
         TileElem::Num(n) => Some(n),
         TileElem::Ptr(_) => None,
     }
 }
 
-fn fp8_name(n: NumType) -> Option<&'static str> {
+/// The PTX name of an fp8 element type.
+pub(crate) fn fp8_name(n: NumType) -> Option<&'static str> {
     match n {
         NumType::F8E4M3FN => Some("e4m3"),
         NumType::F8E5M2 => Some("e5m2"),

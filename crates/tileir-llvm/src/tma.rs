@@ -141,15 +141,27 @@ impl FuncWriter<'_> {
         )
     }
 
-    /// Waits until the phase of `state` completes.
+    /// Waits until the phase of `state` (i64, an arrive's result) completes.
     pub(crate) fn mbarrier_wait(&mut self, mbar: &str, state: &str) {
+        self.mbarrier_spin(mbar, "try_wait", ("l", "i64", state));
+    }
+
+    /// Waits until the phase of parity `parity` (i32) completes.
+    pub(crate) fn mbarrier_wait_parity(&mut self, mbar: &str, parity: &str) {
+        self.mbarrier_spin(mbar, "try_wait.parity", ("r", "i32", parity));
+    }
+
+    /// Spins on `mbarrier.{wait}` of `mbar` with its second operand `arg` (constraint,
+    /// LLVM type, value) until it holds.
+    fn mbarrier_spin(&mut self, mbar: &str, wait: &str, arg: (&str, &str, &str)) {
+        let (cons, ty, value) = arg;
         let (spin, done) = (self.new_label("mbw"), self.new_label("mbwd"));
         self.line(&format!("br label {spin}"));
         self.label(&spin);
         let ok = self.emit(
             "mbok",
             format!(
-                "call i32 asm sideeffect \"{{\\0A\\09.reg .pred p;\\0A\\09mbarrier.try_wait.shared.b64 p, [$1], $2;\\0A\\09selp.u32 $0, 1, 0, p;\\0A\\09}}\", \"=r,r,l,~{{memory}}\"(i32 {mbar}, i64 {state})"
+                "call i32 asm sideeffect \"{{\\0A\\09.reg .pred p;\\0A\\09mbarrier.{wait}.shared.b64 p, [$1], $2;\\0A\\09selp.u32 $0, 1, 0, p;\\0A\\09}}\", \"=r,r,{cons},~{{memory}}\"(i32 {mbar}, {ty} {value})"
             ),
         );
         let ok = self.emit("mbok", format!("icmp ne i32 {ok}, 0"));

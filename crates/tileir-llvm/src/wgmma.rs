@@ -28,6 +28,7 @@
 //! P2).
 
 use crate::lower_ct::ValTy;
+use crate::mma_sync::{fp8_name, num, num_warps};
 use crate::writer::{FuncWriter, Lowered};
 use std::collections::HashMap;
 use tileir_ir::{CtOp, CudaTileOp, Dim, Layout, NumType, OpId, OpKind, Signedness, TileElem, Type, ValueId};
@@ -101,21 +102,6 @@ fn swizzle_mode(bytes: u32) -> u32 {
     }
 }
 
-fn num(e: TileElem) -> Option<NumType> {
-    match e {
-        TileElem::Num(n) => Some(n),
-        TileElem::Ptr(_) => None,
-    }
-}
-
-fn fp8_name(n: NumType) -> Option<&'static str> {
-    match n {
-        NumType::F8E4M3FN => Some("e4m3"),
-        NumType::F8E5M2 => Some("e5m2"),
-        _ => None,
-    }
-}
-
 /// Whether `n` is an N the form's instruction accepts (PTX ISA: multiples of 8 up to 256;
 /// integer forms: 8, 16, 24, then multiples of 16).
 fn valid_n(n: i64, int: bool) -> bool {
@@ -123,13 +109,6 @@ fn valid_n(n: i64, int: bool) -> bool {
         return false;
     }
     !int || n <= 24 || n % 16 == 0
-}
-
-fn num_warps(t: &ValTy) -> i64 {
-    match &t.layout {
-        Some(Layout::Blocked { warps_per_cta, .. }) => warps_per_cta.iter().product::<u32>() as i64,
-        None => 1,
-    }
 }
 
 fn tiling(m: i64, n: i64, warps: i64, int: bool) -> R<WarpgroupTiling> {
@@ -1113,18 +1092,7 @@ impl FuncWriter<'_> {
         let parity = self.emit("ppar", format!("lshr i32 {i}, 1"));
         let parity = self.emit("ppar", format!("and i32 {parity}, 1"));
         let mbar = self.stage_mbarrier(&stage);
-        let (spin, done) = (self.new_label("pw"), self.new_label("pwd"));
-        self.line(&format!("br label {spin}"));
-        self.label(&spin);
-        let ok = self.emit(
-            "pok",
-            format!(
-                "call i32 asm sideeffect \"{{\\0A\\09.reg .pred p;\\0A\\09mbarrier.try_wait.parity.shared.b64 p, [$1], $2;\\0A\\09selp.u32 $0, 1, 0, p;\\0A\\09}}\", \"=r,r,r,~{{memory}}\"(i32 {mbar}, i32 {parity})"
-            ),
-        );
-        let ok = self.emit("pok", format!("icmp ne i32 {ok}, 0"));
-        self.line(&format!("br i1 {ok}, label {done}, label {spin}"));
-        self.label(&done);
+        self.mbarrier_wait_parity(&mbar, &parity);
         Ok(self.emit("pbuf", format!("mul i32 {stage}, {}", p.stage_bytes)))
     }
 }

@@ -1089,16 +1089,7 @@ impl Decoder {
         if tys.len() != 4 {
             return Err(unsupported());
         }
-        let input = |t: &str| match t {
-            "f16" => Some(MmaIn::F(FloatFormat::F16)),
-            "bf16" => Some(MmaIn::F(FloatFormat::BF16)),
-            "tf32" => Some(MmaIn::F(FloatFormat::TF32)),
-            "e4m3" => Some(MmaIn::F(FloatFormat::F8E4M3FN)),
-            "e5m2" => Some(MmaIn::F(FloatFormat::F8E5M2)),
-            "s8" => Some(MmaIn::S8),
-            "u8" => Some(MmaIn::U8),
-            _ => None,
-        };
+        let input = mma_input;
         let (at, bt) = (input(tys[1]).ok_or_else(unsupported)?, input(tys[2]).ok_or_else(unsupported)?);
         let acc_ok = |t: &str| match at {
             MmaIn::F(FloatFormat::F16 | FloatFormat::BF16) => matches!(t, "f16" | "f32"),
@@ -1168,16 +1159,7 @@ impl Decoder {
         if tys.len() != 3 {
             return Err(unsupported("expected .dtype.atype.btype"));
         }
-        let input = |t: &str| match t {
-            "f16" => Some(MmaIn::F(FloatFormat::F16)),
-            "bf16" => Some(MmaIn::F(FloatFormat::BF16)),
-            "tf32" => Some(MmaIn::F(FloatFormat::TF32)),
-            "e4m3" => Some(MmaIn::F(FloatFormat::F8E4M3FN)),
-            "e5m2" => Some(MmaIn::F(FloatFormat::F8E5M2)),
-            "s8" => Some(MmaIn::S8),
-            "u8" => Some(MmaIn::U8),
-            _ => None,
-        };
+        let input = mma_input;
         let (at, bt) = match (input(tys[1]), input(tys[2])) {
             (Some(at), Some(bt)) => (at, bt),
             _ => return Err(unsupported("A and B must be f16, bf16, tf32, e4m3, e5m2, s8 or u8")),
@@ -1610,4 +1592,18 @@ pub fn parse_imm_text(text: &str, neg: bool, bits: u8) -> Option<u64> {
     }
     let v = parse_uint(text)?;
     Some(if neg { v.wrapping_neg() & mask } else { v & mask })
+}
+
+/// The input element of an `mma.sync` / `wgmma` type suffix.
+fn mma_input(t: &str) -> Option<MmaIn> {
+    match t {
+        "f16" => Some(MmaIn::F(FloatFormat::F16)),
+        "bf16" => Some(MmaIn::F(FloatFormat::BF16)),
+        "tf32" => Some(MmaIn::F(FloatFormat::TF32)),
+        "e4m3" => Some(MmaIn::F(FloatFormat::F8E4M3FN)),
+        "e5m2" => Some(MmaIn::F(FloatFormat::F8E5M2)),
+        "s8" => Some(MmaIn::S8),
+        "u8" => Some(MmaIn::U8),
+        _ => None,
+    }
 }
