@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import operator
 import threading
 import time
 from dataclasses import dataclass, field
@@ -618,7 +619,8 @@ _ENTRIES: Dict[Tuple, Tuple] = {}
 
 
 class _LaunchPlan:
-    __slots__ = ("compiled", "function", "buf", "params", "block", "smem", "lock", "run")
+    __slots__ = ("compiled", "function", "buf", "params", "block", "smem", "lock", "run", "fmt", "map_offsets",
+                 "map_cache", "map_keys", "map_last")
 
     def __init__(self, compiled: CompiledKernel, function: Any, kinds: Sequence[str], guards: Sequence[Tuple],
                  ctx: int):
@@ -639,12 +641,55 @@ class _LaunchPlan:
             off += pad
             offsets.append(off)
             off += size
+        # Tensor maps (128 bytes each, 64-byte aligned) after the packed parameters.
+        self.map_offsets = []
+        for _ in compiled.tensor_maps:
+            off += -off % 64
+            self.map_offsets.append(off)
+            offsets.append(off)
+            off += 128
+        self.map_cache: Dict[Tuple, bytes] = {}
+        self.map_last: List[Any] = [None] * len(compiled.tensor_maps)
+        # Per map: the values it is encoded from (the parameters it names, plus its index).
+        self.map_keys = [
+            operator.itemgetter(spec["base"], *[v for kind, v in spec["sizes"] + spec["strides"] if kind == "param"])
+            for spec in compiled.tensor_maps
+        ]
+        self.fmt = fmt
         self.buf = ctypes.create_string_buffer(max(off, 8))
         base = ctypes.addressof(self.buf)
-        self.params = (ctypes.c_void_p * max(len(kinds), 1))(*[base + o for o in offsets])
+        self.params = (ctypes.c_void_p * max(len(offsets), 1))(*[base + o for o in offsets])
         self.block = compiled.num_threads
         self.lock = threading.Lock()
         self.run = _make_launcher(self, guards, fmt, ctx)
+
+    def write_maps(self, values: Sequence[Any]) -> None:
+        """Puts each tensor map for the packed parameter ``values`` into the parameter
+        buffer; a slot already holding the map of the same array is left as it is."""
+        import ctypes  # (not at module import: importing ctypes costs milliseconds)
+
+        for j, off in enumerate(self.map_offsets):
+            key = self.map_keys[j](values)
+            if key != self.map_last[j]:
+                ctypes.memmove(ctypes.addressof(self.buf) + off, self.map_bytes(j, values), 128)
+                self.map_last[j] = key
+
+    def map_bytes(self, j: int, values: Sequence[Any]) -> bytes:
+        """Tensor map ``j`` for the packed parameter ``values``, encoded once per distinct
+        array (the parameters holding its address, sizes and strides)."""
+        key = (j, self.map_keys[j](values))
+        blob = self.map_cache.get(key)
+        if blob is None:
+            spec = self.compiled.tensor_maps[j]
+            address, sizes, strides, box = tensor_map_fields(spec, values)
+            cuda = _cuda()
+            elem_bytes = cuda._TENSOR_MAP_ELEM_BYTES[spec["elem"]]
+            blob = cuda.encode_tensor_map(spec["elem"], address, sizes, [s * elem_bytes for s in strides], box,
+                                          int(spec["swizzle"]))
+            if len(self.map_cache) >= 1024:
+                self.map_cache.clear()
+            self.map_cache[key] = blob
+        return blob
 
 
 def _torch_tensor_type():
@@ -857,6 +902,13 @@ def _make_launcher(plan: _LaunchPlan, guards: Sequence[Tuple], fmt: str, ctx: in
         "            pack_into(BUF, 0, %s)" % ", ".join(packed) if packed else "            pass",
         "        except PackError:",
         "            return False",
+    ]
+    if plan.map_offsets:
+        # Tensor maps from the packed values (cached per array by the plan); a failure
+        # leaves the launch to the general path, which reports it.
+        ns["UNPACK"], ns["WMAPS"] = struct.Struct(fmt).unpack_from, plan.write_maps
+        lines += ["        try:", "            WMAPS(UNPACK(BUF, 0))", "        except Exception:", "            return False"]
+    lines += [
         "        rc = LAUNCH(FUNC, gx, gy, gz, BLOCK, 1, 1, SMEM, hs, PARAMS, None)",
         "    if rc:",
         "        _fail(plan, rc, gx, gy, gz)",
@@ -903,6 +955,12 @@ def _make_plan(kernel: Kernel, args: Sequence[Any], compiled: CompiledKernel, fu
     if scanned is None:
         return
     sig, vals, guards = scanned
+    # Tensor maps trail the parameters; the launcher encodes them from the packed values.
+    n_maps = len(compiled.tensor_maps)
+    if n_maps:
+        if any(kind != "bytes" for kind, _ in params[len(params) - n_maps:]):
+            return
+        params = params[:len(params) - n_maps]
     if len(vals) != len(params) or any(kind not in _PACK for kind, _ in params):
         return
     for (kind, value), v in zip(params, vals):

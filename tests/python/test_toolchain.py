@@ -1335,17 +1335,26 @@ def test_launch_provides_dynamic_shared_memory(fake_driver, tmp_path, monkeypatc
     assert len(calls) == 1
     assert (attr("attr_set"), attr("attr_value")) == (8, 128 * 128 * 4)  # max dynamic smem
     assert list((ctypes.c_uint * 7).in_dll(fake_driver, "dims"))[6] == 128 * 128 * 4
+    assert attr("tmap_calls") == 2 and attr("tmap_dtype") == 6  # A's and B's; FLOAT16
     (ctypes.c_uint * 7).in_dll(fake_driver, "dims")[6] = 0
     ct.launch(None, (1,), kern, (a, b, z, 128, 128, 64))
-    # Kernels with tensor maps take the general path each time (the maps are encoded there).
-    assert len(calls) == 2
+    assert len(calls) == 1, "the second launch should take the fast path"
     assert list((ctypes.c_uint * 7).in_dll(fake_driver, "dims"))[6] == 128 * 128 * 4
     assert ct.compile(kern, (a, b, z, 128, 128, 64), target="sm_90a").dynamic_smem == 128 * 128 * 4
-    # The tensor maps: encoded by the driver at each launch, passed by value after the arrays.
-    assert attr("tmap_calls") == 4 and attr("tmap_dtype") == 6  # two per launch; FLOAT16
+    # The tensor maps, passed by value after the arrays: the fast path encodes them once per
+    # array and reuses them (its first launch encodes, the next ones do not).
+    assert attr("tmap_calls") == 4
+    ct.launch(None, (1,), kern, (a, b, z, 128, 128, 64))
+    assert len(calls) == 1 and attr("tmap_calls") == 4
     raw = _launch_params(fake_driver, 17)
     assert [int.from_bytes(raw[i][:8], "little") for i in (15, 16)] == [a.ptr, b.ptr]
     assert raw[15][8] == raw[16][8] == 0xA5
+    # Other arrays of the same kind: still the fast path, with their own maps.
+    a2, b2 = cuda.empty((128, 64), np.float16), cuda.empty((64, 128), np.float16)
+    ct.launch(None, (1,), kern, (a2, b2, z, 128, 128, 64))
+    assert len(calls) == 1 and attr("tmap_calls") == 6
+    raw = _launch_params(fake_driver, 17)
+    assert [int.from_bytes(raw[i][:8], "little") for i in (15, 16)] == [a2.ptr, b2.ptr]
     # B's map (the last encoded): 64 x 128 halves, rows 256 bytes apart, boxes of 64 rows x 64
     # columns (128 bytes: the 128-byte swizzle, CU_TENSOR_MAP_SWIZZLE_128B = 3).
     assert list((ctypes.c_ulonglong * 2).in_dll(fake_driver, "tmap_dims")) == [128, 64]
