@@ -146,7 +146,10 @@ def matmul_throughput(repeats: int) -> None:
         for stages in (1, 2, 3):
             kern = matmul.replace_hints(num_stages=stages)
             k = ct.compile(kern, (da, db, dc, tm, tn, tk), target=target_of_device())
-            variant = "mma.sync" if "mma.sync" in k.asm["ptx"] else "fma"
+            ptx = k.asm["ptx"]
+            variant = ("wgmma" + (" + TMA double buffer" if "mbarrier.try_wait.parity" in ptx else
+                                  " + TMA" if "cp.async.bulk.tensor" in ptx else "")
+                       if "wgmma.mma_async" in ptx else "mma.sync" if "mma.sync" in ptx else "fma")
             ms = time_ms(lambda: ct.launch(None, grid, kern, (da, db, dc, tm, tn, tk)), repeats)
             print(f"matmul {n}^3 f16 tiles {tm}x{tn}x{tk} ({variant}, num_stages={stages}, {k.registers} regs): "
                   f"{ms:.2f} ms, {flops / ms / 1e9:.1f} TFLOP/s")

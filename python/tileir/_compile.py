@@ -627,7 +627,7 @@ class _LaunchPlan:
         import ctypes
 
         self.compiled = compiled
-        if compiled.dynamic_smem > getattr(function, "_dynamic_smem_limit", 48 * 1024):
+        if compiled.dynamic_smem > getattr(function, "_dynamic_smem_limit", 0):
             function.set_max_dynamic_shared_memory(compiled.dynamic_smem)
         self.function = function.handle
         self.smem = compiled.dynamic_smem

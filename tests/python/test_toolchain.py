@@ -1382,3 +1382,20 @@ def test_bfloat16_device_arrays_specialize_as_bfloat16():
     producer = _CapsuleProducer(_capsule_of(managed, capsule_name))
     assert ct.dtype_of(array_facts(producer).dtype) is ct.bfloat16
     assert ct.dtype_of(None) is None
+
+
+def test_any_dynamic_shared_memory_is_opted_into(fake_driver):
+    # Without the opt-in a launch may use 48 KiB less the function's static shared memory:
+    # 48 KiB of dynamic next to a kernel's mbarriers failed with CUDA_ERROR_INVALID_VALUE on
+    # an H100. So every launch with dynamic shared memory opts the function in first, once.
+    module = cuda.load_module(b"\x7fELF" + bytes(60) + b"optin")
+    fn = module.get_function("k")
+    out = cuda.empty((4,), np.int32)
+    fake_driver.fake_set_param_sizes(1, (ctypes.c_size_t * 1)(8))
+    ctypes.c_int.in_dll(fake_driver, "attr_set").value = -1
+    cuda.launch(fn, (1,), 32, shared_mem=48 * 1024, params=[("ptr", out)])
+    assert ctypes.c_int.in_dll(fake_driver, "attr_set").value == 8
+    assert ctypes.c_int.in_dll(fake_driver, "attr_value").value == 48 * 1024
+    ctypes.c_int.in_dll(fake_driver, "attr_set").value = -1
+    cuda.launch(fn, (1,), 32, shared_mem=48 * 1024, params=[("ptr", out)])
+    assert ctypes.c_int.in_dll(fake_driver, "attr_set").value == -1

@@ -374,3 +374,79 @@ def test_unaligned_rows_go_through_registers():
     args = [a, b, np.zeros((64, 68), np.float32), 64, 64, 32]
     compiled, ptx = compile_checked(mm_tiled, args)
     assert "wgmma.mma_async" in ptx and "cp.async" not in ptx
+
+
+@ct.kernel
+def two_accumulators(A, B, A2, B2, Z, Z2, tm: C[int], tn: C[int], tk: C[int]):
+    acc = ct.full((tm, tn), 0, dtype=ct.float32)
+    acc2 = ct.full((tm, tn), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(ct.bid(0), k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, index=(k, ct.bid(1)), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc)
+        a2 = ct.load(A2, index=(ct.bid(0), k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO)
+        b2 = ct.load(B2, index=(k, ct.bid(1)), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO)
+        acc2 = ct.mma(a2, b2, acc2)
+    ct.store(Z, index=(ct.bid(0), ct.bid(1)), tile=acc)
+    ct.store(Z2, index=(ct.bid(0), ct.bid(1)), tile=acc2)
+
+
+@ct.kernel
+def accumulator_and_sum(A, B, X, Z, S, tm: C[int], tn: C[int], tk: C[int]):
+    acc = ct.full((tm, tn), 0, dtype=ct.float32)
+    s = ct.full((tm, tk), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(ct.bid(0), k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, index=(k, ct.bid(1)), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc)
+        x = ct.load(X, index=(ct.bid(0), k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO).astype(ct.float32)
+        s = s + ct.transpose(ct.transpose(x)) + ct.sum(x, axis=0, keepdims=True)
+    ct.store(Z, index=(ct.bid(0), ct.bid(1)), tile=acc)
+    ct.store(S, index=(ct.bid(0), 0), tile=s)
+
+
+@ct.kernel
+def accumulator_and_transposes(A, B, X, Z, S, tm: C[int], tn: C[int], tk: C[int]):
+    acc = ct.full((tm, tn), 0, dtype=ct.float32)
+    s = ct.full((tm, tk), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(ct.bid(0), k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, index=(k, ct.bid(1)), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc)
+        x = ct.load(X, index=(ct.bid(0), k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO).astype(ct.float32)
+        s = s + ct.transpose(ct.transpose(x))
+    ct.store(Z, index=(ct.bid(0), ct.bid(1)), tile=acc)
+    ct.store(S, index=(ct.bid(0), 0), tile=s)
+
+
+def test_double_buffer_stages_live_apart_from_the_loop_bodys_other_shared_memory():
+    # The next stage's copies fly while the rest of the body runs: a reduction's shared
+    # partials (found on an H100: 2048 of 8192 accumulator elements wrong when the stages
+    # shared the scratch buffer) and a second mma's staging must not land on them.
+    rng = np.random.default_rng(21)
+    m, n, k = 128, 128, 256
+    a, b, x = (small_ints(rng, s).astype(np.float16) for s in [(m, k), (k, n), (m, k)])
+    # Transposes and a reduction through shared memory, double-buffered, stages apart.
+    for kern in [accumulator_and_transposes, accumulator_and_sum]:
+        args = [a, b, x, np.zeros((m, n), np.float32), np.zeros((m, 64), np.float32), 64, 64, 64]
+        compiled, ptx = compile_checked(kern, args)
+        assert "mbarrier.try_wait.parity" in ptx
+        r1, r2 = run_both(kern, (2, 2), args)
+        assert_bits(r2[3], r1[3])
+        assert_bits(r2[4], r1[4])
+    a2, b2 = small_ints(rng, (m, k)).astype(np.float16), small_ints(rng, (k, n)).astype(np.float16)
+    args = [a, b, a2, b2, np.zeros((m, n), np.float32), np.zeros((m, n), np.float32), 128, 128, 64]
+    compile_checked(two_accumulators, args)
+    r1, r2 = run_both(two_accumulators, (1, 1), args)
+    assert_bits(r2[4], r1[4])
+    assert_bits(r2[5], r1[5])
+
+
+@pytest.mark.parametrize("tiles", [(64, 128, 64), (128, 64, 64), (64, 64, 128)], ids=["64x128x64", "128x64x64", "64x64x128"])
+def test_two_stages_of_48_kib_leave_room_for_the_mbarriers(tiles):
+    # Two 24 KiB stages are exactly 48 KiB: with the mbarriers and the 1024-byte alignment the
+    # buffer must become dynamic (ptxas rejected 0xc400 bytes of static shared memory).
+    rng = np.random.default_rng(22)
+    a, b = small_ints(rng, (256, 512)).astype(np.float16), small_ints(rng, (512, 256)).astype(np.float16)
+    compiled, ptx = compile_checked(mm_tiled, [a, b, np.zeros((256, 256), np.float32), *tiles])
+    assert "mbarrier.try_wait.parity" in ptx

@@ -437,12 +437,15 @@ impl FuncWriter<'_> {
         let pipelined = self.tma_pipeline_loops.get(&op).cloned();
         let mut stage_offset = None;
         if let Some(p) = &pipelined {
-            self.scratch((2 * p.stage_bytes).max(total));
+            // The stages live past every op's scratch (other ops of the body use the scratch
+            // while the next stage's copies fly): placed when the function is done.
+            self.pipeline_stage_bytes = self.pipeline_stage_bytes.max(2 * p.stage_bytes);
             stage_offset = Some(self.tma_pipeline_step(p, &plan)?);
         }
         if pipelined.is_none() && (tma_a.is_some() || tma_b.is_some()) {
-            // The previous generic-proxy reads of this buffer come before the TMA writes.
-            self.intrinsic_void("llvm.nvvm.fence.proxy.async.shared_cta", &[]);
+            // The previous generic-proxy accesses come before the TMA: reads of this shared
+            // buffer, and stores to global memory the copies may read (all state spaces).
+            self.intrinsic_void("llvm.nvvm.fence.proxy.async", &[]);
         }
         if pipelined.is_none() {
             self.barrier();
@@ -681,32 +684,41 @@ fn swizzle_dividing(spans: &[i64]) -> u32 {
     [128, 64, 32].into_iter().find(|&s| spans.iter().all(|&b| b % s as i64 == 0)).unwrap_or(0)
 }
 
+/// Whether `op` may write memory: a store, an atomic, a print, an op of another dialect
+/// or of an unlisted nv_tileaa / nv_tileas kind, or one holding any of these in its regions.
+fn may_write(m: &tileir_ir::Module, o: OpId) -> bool {
+    let op = &m.ops[o];
+    if op.regions.iter().any(|&r| m.regions[r].blocks.iter().any(|&b| m.blocks[b].ops.iter().any(|&i| may_write(m, i)))) {
+        return true;
+    }
+    match &op.kind {
+        OpKind::TileAs(tileir_ir::TileAsOp::TiledLoad { .. }) => false,
+        OpKind::TileAa(k) => !matches!(
+            k,
+            tileir_ir::TileAaOp::GetProgramId { .. }
+                | tileir_ir::TileAaOp::GetNumPrograms { .. }
+                | tileir_ir::TileAaOp::CreateMemToken
+                | tileir_ir::TileAaOp::JoinMemToken
+                | tileir_ir::TileAaOp::MakeMemref { .. }
+                | tileir_ir::TileAaOp::AddF(_)
+                | tileir_ir::TileAaOp::SubF(_)
+                | tileir_ir::TileAaOp::MulF(_)
+                | tileir_ir::TileAaOp::GetGlobal { .. }
+                | tileir_ir::TileAaOp::TiledLoad(_)
+        ),
+        OpKind::CudaTile(c) => {
+            let name = c.op.mnemonic();
+            name.contains("store") || name.contains("atomic") || name.contains("print") || name.contains("assert")
+        }
+        _ => true,
+    }
+}
+
 /// Whether any op strictly between `from` and `to` (in one block's op list) may write
-/// memory: a store, an atomic, a print, or anything with regions or of another dialect.
+/// memory.
 fn writes_between(m: &tileir_ir::Module, ops: &[OpId], from: OpId, to: OpId) -> bool {
     let (Some(i), Some(j)) = (ops.iter().position(|&o| o == from), ops.iter().position(|&o| o == to)) else { return true };
-    ops[i + 1..j].iter().any(|&o| {
-        let op = &m.ops[o];
-        if !op.regions.is_empty() {
-            return true;
-        }
-        match &op.kind {
-            OpKind::TileAs(tileir_ir::TileAsOp::TiledLoad { .. }) => false,
-            OpKind::TileAa(k) => !matches!(
-                k,
-                tileir_ir::TileAaOp::GetProgramId { .. }
-                    | tileir_ir::TileAaOp::GetNumPrograms { .. }
-                    | tileir_ir::TileAaOp::CreateMemToken
-                    | tileir_ir::TileAaOp::JoinMemToken
-                    | tileir_ir::TileAaOp::MakeMemref { .. }
-            ),
-            OpKind::CudaTile(c) => {
-                let name = c.op.mnemonic();
-                name.contains("store") || name.contains("atomic") || name.contains("print") || name.contains("assert")
-            }
-            _ => true,
-        }
-    })
+    ops[i + 1..j].iter().any(|&o| may_write(m, o))
 }
 
 impl FuncWriter<'_> {
@@ -909,6 +921,10 @@ impl FuncWriter<'_> {
     }
 }
 
+/// Stands for the byte offset of the double-buffered loops' stage region (past the scratch
+/// every other op uses) until the function's scratch size is known.
+pub(crate) const STAGE_BASE: &str = "@@TILEIR_STAGE_BASE@@";
+
 /// Where a pipelined load's tile coordinate comes from.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum IndexSource {
@@ -956,6 +972,11 @@ impl FuncWriter<'_> {
         let m = self.m;
         let body = m.entry_block(op, 0)?;
         let iv = *m.blocks[body].args.first()?;
+        // The copies of iteration i + 1 fly while iteration i's body runs: nothing in the body
+        // may write memory they could read.
+        if m.blocks[body].ops.iter().any(|&o| may_write(m, o) && !matches!(m.ops[o].kind.ct(), Some(CtOp::Continue | CtOp::Yield))) {
+            return None;
+        }
         let (_, mma) = carries.iter().flatten().next()?;
         let OpKind::CudaTile(c) = &m.ops[*mma].kind else { return None };
         let plan = wgmma_plan(self, *mma, c).ok()?;
@@ -1035,6 +1056,7 @@ impl FuncWriter<'_> {
         }
         let mbar = self.stage_mbarrier(stage);
         let buffer = self.emit("stb", format!("mul i32 {stage}, {}", p.stage_bytes));
+        let buffer = self.emit("stb", format!("add i32 {buffer}, {STAGE_BASE}"));
         let tid = self.thread_id();
         let mut issue = self.emit("iss", format!("icmp eq i32 {tid}, 0"));
         if let Some(go) = go {
@@ -1059,7 +1081,8 @@ impl FuncWriter<'_> {
     /// the loop runs at all. Shared memory's generic uses so far (the accumulator's trip
     /// into fragments) come before the async writes.
     pub(crate) fn tma_pipeline_prologue(&mut self, p: &TmaPipelineLoop, plan: &WgmmaPlan) -> R<()> {
-        self.intrinsic_void("llvm.nvvm.fence.proxy.async.shared_cta", &[]);
+        // Generic-proxy accesses so far (shared scratch, global stores) before the copies.
+        self.intrinsic_void("llvm.nvvm.fence.proxy.async", &[]);
         self.barrier();
         // Every execution of the loop starts both stages at phase 0 (an enclosing loop, a
         // persistent tile loop, runs it again): thread 0 re-initializes them once every
@@ -1093,6 +1116,7 @@ impl FuncWriter<'_> {
         let parity = self.emit("ppar", format!("and i32 {parity}, 1"));
         let mbar = self.stage_mbarrier(&stage);
         self.mbarrier_wait_parity(&mbar, &parity);
-        Ok(self.emit("pbuf", format!("mul i32 {stage}, {}", p.stage_bytes)))
+        let buffer = self.emit("pbuf", format!("mul i32 {stage}, {}", p.stage_bytes));
+        Ok(self.emit("pbuf", format!("add i32 {buffer}, {STAGE_BASE}")))
     }
 }

@@ -278,6 +278,8 @@ pub(crate) struct FuncWriter<'a> {
     pub(crate) tensor_maps: Vec<crate::tma::TensorMapSpec>,
     /// Whether the kernel's mbarrier is used (and initialized in the entry block).
     pub(crate) mbarrier_used: bool,
+    /// Bytes of the double-buffered loops' stage region (0: none), placed past the scratch.
+    pub(crate) pipeline_stage_bytes: u64,
     /// Whether the two stage mbarriers of double-buffered TMA loops are used.
     pub(crate) stage_mbarriers_used: bool,
     /// mma ops in double-buffered TMA loops, with their loop's values.
@@ -413,6 +415,7 @@ impl<'a> FuncWriter<'a> {
             mbarrier_used: false,
             entry_block: None,
             stage_mbarriers_used: false,
+            pipeline_stage_bytes: 0,
             tma_pipeline_loops: HashMap::new(),
             counter: 0,
             values: HashMap::new(),
@@ -522,11 +525,23 @@ impl<'a> FuncWriter<'a> {
         if !self.diags.is_empty() {
             return Err(std::mem::take(&mut self.diags));
         }
+        if self.pipeline_stage_bytes > 0 {
+            let base = self.smem_bytes.div_ceil(1024) * 1024;
+            self.body = self.body.replace(crate::wgmma::STAGE_BASE, &base.to_string());
+            self.smem_bytes = base + self.pipeline_stage_bytes;
+        }
+        // mbarriers are static shared variables next to the buffer, and a 1024-byte aligned
+        // buffer may need as much again for its alignment: keep room for both.
+        let reserve = if self.mbarrier_used || self.stage_mbarriers_used || !self.tensor_maps.is_empty() { 2048 } else { 0 };
         let limit = max_smem_bytes(&self.target);
-        if self.smem_bytes > limit {
+        if self.smem_bytes + reserve > limit {
             return Err(vec![Diagnostic::error(
                 m.op_location(func),
-                format!("kernel '{name}' needs {} bytes of shared memory; {} allows at most {limit} per CTA", self.smem_bytes, self.target),
+                format!(
+                    "kernel '{name}' needs {} bytes of shared memory; {} allows at most {limit} per CTA",
+                    self.smem_bytes + reserve,
+                    self.target
+                ),
             )]);
         }
         // TMA tensor maps: trailing grid-constant byval parameters.
@@ -544,7 +559,7 @@ impl<'a> FuncWriter<'a> {
         // Swizzled TMA images repeat every 1024 bytes of the absolute address.
         let align = if self.tensor_maps.is_empty() { 16 } else { 1024 };
         let mut dynamic_smem_bytes = 0;
-        if self.smem_bytes > STATIC_SMEM_LIMIT {
+        if self.smem_bytes + reserve > STATIC_SMEM_LIMIT {
             // An external symbol keeps its name in PTX, where '.' is not an identifier
             // character (internal ones are renamed by LLVM).
             let extern_name = format!("@__tileir_dsmem_{}", sanitize(name));

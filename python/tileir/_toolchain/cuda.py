@@ -120,7 +120,10 @@ CU_FUNC_ATTRIBUTE_NUM_REGS = 4
 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 CU_EVENT_DEFAULT = 0
 CU_EVENT_DISABLE_TIMING = 2
-_DEFAULT_DYNAMIC_SMEM_LIMIT = 48 * 1024
+# The dynamic shared memory a function is opted into until set. 0, not 48 KiB: without the
+# opt-in a launch gets 48 KiB *less the function's static shared memory*, so a kernel with
+# 48 KiB of dynamic and some static shared memory (mbarriers) fails to launch (found on an H100).
+_DEFAULT_DYNAMIC_SMEM_LIMIT = 0
 
 # Errors after which the context is unusable (the process must be restarted).
 _STICKY_ERRORS = frozenset({
