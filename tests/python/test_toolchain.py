@@ -1399,3 +1399,27 @@ def test_any_dynamic_shared_memory_is_opted_into(fake_driver):
     ctypes.c_int.in_dll(fake_driver, "attr_set").value = -1
     cuda.launch(fn, (1,), 32, shared_mem=48 * 1024, params=[("ptr", out)])
     assert ctypes.c_int.in_dll(fake_driver, "attr_set").value == -1
+
+
+def test_void_typestr_arrays_take_their_dtype_from_dlpack():
+    # torch exports bfloat16 through __cuda_array_interface__ as "<V2" (no element type):
+    # the DLPack capsule names it (on an H100 torch 2.11's bf16 tensors read as None).
+    import tileir as ct
+    from tileir._frontend.specialize import array_facts
+
+    shape = (ctypes.c_int64 * 2)(4, 16)
+    managed = cuda._DLManagedTensorVersioned()
+    managed.version.major, managed.version.minor = 1, 0
+    t = managed.dl_tensor
+    t.data = 0x10000
+    t.device.device_type, t.device.device_id = cuda.DL_CUDA, 0
+    t.ndim = 2
+    t.dtype.code, t.dtype.bits, t.dtype.lanes = 4, 16, 1
+    t.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
+    capsule_name = ctypes.create_string_buffer(b"dltensor_versioned")
+
+    class VoidCai(_CapsuleProducer):
+        __cuda_array_interface__ = {"shape": (4, 16), "typestr": "<V2", "data": (0x10000, False), "version": 3,
+                                    "strides": None}
+
+    assert ct.dtype_of(array_facts(VoidCai(_capsule_of(managed, capsule_name))).dtype) is ct.bfloat16

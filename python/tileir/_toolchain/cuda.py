@@ -920,9 +920,10 @@ def array_info(obj: Any, *, stream: Any = None) -> ArrayInfo:
         cai = getattr(obj, "__cuda_array_interface__", None)
     except Exception as exc:  # e.g. torch raises TypeError for bfloat16
         cai, cai_error = None, exc
-    if cai is not None:
-        return _from_cai(obj, cai, hstream)
     dlpack = getattr(obj, "__dlpack__", None)
+    if cai is not None and not (dlpack is not None and str(cai.get("typestr", ""))[1:2] == "V"):
+        return _from_cai(obj, cai, hstream)
+    # A void typestr ("<V2": how torch exports bfloat16) names no element type: DLPack does.
     if dlpack is None:
         if cai_error is not None:
             raise LaunchError("%s.__cuda_array_interface__ failed: %s"
