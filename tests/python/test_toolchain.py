@@ -1363,12 +1363,9 @@ def test_launch_provides_dynamic_shared_memory(fake_driver, tmp_path, monkeypatc
     assert attr("tmap_swizzle") == 3
 
 
-def test_bfloat16_device_arrays_specialize_as_bfloat16():
-    # Without ml_dtypes NumPy has no bfloat16: the specialization takes DLPack's name, never
-    # NumPy's default (float64) for a missing dtype.
-    import tileir as ct
-    from tileir._frontend.specialize import array_facts
-
+def _bf16_capsule():
+    """A versioned DLPack capsule of a 4x16 bfloat16 CUDA tensor at 0x10000; the returned
+    tuple (buffers, capsule last) keeps its memory alive."""
     shape = (ctypes.c_int64 * 2)(4, 16)
     managed = cuda._DLManagedTensorVersioned()
     managed.version.major, managed.version.minor = 1, 0
@@ -1378,8 +1375,18 @@ def test_bfloat16_device_arrays_specialize_as_bfloat16():
     t.ndim = 2
     t.dtype.code, t.dtype.bits, t.dtype.lanes = 4, 16, 1
     t.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
-    capsule_name = ctypes.create_string_buffer(b"dltensor_versioned")
-    producer = _CapsuleProducer(_capsule_of(managed, capsule_name))
+    name = ctypes.create_string_buffer(b"dltensor_versioned")
+    return shape, managed, name, _capsule_of(managed, name)
+
+
+def test_bfloat16_device_arrays_specialize_as_bfloat16():
+    # Without ml_dtypes NumPy has no bfloat16: the specialization takes DLPack's name, never
+    # NumPy's default (float64) for a missing dtype.
+    import tileir as ct
+    from tileir._frontend.specialize import array_facts
+
+    keep = _bf16_capsule()
+    producer = _CapsuleProducer(keep[-1])
     assert ct.dtype_of(array_facts(producer).dtype) is ct.bfloat16
     assert ct.dtype_of(None) is None
 
@@ -1407,19 +1414,10 @@ def test_void_typestr_arrays_take_their_dtype_from_dlpack():
     import tileir as ct
     from tileir._frontend.specialize import array_facts
 
-    shape = (ctypes.c_int64 * 2)(4, 16)
-    managed = cuda._DLManagedTensorVersioned()
-    managed.version.major, managed.version.minor = 1, 0
-    t = managed.dl_tensor
-    t.data = 0x10000
-    t.device.device_type, t.device.device_id = cuda.DL_CUDA, 0
-    t.ndim = 2
-    t.dtype.code, t.dtype.bits, t.dtype.lanes = 4, 16, 1
-    t.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
-    capsule_name = ctypes.create_string_buffer(b"dltensor_versioned")
+    keep = _bf16_capsule()
 
     class VoidCai(_CapsuleProducer):
         __cuda_array_interface__ = {"shape": (4, 16), "typestr": "<V2", "data": (0x10000, False), "version": 3,
                                     "strides": None}
 
-    assert ct.dtype_of(array_facts(VoidCai(_capsule_of(managed, capsule_name))).dtype) is ct.bfloat16
+    assert ct.dtype_of(array_facts(VoidCai(keep[-1])).dtype) is ct.bfloat16
