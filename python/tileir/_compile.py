@@ -168,23 +168,28 @@ class CompiledKernel:
             for s in info.strides_elems:
                 out.append(("i32", s))
         for spec in self.tensor_maps:
-            address, sizes, strides, box = tensor_map_fields(spec, [v for _, v in out])
-            elem_bytes = cuda._TENSOR_MAP_ELEM_BYTES[spec["elem"]]
-            out.append(("bytes", cuda.encode_tensor_map(spec["elem"], address, sizes, [s * elem_bytes for s in strides],
-                                                        box, int(spec["swizzle"]))))
+            out.append(("bytes", encode_tensor_map(spec, [v for _, v in out], cuda.encode_tensor_map)))
         return out
 
 
-def tensor_map_fields(spec: Dict[str, Any], values: Sequence[Any]) -> Tuple[int, List[int], List[int], List[int]]:
-    """(base address, sizes, strides in elements, box) of tensor map ``spec`` from the
-    kernel's other parameter ``values`` (a device array's address is its ``ptr``)."""
+#: bytes per element of the tensor-map element names
+_TENSOR_MAP_ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "i8": 1, "f8E4M3FN": 1, "f8E5M2": 1}
+
+
+def encode_tensor_map(spec: Dict[str, Any], values: Sequence[Any], encoder: Any) -> bytes:
+    """The 128 bytes of tensor map ``spec`` (a ``CompiledKernel.tensor_maps`` entry) for the
+    kernel's other parameter ``values`` (a device array's address is its ``ptr``), by
+    ``encoder(elem, address, sizes, strides_bytes, box, swizzle_bytes)``: the driver's
+    (``cuda.encode_tensor_map``) or the emulator's (``_native.encode_tensor_map``)."""
     def value(ref):
         kind, v = ref
         return int(v) if kind == "const" else int(values[v])
 
     base = values[spec["base"]]
     address = int(getattr(base, "ptr", base))
-    return address, [value(r) for r in spec["sizes"]], [value(r) for r in spec["strides"]], list(spec["box"])
+    elem_bytes = _TENSOR_MAP_ELEM_BYTES[spec["elem"]]
+    return encoder(spec["elem"], address, [value(r) for r in spec["sizes"]],
+                   [value(r) * elem_bytes for r in spec["strides"]], list(spec["box"]), int(spec["swizzle"]))
 
 
 def list_arg_records(pname: str, pspec: ListSpec, arg: Sequence[Any]):
@@ -680,12 +685,7 @@ class _LaunchPlan:
         key = (j, self.map_keys[j](values))
         blob = self.map_cache.get(key)
         if blob is None:
-            spec = self.compiled.tensor_maps[j]
-            address, sizes, strides, box = tensor_map_fields(spec, values)
-            cuda = _cuda()
-            elem_bytes = cuda._TENSOR_MAP_ELEM_BYTES[spec["elem"]]
-            blob = cuda.encode_tensor_map(spec["elem"], address, sizes, [s * elem_bytes for s in strides], box,
-                                          int(spec["swizzle"]))
+            blob = encode_tensor_map(self.compiled.tensor_maps[j], values, _cuda().encode_tensor_map)
             if len(self.map_cache) >= 1024:
                 self.map_cache.clear()
             self.map_cache[key] = blob

@@ -293,7 +293,7 @@ def emulate(grid: Any, kernel: Any, args: Sequence[Any], *, target: str = "sm_90
             mem.add_record(list_records(rows, pspec.element.ndim).tobytes())
     if compiled.tensor_maps:
         # TMA tensor maps, encoded by the emulator's own encoder around emulator addresses.
-        from ._compile import tensor_map_fields
+        from ._compile import encode_tensor_map
 
         mem._layout()
         bases = list(_native.emulator_buffer_bases([hi - lo for lo, hi in mem.regions]))
@@ -305,11 +305,7 @@ def emulate(grid: Any, kernel: Any, args: Sequence[Any], *, target: str = "sm_90
             else:
                 values.append(p[1] if p[0] != "u32" else (p[1] - (1 << 32) if p[1] >= 1 << 31 else p[1]))
         for spec in compiled.tensor_maps:
-            address, sizes, strides, box = tensor_map_fields(spec, values)
-            elem_bytes = {"f16": 2, "bf16": 2, "f32": 4}.get(spec["elem"], 1)
-            blob = _native.encode_tensor_map(spec["elem"], address, sizes, [s * elem_bytes for s in strides], box,
-                                             int(spec["swizzle"]))
-            params.append(("bytes", blob))
+            params.append(("bytes", encode_tensor_map(spec, values, _native.encode_tensor_map)))
     return _call(compiled.asm["ptx"], compiled.name, _dims(grid, "grid"), (compiled.num_threads, 1, 1), params, mem,
                  compiled.dynamic_smem, race_check, threads, max_warp_steps, shared_fill)
 

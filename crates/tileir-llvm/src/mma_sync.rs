@@ -84,11 +84,6 @@ fn tiling(m: i64, n: i64, warps: i64) -> Option<WarpTiling> {
     Some(WarpTiling { wn, rows: m / wm, cols: n / wn })
 }
 
-/// The sm number of a target such as `sm_90a` (None: not an `sm_` target).
-fn sm_number(target: &str) -> Option<u32> {
-    let digits: String = target.strip_prefix("sm_")?.chars().take_while(|c| c.is_ascii_digit()).collect();
-    digits.parse().ok()
-}
 
 /// The numeric element of `e` (None for pointers).
 pub(crate) fn num(e: TileElem) -> Option<NumType> {
@@ -187,7 +182,7 @@ fn rejects(variant: &str, w: &FuncWriter<'_>, op: OpId, c: &CudaTileOp) -> Optio
         Ok(s) => s,
         Err(why) => return Some(why),
     };
-    match sm_number(&w.target) {
+    match crate::writer::sm_number(&w.target) {
         Some(sm) if sm >= shape.min_sm => {}
         _ => return Some(format!("needs sm_{}+ (target {})", shape.min_sm, w.target)),
     }

@@ -43,6 +43,26 @@ pub struct TensorMapSpec {
     pub swizzle_bytes: u32,
 }
 
+/// The call by which thread `tid` (re-)initializes the mbarriers at the i32 shared addresses
+/// `addrs` for `count` arrivals each (invalidating them first when `inval`), then fences
+/// the initialization for the async proxy. A barrier must follow before any other thread
+/// uses them.
+pub(crate) fn mbarrier_init_call(tid: &str, addrs: &[String], count: i64, inval: bool) -> String {
+    let mut asm = String::from("{\\0A\\09.reg .pred p;\\0A\\09setp.eq.u32 p, $0, 0;\\0A\\09");
+    if inval {
+        for i in 0..addrs.len() {
+            asm.push_str(&format!("@p mbarrier.inval.shared.b64 [${}];\\0A\\09", i + 1));
+        }
+    }
+    for i in 0..addrs.len() {
+        asm.push_str(&format!("@p mbarrier.init.shared.b64 [${}], {count};\\0A\\09", i + 1));
+    }
+    asm.push_str("}\\0A\\09fence.mbarrier_init.release.cluster;");
+    let cons: Vec<&str> = std::iter::repeat_n("r", addrs.len() + 1).collect();
+    let args: Vec<String> = std::iter::once(tid.to_string()).chain(addrs.iter().cloned()).map(|a| format!("i32 {a}")).collect();
+    format!("call void asm sideeffect \"{asm}\", \"{},~{{memory}}\"({})", cons.join(","), args.join(", "))
+}
+
 /// The kernel parameter `v` is (looking through `assume`), or the constant it is.
 fn param_or_const(m: &Module, func_block: tileir_ir::BlockId, v: ValueId) -> Option<ParamOrConst> {
     match m.values[v].def {
@@ -118,13 +138,11 @@ impl FuncWriter<'_> {
         if !self.mbarrier_used {
             self.mbarrier_used = true;
             let tid = self.thread_id();
-            let text = format!(
-                "  %mbar.addr = ptrtoint ptr addrspace(3) {name} to i32\n  \
-                 call void asm sideeffect \"{{\\0A\\09.reg .pred p;\\0A\\09setp.eq.u32 p, $0, 0;\\0A\\09@p mbarrier.init.shared.b64 [$1], $2;\\0A\\09}}\\0A\\09fence.mbarrier_init.release.cluster;\", \"r,r,r,~{{memory}}\"(i32 {tid}, i32 %mbar.addr, i32 {threads})\n  \
-                 call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)\n"
-            );
+            let init = mbarrier_init_call(&tid, &["%mbar.addr".to_string()], threads, false);
             self.declare("declare void @llvm.nvvm.barrier.cta.sync.aligned.all(i32)");
-            self.prologue.push_str(&text);
+            self.prologue.push_str(&format!(
+                "  %mbar.addr = ptrtoint ptr addrspace(3) {name} to i32\n  {init}\n  call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)\n"
+            ));
         }
         "%mbar.addr".to_string()
     }

@@ -1022,14 +1022,12 @@ impl FuncWriter<'_> {
         if !self.stage_mbarriers_used {
             self.stage_mbarriers_used = true;
             let tid = self.thread_id();
-            let text = format!(
-                "  %stages.addr = ptrtoint ptr addrspace(3) {name} to i32\n  \
-                 %stages.addr1 = add i32 %stages.addr, 8\n  \
-                 call void asm sideeffect \"{{\\0A\\09.reg .pred p;\\0A\\09setp.eq.u32 p, $0, 0;\\0A\\09@p mbarrier.init.shared.b64 [$1], 1;\\0A\\09@p mbarrier.init.shared.b64 [$2], 1;\\0A\\09}}\\0A\\09fence.mbarrier_init.release.cluster;\", \"r,r,r,~{{memory}}\"(i32 {tid}, i32 %stages.addr, i32 %stages.addr1)\n  \
-                 call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)\n"
-            );
+            let init = crate::tma::mbarrier_init_call(&tid, &["%stages.addr".into(), "%stages.addr1".into()], 1, false);
             self.declare("declare void @llvm.nvvm.barrier.cta.sync.aligned.all(i32)");
-            self.prologue.push_str(&text);
+            self.prologue.push_str(&format!(
+                "  %stages.addr = ptrtoint ptr addrspace(3) {name} to i32\n  %stages.addr1 = add i32 %stages.addr, 8\n  \
+                 {init}\n  call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)\n"
+            ));
         }
         let off = self.emit("smo", format!("shl i32 {stage}, 3"));
         self.emit("smb", format!("add i32 %stages.addr, {off}"))
@@ -1090,9 +1088,7 @@ impl FuncWriter<'_> {
         let mbar0 = self.stage_mbarrier("0");
         let mbar1 = self.stage_mbarrier("1");
         let tid = self.thread_id();
-        self.line(&format!(
-            "call void asm sideeffect \"{{\\0A\\09.reg .pred p;\\0A\\09setp.eq.u32 p, $0, 0;\\0A\\09@p mbarrier.inval.shared.b64 [$1];\\0A\\09@p mbarrier.inval.shared.b64 [$2];\\0A\\09@p mbarrier.init.shared.b64 [$1], 1;\\0A\\09@p mbarrier.init.shared.b64 [$2], 1;\\0A\\09}}\\0A\\09fence.mbarrier_init.release.cluster;\", \"r,r,r,~{{memory}}\"(i32 {tid}, i32 {mbar0}, i32 {mbar1})"
-        ));
+        self.line(&crate::tma::mbarrier_init_call(&tid, &[mbar0, mbar1], 1, true));
         self.barrier();
         let runs = self.emit("runs", format!("icmp {} {} {}, {}", p.cmp, p.ilt, p.lb, p.ub));
         self.issue_stage(p, plan, &p.lb.clone(), "0", Some(&runs))

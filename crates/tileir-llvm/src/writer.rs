@@ -127,12 +127,17 @@ pub struct KernelAbi {
 /// Bytes of static shared memory a kernel may declare.
 pub const STATIC_SMEM_LIMIT: u64 = 48 * 1024;
 
+/// The sm number of a target such as `sm_90a` (None: not an `sm_` target).
+pub(crate) fn sm_number(target: &str) -> Option<u32> {
+    let digits: String = target.strip_prefix("sm_")?.chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse().ok()
+}
+
 /// Bytes of shared memory one CTA may use on `target` (static plus dynamic, after the
 /// opt-in): 227 KiB on sm_90 and sm_100, 163 KiB on sm_80/sm_87, 99 KiB on the other sm_8x
 /// and sm_12x parts, 64 KiB before.
 pub fn max_smem_bytes(target: &str) -> u64 {
-    let digits: String = target.trim_start_matches("sm_").chars().take_while(|c| c.is_ascii_digit()).collect();
-    match digits.parse::<u32>().unwrap_or(0) {
+    match sm_number(target).unwrap_or(0) {
         90 | 100 | 101 | 103 | 110 => 227 * 1024,
         80 | 87 => 163 * 1024,
         86 | 89 | 120 | 121 => 99 * 1024,

@@ -200,7 +200,6 @@ def libcuda() -> _Driver:
 # CUtensorMapDataType of tileir's element names (8-bit types are copied as bytes).
 _TENSOR_MAP_TYPES = {"f16": 6, "bf16": 9, "f32": 7, "i8": 0, "f8E4M3FN": 0, "f8E5M2": 0}
 _TENSOR_MAP_SWIZZLES = {0: 0, 32: 1, 64: 2, 128: 3}
-_TENSOR_MAP_ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "i8": 1, "f8E4M3FN": 1, "f8E5M2": 1}
 
 
 def encode_tensor_map(elem: str, address: int, sizes: Sequence[int], strides_bytes: Sequence[int],
