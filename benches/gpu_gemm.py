@@ -13,7 +13,8 @@ pair, median of --repeats samples; benches/gpu_check.py's ``time_ms``):
    by
    * tileir: ``gemm`` below, the matmul sample of tests/python/frontend_samples.py (grouped
      tile order, K loop of ``ct.load`` + ``ct.mma``) at tiles 128x128x64 and 64x64x64, each at
-     ``@ct.kernel(num_stages=1|2|3)`` (1 = no software pipelining, 2 = tileir's default);
+     the default ``num_stages`` and ``@ct.kernel(num_stages=1|2|3|4)`` (on sm_90a the depth of
+     the TMA ring feeding wgmma; by default as many stages as fit, up to four; 1 = no ring);
      for fp8 also with B stored K-major (B^T row-major, loaded with ``order=(1, 0)``), the layout
      cuBLAS and Triton get;
    * ``torch.matmul`` (cuBLAS); for fp8 ``torch._scaled_mm`` (cuBLASLt), B column-major;
@@ -44,8 +45,8 @@ A failing check marks the cell; a peer that is missing or fails says why in its 
 run goes on.
 
 tileir and bf16/fp8 tensors: tileir's front end describes a torch bf16/fp8 tensor through
-DLPack, and without ml_dtypes its dtype comes out as None, which ``ct.dtype_of`` turns into
-float64 (a bug in tileir._frontend.specialize.array_facts as of this script). So the script
+DLPack. Older tileir builds misread them (bf16 as None through torch's "<V2" typestr; fp8 as a
+KeyError from torch's __cuda_array_interface__ property), both fixed. The script still
 asks tileir what dtype it sees; where it sees the wrong one, tileir gets int16 / uint8 views of
 the same memory and the kernels bit-cast the loaded tiles to the logical dtype (``_as`` below:
 a compile-time no-op when tileir sees the right dtype, a free register reinterpretation when
@@ -121,7 +122,9 @@ ConstInt = ct.Constant[int]
 ConstDType = ct.Constant[object]
 
 GEMM_TILES = [(128, 128, 64), (64, 64, 64)]
-STAGES = (1, 2, 3)
+#: num_stages hints timed (None: tileir's default; on sm_90a the TMA ring takes as many stages
+#: as fit, up to four; 1: no ring).
+STAGES = (None, 1, 2, 3, 4)
 FMHA_TILES = [(128, 64), (64, 64)]
 
 
@@ -213,7 +216,9 @@ _VARIANTS = {}
 
 
 def variant(kern, **hints):
-    """``kern.replace_hints(**hints)``, one Kernel object (so one compile cache) per hint set."""
+    """``kern.replace_hints(**hints)``, one Kernel object (so one compile cache) per hint set;
+    a hint of None is left at its default."""
+    hints = {k: v for k, v in hints.items() if v is not None}
     key = (kern.name, tuple(sorted(hints.items())))
     if key not in _VARIANTS:
         _VARIANTS[key] = kern.replace_hints(**hints)
@@ -330,7 +335,7 @@ def emulate_check(sizes, head_dims, seq) -> int:
         if dt == "fp8":
             configs.append((GEMM_TILES[0], 2, 1))
         for tile, stages, kmaj in configs:
-            name = f"{dt:4s} {tile[0]}x{tile[1]}x{tile[2]} num_stages={stages}{' B K-major' if kmaj else ''}"
+            name = f"{dt:4s} {tile[0]}x{tile[1]}x{tile[2]} num_stages={stages or 'default'}{' B K-major' if kmaj else ''}"
             try:
                 kern = variant(gemm, num_stages=stages)
                 a, b, ab, bb = exact_gemm_inputs(rng, dt, n, n, n, kmaj)
@@ -558,11 +563,17 @@ class Env:
         self.tileir_mode[dt] = "direct" if seen is want else "views"
         return seen
 
+    def bits(self, t):
+        """``t`` as NumPy can hold it: f32 as is, 2-byte types as int16, 1-byte as uint8."""
+        if t.dtype == self.torch.float32:
+            return t
+        return t.view(self.torch.int16 if t.element_size() == 2 else self.torch.uint8)
+
     def for_tileir(self, t, dt):
         """What tileir gets for torch tensor ``t`` holding logical dtype ``dt`` data (or f32 output)."""
         if self.tileir_mode.get(dt) == "direct" or t.dtype == self.torch.float32:
             return t
-        return t.view(self.torch.int16 if t.element_size() == 2 else self.torch.uint8)
+        return self.bits(t)
 
 
 def gpu_precheck(env, res, dtypes, head_dims, target):
@@ -586,7 +597,7 @@ def gpu_precheck(env, res, dtypes, head_dims, target):
                           gemm_args(env.for_tileir(ta, dt), env.for_tileir(tb, dt), env.for_tileir(tc, dt), tile, dt,
                                     kmaj))
                 torch.cuda.synchronize()
-                got = env.for_tileir(tc, dt).cpu().numpy()
+                got = env.bits(tc).cpu().numpy()
                 same = np.array_equal(got.view(np.uint8), c_i.view(np.uint8))
                 res.add("small-shape checks", f"gemm {dt} {n}^3", "tileir", cfg,
                         check="ok (bit-exact vs ct.interpret)" if same else
@@ -827,7 +838,7 @@ def bench_gemm(env, res, sizes, dtypes, repeats, stages, quick, target, cutile):
                 configs.append((GEMM_TILES[0], 2, 1))
             bt_rm = b.t().contiguous()  # B^T row-major, for the K-major variant
             for tile, s, kmaj in configs:
-                cfg = f"{tile[0]}x{tile[1]}x{tile[2]} num_stages={s}{' B K-major' if kmaj else ''}"
+                cfg = f"{tile[0]}x{tile[1]}x{tile[2]} num_stages={s or 'default'}{' B K-major' if kmaj else ''}"
                 try:
                     kern = variant(gemm, num_stages=s)
                     c.zero_()
@@ -1062,7 +1073,7 @@ def main() -> int:
     ap.add_argument("--dtypes", default="bf16,fp8", help="GEMM input dtypes: bf16, fp8 (default both)")
     ap.add_argument("--repeats", type=int, default=None, help="timing samples per cell (default 20; --quick 5)")
     ap.add_argument("--quick", action="store_true",
-                    help="4096 only, num_stages 2 only, FMHA seq 2048, 2 Triton configs, 5 repeats")
+                    help="4096 only, default num_stages only, FMHA seq 2048, 2 Triton configs, 5 repeats")
     ap.add_argument("--json", metavar="PATH", help="write every cell (and the environment) as JSON to PATH")
     ap.add_argument("--skip-gemm", action="store_true")
     ap.add_argument("--skip-fmha", action="store_true")
@@ -1082,7 +1093,7 @@ def main() -> int:
     repeats = args.repeats or (5 if args.quick else 20)
     seq = args.seq or (2048 if args.quick else 4096)
     head_dims = [int(x) for x in args.head_dims.split(",") if x]
-    stages = (2,) if args.quick else STAGES
+    stages = (None,) if args.quick else STAGES
 
     if args.emulate_check:
         return emulate_check(sizes, head_dims, seq)

@@ -142,16 +142,18 @@ def matmul_throughput(repeats: int) -> None:
     flops = 2 * n ** 3
     for tm, tn, tk in [(64, 64, 64), (128, 128, 64)]:
         grid = (ct.cdiv(n, tm) * ct.cdiv(n, tn),)
-        # Software-pipelining depth (the num_stages hint): 1 = off, 2 = the default, 3.
-        for stages in (1, 2, 3):
-            kern = matmul.replace_hints(num_stages=stages)
+        # The num_stages hint: on sm_90a the depth of the TMA ring (default: as many stages as
+        # fit, up to four; 1 = no ring); elsewhere the register pipeline's (default 2).
+        for stages in (None, 1, 2, 4):
+            kern = matmul if stages is None else matmul.replace_hints(num_stages=stages)
             k = ct.compile(kern, (da, db, dc, tm, tn, tk), target=target_of_device())
             ptx = k.asm["ptx"]
-            variant = ("wgmma" + (" + TMA double buffer" if "mbarrier.try_wait.parity" in ptx else
+            variant = ("wgmma" + (" + TMA ring" if "mbarrier.try_wait.parity" in ptx else
                                   " + TMA" if "cp.async.bulk.tensor" in ptx else "")
                        if "wgmma.mma_async" in ptx else "mma.sync" if "mma.sync" in ptx else "fma")
             ms = time_ms(lambda: ct.launch(None, grid, kern, (da, db, dc, tm, tn, tk)), repeats)
-            print(f"matmul {n}^3 f16 tiles {tm}x{tn}x{tk} ({variant}, num_stages={stages}, {k.registers} regs): "
+            print(f"matmul {n}^3 f16 tiles {tm}x{tn}x{tk} ({variant}, num_stages={stages or 'default'}, "
+                  f"{k.registers} regs, {k.dynamic_smem // 1024} KiB dynamic smem): "
                   f"{ms:.2f} ms, {flops / ms / 1e9:.1f} TFLOP/s")
     if torch is not None:
         ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()

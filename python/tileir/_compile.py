@@ -227,6 +227,10 @@ def _spills(result) -> bool:
 def _pipeline_for_hints(kernel: Kernel, target: str) -> Optional[str]:
     """The pass pipeline a kernel's ``num_stages`` hint asks for (None: the default).
 
+    The hint sets the register pipeline's depth and, on sm_90a, the depth of the TMA ring
+    that feeds wgmma (``mma-operand-stages``; by default the ring takes as many stages as
+    fit in shared memory, up to four).
+
     The default pipeline bounds the bytes in flight per thread (large tiles then stay
     unpipelined rather than spill); an explicit ``num_stages`` is honoured without that
     bound (a spill is reported as a TileIRPerformanceWarning)."""
@@ -244,7 +248,9 @@ def _pipeline_for_hints(kernel: Kernel, target: str) -> Optional[str]:
                            f"tileas-unspecialized-pipeline{{num-stages={stages} peel-epilogue=false}}", default)
     if n != 1:
         raise RuntimeError(f"the default pipeline has no tileas-unspecialized-pipeline to set num_stages in: {default}")
-    return pipelined
+    # On sm_90a the mma operands stay in the loop for the backend's TMA ring: the same
+    # depth sets the ring's stages (1: no ring).
+    return pipelined.replace("keep-mma-operands=true}", f"keep-mma-operands=true mma-operand-stages={stages}}}")
 
 
 def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipeline: Optional[str] = None,

@@ -79,6 +79,17 @@ class _Buffers:
         return [memoryview((ctypes.c_char * max(e - s, 1)).from_address(s)).cast("B") for s, e, _ in self.ranges]
 
 
+
+def _lives_on_gpu(a) -> bool:
+    """Whether ``a`` is a device array (torch's ``__cuda_array_interface__`` raises KeyError
+    for float8 tensors: any failure of it still says GPU)."""
+    try:
+        if hasattr(a, "__cuda_array_interface__"):
+            return True
+    except Exception:
+        return True
+    return hasattr(a, "device") and "cuda" in str(getattr(a, "device", ""))
+
 def interpret(grid: Sequence[int], kernel: Any, args: Sequence[Any], *, shuffle: Optional[int] = None,
               parallel: bool = False, detect_races: bool = False, check_assumes: bool = False,
               file: Optional[TextIO] = None, stage: Optional[str] = None, target: str = "sm_90a",
@@ -114,7 +125,7 @@ def interpret(grid: Sequence[int], kernel: Any, args: Sequence[Any], *, shuffle:
     for i, a in enumerate(args):
         if isinstance(a, list) and a:
             a = a[0]  # a list of arrays: its items share where they live
-        if hasattr(a, "__cuda_array_interface__") or (hasattr(a, "device") and "cuda" in str(getattr(a, "device", ""))):
+        if _lives_on_gpu(a):
             raise TypeError(f"argument #{i} lives on a GPU; interpret() runs on host (NumPy) arrays")
     module = compile_to_ir(kernel, args)
     spec = specialize(kernel.fn, args)

@@ -41,19 +41,19 @@ def test_matmul_pipelined_at_each_depth_emulates_like_the_interpreter(stages):
 
 
 @pytest.mark.parametrize("sample", ["matmul_f16", "persistent_matmul"])
-def test_sm_90a_leaves_mma_operand_loads_to_the_tma_double_buffer(sample):
+def test_sm_90a_leaves_mma_operand_loads_to_the_tma_ring(sample):
     # tileas-materialize-async{keep-mma-operands=true}: the loads stay in the loop body,
     # and the backend copies them by TMA (16-byte aligned rows, as in the samples' own
-    # arguments), iteration i + 1's while iteration i computes.
+    # arguments) through a ring of stages, later iterations' while iteration i computes.
     from test_frontend_samples import SAMPLES
 
     kern, args = SAMPLES[sample]
     k = ct.compile(kern, args(), target="sm_90a")
-    assert "tileas-materialize-async{keep-mma-operands=true}" in k.pipeline
+    assert "tileas-materialize-async{keep-mma-operands=true mma-operand-stages=0}" in k.pipeline
     assert "create_pipeline" not in k.asm["nv_tileas"]
     ptx = k.asm["ptx"]
     assert "cp.async.bulk.tensor.2d" in ptx and "mbarrier.try_wait.parity" in ptx
-    # Emulated on aligned arrays with 64-row tiles (the double-buffered TMA path, across
+    # Emulated on aligned arrays with 64-row tiles (the TMA ring, race-checked, across
     # the persistent loop's tiles too), then the interpreter's reference runs.
     rng = np.random.default_rng(3)
     m, n, kk = 128, 192, 96
@@ -62,7 +62,7 @@ def test_sm_90a_leaves_mma_operand_loads_to_the_tma_double_buffer(sample):
     grid = (3,) if sample == "persistent_matmul" else (ct.cdiv(m, 64) * ct.cdiv(n, 64),)
     k = ct.compile(kern, args, target="sm_90a")
     assert "mbarrier.try_wait.parity" in k.asm["ptx"]
-    ct.emulate(grid, k, args)
+    ct.emulate(grid, k, args, race_check=True)
     np.testing.assert_array_equal(args[2], (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16))
     # The reference runs (rows of the ragged arrays are not all 16-byte aligned, so the
     # operands go through registers) still match on the emulator.

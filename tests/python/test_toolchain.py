@@ -1363,9 +1363,10 @@ def test_launch_provides_dynamic_shared_memory(fake_driver, tmp_path, monkeypatc
     assert attr("tmap_swizzle") == 3
 
 
-def _bf16_capsule():
-    """A versioned DLPack capsule of a 4x16 bfloat16 CUDA tensor at 0x10000; the returned
-    tuple (buffers, capsule last) keeps its memory alive."""
+def _bf16_capsule(code=4, bits=16):
+    """A versioned DLPack capsule of a 4x16 CUDA tensor at 0x10000 of DLPack type (code,
+    bits), by default bfloat16; the returned tuple (buffers, capsule last) keeps its memory
+    alive."""
     shape = (ctypes.c_int64 * 2)(4, 16)
     managed = cuda._DLManagedTensorVersioned()
     managed.version.major, managed.version.minor = 1, 0
@@ -1373,7 +1374,7 @@ def _bf16_capsule():
     t.data = 0x10000
     t.device.device_type, t.device.device_id = cuda.DL_CUDA, 0
     t.ndim = 2
-    t.dtype.code, t.dtype.bits, t.dtype.lanes = 4, 16, 1
+    t.dtype.code, t.dtype.bits, t.dtype.lanes = code, bits, 1
     t.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
     name = ctypes.create_string_buffer(b"dltensor_versioned")
     return shape, managed, name, _capsule_of(managed, name)
@@ -1421,3 +1422,25 @@ def test_void_typestr_arrays_take_their_dtype_from_dlpack():
                                     "strides": None}
 
     assert ct.dtype_of(array_facts(VoidCai(keep[-1])).dtype) is ct.bfloat16
+
+
+def test_float8_arrays_whose_array_interface_raises_take_dlpack():
+    # torch's __cuda_array_interface__ property raises KeyError for float8 tensors (its
+    # typestr table has no float8), and hasattr() lets any exception but AttributeError
+    # through: found on an H100 (KeyError: torch.float8_e4m3fn). DLPack names the type.
+    import tileir as ct
+    from tileir._frontend.specialize import array_facts
+
+    for code, dtype in [(10, ct.float8_e4m3fn), (12, ct.float8_e5m2)]:
+        keep = _bf16_capsule(code, 8)
+
+        class Float8Tensor(_CapsuleProducer):
+            @property
+            def __cuda_array_interface__(self):
+                raise KeyError("torch.float8_e4m3fn")
+
+        arr = Float8Tensor(keep[-1])
+        assert ct.dtype_of(array_facts(arr).dtype) is dtype
+        keep2 = _bf16_capsule(code, 8)
+        info = cuda.array_info(Float8Tensor(keep2[-1]))
+        assert (info.ptr, info.shape, info.bits) == (0x10000, (4, 16), 8)

@@ -84,12 +84,12 @@ def mm_tiled(A, B, Z, tm: C[int], tn: C[int], tk: C[int]):
     ct.store(Z, index=(ct.bid(0), ct.bid(1)), tile=acc)
 
 
-def run_both(kern, grid, args, target="sm_90a", pipeline=None):
+def run_both(kern, grid, args, target="sm_90a", pipeline=None, race_check=False):
     a1 = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     a2 = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     ct.interpret(grid, kern, a1)
     compiled = ct.compile(kern, a2, target=target, pipeline=pipeline)
-    ct.emulate(grid, compiled, a2)
+    ct.emulate(grid, compiled, a2, race_check=race_check)
     return a1, a2
 
 
@@ -353,10 +353,11 @@ def test_aligned_operands_are_copied_straight_into_shared_memory(tiles, tma_boxe
     a, b = a_full[:, :100], b_full[:, :136]
     args = [a, b, np.zeros((200, 136), np.float32), *tiles]
     compiled, ptx = compile_checked(mm_tiled, args)
-    # With both operands by TMA the K loop is double-buffered: stage 0's copies before the
-    # loop, iteration i + 1's inside it, waited for by phase parity.
+    # With both operands by TMA the K loop runs on a ring of four stages (all fit): the
+    # first three iterations' copies before the loop, iteration i + 3's inside it, waited
+    # for by phase parity.
     pipelined = not cp_async
-    assert ptx.count("cp.async.bulk.tensor.2d") == tma_boxes * (2 if pipelined else 1)
+    assert ptx.count("cp.async.bulk.tensor.2d") == tma_boxes * (4 if pipelined else 1)
     assert ("mbarrier.try_wait.parity" in ptx) == pipelined
     assert ("cp.async.cg.shared.global" in ptx) == cp_async
     assert len(compiled.tensor_maps) == (1 if cp_async else 2)
@@ -450,3 +451,58 @@ def test_two_stages_of_48_kib_leave_room_for_the_mbarriers(tiles):
     a, b = small_ints(rng, (256, 512)).astype(np.float16), small_ints(rng, (512, 256)).astype(np.float16)
     compiled, ptx = compile_checked(mm_tiled, [a, b, np.zeros((256, 256), np.float32), *tiles])
     assert "mbarrier.try_wait.parity" in ptx
+
+
+def ring_operands(rng, k):
+    """A (100 x k) and B (k x 136) f16 views of arrays whose row strides are multiples of
+    16 elements (cuTile's divisibility fact, which TMA's 16-byte stride rule needs)."""
+    a_full = small_ints(rng, (100, 176)).astype(np.float16)
+    b_full = small_ints(rng, (176, 144)).astype(np.float16)
+    return a_full[:, :k], b_full[:k, :136]
+
+
+# (num_stages hint, the ring's stages for 64x64x32 tiles): by default as many as fit, up
+# to four; 1 turns the ring off (each iteration waits for its own copies).
+RING_DEPTHS = [(None, 4), (1, 1), (2, 2), (3, 3), (5, 5)]
+
+
+@pytest.mark.parametrize("hint,stages", RING_DEPTHS, ids=[f"hint{h}" for h, _ in RING_DEPTHS])
+def test_the_tma_ring_is_num_stages_deep_and_race_free(hint, stages):
+    kern = mm_tiled if hint is None else mm_tiled.replace_hints(num_stages=hint)
+    rng = np.random.default_rng(30)
+    # K ragged (the last tile zero-filled); trip counts below, at and past the ring's depth.
+    for trips in [1, 2, 3, 6]:
+        a, b = ring_operands(rng, 32 * trips - 8)
+        args = [a, b, np.zeros((100, 136), np.float32), 64, 64, 32]
+        compiled, ptx = compile_checked(kern, args)
+        # Two boxes per stage (A, B); the loop's refill issues one stage, the prologue the
+        # first S - 1.
+        assert ptx.count("cp.async.bulk.tensor.2d") == 2 * stages
+        if stages > 1:
+            # The mma of iteration i stays in flight while iteration i + 1 waits for its
+            # stage: wait_group 1 in the loop, 0 after it.
+            assert re.search(r"wgmma\.wait_group\.sync\.aligned\s+1;", ptx)
+            assert f"_stages[{8 * max(stages, 4 if hint is None else hint)}]" in ptx
+        else:
+            assert "mbarrier.try_wait.parity" not in ptx
+            assert not re.search(r"wgmma\.wait_group\.sync\.aligned\s+1;", ptx)
+        # The emulator's race check holds the wgmma's shared-memory reads in flight until
+        # their wait_group: a refill of a stage an mma may still read is an error.
+        r1, r2 = run_both(kern, (2, 3), args, race_check=True)
+        assert_bits(r2[2], r1[2])
+        np.testing.assert_array_equal(r2[2], a.astype(np.float32) @ b.astype(np.float32))
+
+
+def test_the_tma_ring_settles_on_the_stages_that_fit():
+    # 128x128x64 f16: 32 KiB stages past the accumulator's 64 KiB of scratch. Eight asked,
+    # five fit in sm_90a's 227 KiB (with the 2 KiB kept for mbarriers and alignment).
+    rng = np.random.default_rng(31)
+    a = small_ints(rng, (128, 64 * 7)).astype(np.float16)
+    b = small_ints(rng, (64 * 7, 128)).astype(np.float16)
+    args = [a, b, np.zeros((128, 128), np.float32), 128, 128, 64]
+    compiled, ptx = compile_checked(mm_tiled.replace_hints(num_stages=8), args)
+    assert ptx.count("cp.async.bulk.tensor.2d") == 3 * 5
+    assert "_stages[64]" in ptx
+    assert compiled.dynamic_smem == 64 * 1024 + 5 * 32 * 1024
+    r1, r2 = run_both(mm_tiled.replace_hints(num_stages=8), (1, 1), args, race_check=True)
+    assert_bits(r2[2], r1[2])

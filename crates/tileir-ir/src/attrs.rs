@@ -165,6 +165,11 @@ impl DenseElements {
     }
 }
 
+/// The discardable integer attribute on a `cuda_tile.for` that sets the depth of the
+/// backend's shared-memory ring for the mma operands its body loads (stamped by
+/// `tileas-materialize-async{mma-operand-stages=N}`; read by the sm_90a LLVM writer).
+pub const NUM_STAGES_ATTR: &str = "tileir.num_stages";
+
 /// An attribute value before an op constructor gives it a type: what the generic form
 /// and the Python builder hand over.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -995,7 +995,8 @@ impl FuncWriter<'_> {
         let cmp = if c.flag("unsignedCmp") { "ult" } else { "slt" };
         // A carried wgmma reading both operands by TMA: double-buffered, stage 0 issued here.
         let pipeline = self.plan_tma_pipeline(op, &carries);
-        let mut pipeline_loop = pipeline.as_ref().map(|p| crate::wgmma::TmaPipelineLoop {
+        let ring = pipeline.as_ref().map(|p| self.add_tma_ring(p));
+        let mut pipeline_loop = pipeline.as_ref().zip(ring).map(|(p, ring)| crate::wgmma::TmaPipelineLoop {
             iv: String::new(),
             lb: lbv.clone(),
             ub: ubv.clone(),
@@ -1005,6 +1006,8 @@ impl FuncWriter<'_> {
             loads: p.loads.clone(),
             stage_bytes: p.stage_bytes,
             bytes_a: p.bytes_a,
+            ring,
+            requested: p.requested,
         });
         if let (Some(p), Some(pl)) = (&pipeline, &pipeline_loop) {
             self.tma_pipeline_prologue(pl, &p.plan)?;
@@ -1054,7 +1057,17 @@ impl FuncWriter<'_> {
         self.patch_phis(&mark, &latch_end, &latch_vals);
         self.label(&exit);
         self.wide.clear();
-        self.bind_iter_values(&data.results, &phis, &counts, &carries, false)?;
+        let mut exit_vals = phis.clone();
+        if let Some(p) = &pipeline {
+            // The last iteration's mma is still in flight: its accumulators pass through the
+            // wait for it before anything reads them.
+            let at = carries.iter().position(|c| c.as_ref().is_some_and(|(_, mma)| *mma == p.mma)).ok_or("pipelined mma is not carried")?;
+            let first: usize = counts[..at].iter().sum();
+            let accs = exit_vals[first..first + counts[at]].to_vec();
+            let done = self.wgmma_wait_with(0, &p.plan, &accs);
+            exit_vals.splice(first..first + counts[at], done);
+        }
+        self.bind_iter_values(&data.results, &exit_vals, &counts, &carries, false)?;
         Ok(())
     }
 

@@ -438,9 +438,8 @@ impl FuncWriter<'_> {
         let mut stage_offset = None;
         if let Some(p) = &pipelined {
             // The stages live past every op's scratch (other ops of the body use the scratch
-            // while the next stage's copies fly): placed when the function is done.
-            self.pipeline_stage_bytes = self.pipeline_stage_bytes.max(2 * p.stage_bytes);
-            stage_offset = Some(self.tma_pipeline_step(p, &plan)?);
+            // while later stages' copies fly): placed when the function is done.
+            stage_offset = Some(self.tma_pipeline_wait(p));
         }
         if pipelined.is_none() && (tma_a.is_some() || tma_b.is_some()) {
             // The previous generic-proxy accesses come before the TMA: reads of this shared
@@ -595,7 +594,15 @@ impl FuncWriter<'_> {
             }
         }
         self.intrinsic_void("llvm.nvvm.wgmma.commit_group.sync.aligned", &[]);
-        self.intrinsic_void("llvm.nvvm.wgmma.wait_group.sync.aligned", &[("i64", "0")]);
+        if let Some(p) = &pipelined {
+            // This group stays in flight (the loop carries its accumulators straight into the
+            // next mma; the loop's exit waits for it); the previous one must be done before
+            // its stage is refilled.
+            self.intrinsic_void("llvm.nvvm.wgmma.wait_group.sync.aligned", &[("i64", "1")]);
+            self.tma_pipeline_refill(p, &plan)?;
+        } else {
+            self.intrinsic_void("llvm.nvvm.wgmma.wait_group.sync.aligned", &[("i64", "0")]);
+        }
 
         // 4. The result: fragments the loop carries on, or the result's own layout.
         let result = data.results[0];
@@ -936,8 +943,34 @@ pub(crate) enum IndexSource {
     Special(&'static str),
 }
 
-/// A `for` loop whose carried wgmma reads both operands by TMA, double-buffered: the copies
-/// of iteration i + 1 fly while iteration i computes.
+/// Stages of a ring whose loop does not ask for a depth (`tileir.num_stages`): as many as
+/// fit in shared memory, up to this.
+pub(crate) const DEFAULT_RING_STAGES: u32 = 4;
+/// The deepest ring a loop may ask for.
+const MAX_RING_STAGES: u32 = 8;
+
+/// The text that stands for ring `ring`'s stage count S until the function's shared memory
+/// is laid out (the count depends on what is left past the scratch).
+pub(crate) fn ring_stages_token(ring: usize) -> String {
+    format!("@@TILEIR_RING{ring}_STAGES@@")
+}
+
+/// The text that stands for ring `ring`'s lead, S - 1: how many iterations ahead it copies.
+pub(crate) fn ring_lead_token(ring: usize) -> String {
+    format!("@@TILEIR_RING{ring}_LEAD@@")
+}
+
+/// A ring's request, settled when the function is done: at most `requested` stages of
+/// `stage_bytes` each, at least two.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TmaRing {
+    pub(crate) requested: u32,
+    pub(crate) stage_bytes: u64,
+}
+
+/// A `for` loop whose carried wgmma reads both operands by TMA through a ring of S stages
+/// in shared memory: the copies run S - 1 iterations ahead of the mma, and the mma of
+/// iteration i is still in flight while iteration i + 1's waits for its stage.
 pub(crate) struct TmaPipeline {
     /// The mma, its plan, and its two loads with their coordinate sources.
     pub(crate) mma: OpId,
@@ -947,6 +980,8 @@ pub(crate) struct TmaPipeline {
     pub(crate) stage_bytes: u64,
     /// Bytes of A's image within a stage.
     pub(crate) bytes_a: u64,
+    /// The most stages the loop may get (2..=8).
+    pub(crate) requested: u32,
 }
 
 /// The loop values a pipelined mma needs, once the loop is open.
@@ -962,18 +997,31 @@ pub(crate) struct TmaPipelineLoop {
     pub(crate) loads: Vec<(DirectLoad, [IndexSource; 2])>,
     pub(crate) stage_bytes: u64,
     pub(crate) bytes_a: u64,
+    /// Index of the ring in `FuncWriter::tma_rings`, and its requested depth.
+    pub(crate) ring: usize,
+    pub(crate) requested: u32,
 }
 
 impl FuncWriter<'_> {
-    /// The double-buffered TMA pipeline of `for` op `op`, if its carried mma (`carries`)
-    /// reads A and B by TMA from tiles whose coordinates are the induction variable or
-    /// loop-invariant values, and two stages fit in shared memory.
+    /// The TMA ring of `for` op `op`, if its carried mma (`carries`) reads A and B by TMA
+    /// from tiles whose coordinates are the induction variable or loop-invariant values,
+    /// the loop does not ask for a single stage, and two stages fit in shared memory.
     pub(crate) fn plan_tma_pipeline(&self, op: OpId, carries: &[Option<(WgmmaPlan, OpId)>]) -> Option<TmaPipeline> {
         let m = self.m;
         let body = m.entry_block(op, 0)?;
         let iv = *m.blocks[body].args.first()?;
-        // The copies of iteration i + 1 fly while iteration i's body runs: nothing in the body
-        // may write memory they could read.
+        let requested = match &m.ops[op].kind {
+            OpKind::CudaTile(c) => match c.discardable.iter().find(|(k, _)| k == tileir_ir::NUM_STAGES_ATTR) {
+                Some((_, tileir_ir::Attr::Int(n))) => (*n).clamp(1, i64::from(MAX_RING_STAGES)) as u32,
+                _ => DEFAULT_RING_STAGES,
+            },
+            _ => DEFAULT_RING_STAGES,
+        };
+        if requested < 2 {
+            return None;
+        }
+        // The copies of later iterations fly while this one's body runs: nothing in the
+        // body may write memory they could read.
         if m.blocks[body].ops.iter().any(|&o| may_write(m, o) && !matches!(m.ops[o].kind.ct(), Some(CtOp::Continue | CtOp::Yield))) {
             return None;
         }
@@ -1012,25 +1060,55 @@ impl FuncWriter<'_> {
         if (2 * stage_bytes).max(total) > crate::writer::max_smem_bytes(&self.target) {
             return None;
         }
-        Some(TmaPipeline { mma: *mma, plan, loads, stage_bytes, bytes_a })
+        Some(TmaPipeline { mma: *mma, plan, loads, stage_bytes, bytes_a, requested })
     }
 
-    /// The two stage mbarriers (one arrival each: the issuing thread's, with the bytes),
-    /// initialized in the entry block; the i32 shared address of stage `stage`'s (i32).
+    /// Registers `p`'s ring (its depth is settled when the function is done).
+    pub(crate) fn add_tma_ring(&mut self, p: &TmaPipeline) -> usize {
+        self.tma_rings.push(TmaRing { requested: p.requested, stage_bytes: p.stage_bytes });
+        self.tma_rings.len() - 1
+    }
+
+    /// The i32 shared address of the mbarrier of stage `stage` (i32): one per stage, one
+    /// arrival each (the issuing thread's, with the bytes), initialized in the entry block.
     pub(crate) fn stage_mbarrier(&mut self, stage: &str) -> String {
         let name = format!("{}.stages", self.smem_name.trim_end_matches(".smem"));
         if !self.stage_mbarriers_used {
             self.stage_mbarriers_used = true;
-            let tid = self.thread_id();
-            let init = crate::tma::mbarrier_init_call(&tid, &["%stages.addr".into(), "%stages.addr1".into()], 1, false);
-            self.declare("declare void @llvm.nvvm.barrier.cta.sync.aligned.all(i32)");
-            self.prologue.push_str(&format!(
-                "  %stages.addr = ptrtoint ptr addrspace(3) {name} to i32\n  %stages.addr1 = add i32 %stages.addr, 8\n  \
-                 {init}\n  call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)\n"
-            ));
+            self.prologue.push_str(&format!("  %stages.addr = ptrtoint ptr addrspace(3) {name} to i32\n"));
         }
         let off = self.emit("smo", format!("shl i32 {stage}, 3"));
         self.emit("smb", format!("add i32 %stages.addr, {off}"))
+    }
+
+    /// How many stage mbarriers the function's rings need.
+    pub(crate) fn stage_mbarrier_count(&self) -> u32 {
+        self.tma_rings.iter().map(|r| r.requested).max().unwrap_or(0)
+    }
+
+    /// The entry block's initialization of every stage mbarrier, then a barrier.
+    pub(crate) fn stage_mbarrier_init(&mut self) -> String {
+        let tid = self.in_prologue(|w| w.thread_id());
+        let addrs: Vec<String> = (0..self.stage_mbarrier_count()).map(|i| format!("%stages.addr{i}")).collect();
+        let mut text = String::new();
+        for (i, a) in addrs.iter().enumerate() {
+            text.push_str(&format!("  {a} = add i32 %stages.addr, {}\n", 8 * i));
+        }
+        text.push_str(&format!("  {}\n  call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)\n", crate::tma::mbarrier_init_call(&tid, &addrs, 1, false)));
+        self.declare("declare void @llvm.nvvm.barrier.cta.sync.aligned.all(i32)");
+        text
+    }
+
+    /// The ordinal i32 of the current iteration: (iv - lb) / step.
+    fn iteration_index(&mut self, p: &TmaPipelineLoop) -> String {
+        let ilt = p.ilt;
+        let i = self.emit("pit", format!("sub {ilt} {}, {}", p.iv, p.lb));
+        let i = self.emit("pit", format!("sdiv {ilt} {i}, {}", p.step));
+        if ilt == "i32" {
+            i
+        } else {
+            self.emit("pit", format!("trunc {ilt} {i} to i32"))
+        }
     }
 
     /// Thread 0 issues stage `stage`'s copies (A and B of the iteration whose induction
@@ -1075,44 +1153,100 @@ impl FuncWriter<'_> {
         Ok(())
     }
 
-    /// Before the loop: both stages' mbarriers back at phase 0, then stage 0's copies, when
-    /// the loop runs at all. Shared memory's generic uses so far (the accumulator's trip
-    /// into fragments) come before the async writes.
+    /// Before the loop: every stage's mbarrier back at phase 0, then the copies of the
+    /// first S - 1 iterations (those the loop runs). Shared memory's generic uses so far
+    /// (the accumulator's trip into fragments) come before the async writes.
     pub(crate) fn tma_pipeline_prologue(&mut self, p: &TmaPipelineLoop, plan: &WgmmaPlan) -> R<()> {
         // Generic-proxy accesses so far (shared scratch, global stores) before the copies.
         self.intrinsic_void("llvm.nvvm.fence.proxy.async", &[]);
         self.barrier();
-        // Every execution of the loop starts both stages at phase 0 (an enclosing loop, a
+        // Every execution of the loop starts its stages at phase 0 (an enclosing loop, a
         // persistent tile loop, runs it again): thread 0 re-initializes them once every
         // thread is past its last wait (the barrier above).
-        let mbar0 = self.stage_mbarrier("0");
-        let mbar1 = self.stage_mbarrier("1");
+        let mbars: Vec<String> = (0..p.requested).map(|s| self.stage_mbarrier(&s.to_string())).collect();
         let tid = self.thread_id();
-        self.line(&crate::tma::mbarrier_init_call(&tid, &[mbar0, mbar1], 1, true));
+        self.line(&crate::tma::mbarrier_init_call(&tid, &mbars, 1, true));
         self.barrier();
-        let runs = self.emit("runs", format!("icmp {} {} {}, {}", p.cmp, p.ilt, p.lb, p.ub));
-        self.issue_stage(p, plan, &p.lb.clone(), "0", Some(&runs))
+        let lead = ring_lead_token(p.ring);
+        for j in 0..p.requested - 1 {
+            let (ilt, step) = (p.ilt, p.step.clone());
+            let iv = if j == 0 {
+                p.lb.clone()
+            } else {
+                let ahead = self.emit("pro", format!("mul {ilt} {step}, {j}"));
+                self.emit("pro", format!("add {ilt} {}, {ahead}", p.lb))
+            };
+            let mut go = self.emit("runs", format!("icmp {} {ilt} {iv}, {}", p.cmp, p.ub));
+            if j > 0 {
+                // Stage j exists when the ring settles on more than j + 1 stages.
+                let exists = self.emit("runs", format!("icmp ult i32 {j}, {lead}"));
+                go = self.emit("runs", format!("and i1 {go}, {exists}"));
+            }
+            self.issue_stage(p, plan, &iv, &j.to_string(), Some(&go))?;
+        }
+        Ok(())
     }
 
-    /// In iteration i: issue iteration i + 1's copies into the other stage (every warp has
-    /// finished reading it: the barrier before), then wait for stage i % 2, whose phase
-    /// parity is (i / 2) % 2. Returns the stage's byte offset (i32).
-    pub(crate) fn tma_pipeline_step(&mut self, p: &TmaPipelineLoop, plan: &WgmmaPlan) -> R<String> {
-        self.barrier();
-        let (ilt, iv) = (p.ilt, p.iv.clone());
-        let i = self.emit("pit", format!("sub {ilt} {iv}, {}", p.lb));
-        let i = self.emit("pit", format!("sdiv {ilt} {i}, {}", p.step));
-        let i = if ilt == "i32" { i } else { self.emit("pit", format!("trunc {ilt} {i} to i32")) };
-        let stage = self.emit("pst", format!("and i32 {i}, 1"));
-        let other = self.emit("pso", format!("xor i32 {stage}, 1"));
-        let next = self.emit("pnx", format!("add {ilt} {iv}, {}", p.step));
-        let more = self.emit("pmore", format!("icmp {} {ilt} {next}, {}", p.cmp, p.ub));
-        self.issue_stage(p, plan, &next, &other, Some(&more))?;
-        let parity = self.emit("ppar", format!("lshr i32 {i}, 1"));
-        let parity = self.emit("ppar", format!("and i32 {parity}, 1"));
+    /// In iteration i, before its mma: wait for stage i % S, whose phase parity is
+    /// (i / S) % 2. Returns the stage's byte offset (i32).
+    pub(crate) fn tma_pipeline_wait(&mut self, p: &TmaPipelineLoop) -> String {
+        let i = self.iteration_index(p);
+        let stages = ring_stages_token(p.ring);
+        let stage = self.emit("pst", format!("urem i32 {i}, {stages}"));
+        let round = self.emit("ppar", format!("udiv i32 {i}, {stages}"));
+        let parity = self.emit("ppar", format!("and i32 {round}, 1"));
         let mbar = self.stage_mbarrier(&stage);
         self.mbarrier_wait_parity(&mbar, &parity);
         let buffer = self.emit("pbuf", format!("mul i32 {stage}, {}", p.stage_bytes));
-        Ok(self.emit("pbuf", format!("add i32 {buffer}, {STAGE_BASE}")))
+        self.emit("pbuf", format!("add i32 {buffer}, {STAGE_BASE}"))
+    }
+
+    /// In iteration i, after its mma was committed and every older wgmma group retired
+    /// (`wgmma.wait_group 1`): once every warp is there (the barrier), stage (i - 1) % S,
+    /// which iteration i - 1's mma read, takes the copies of iteration i + S - 1.
+    pub(crate) fn tma_pipeline_refill(&mut self, p: &TmaPipelineLoop, plan: &WgmmaPlan) -> R<()> {
+        self.barrier();
+        let (ilt, lead) = (p.ilt, ring_lead_token(p.ring));
+        let i = self.iteration_index(p);
+        let ahead = self.emit("pnx", format!("add i32 {i}, {lead}"));
+        let stage = self.emit("pnx", format!("urem i32 {ahead}, {}", ring_stages_token(p.ring)));
+        let dist = self.emit("pnx", format!("mul {ilt} {}, {lead}", p.step));
+        let next = self.emit("pnx", format!("add {ilt} {}, {dist}", p.iv));
+        let more = self.emit("pmore", format!("icmp {} {ilt} {next}, {}", p.cmp, p.ub));
+        self.issue_stage(p, plan, &next, &stage, Some(&more))
+    }
+
+    /// `wgmma.wait_group depth` with the accumulator fragments `accs` passing through it
+    /// (tied), so nothing reads them before the wait; returns the values after it.
+    pub(crate) fn wgmma_wait_with(&mut self, depth: u32, plan: &WgmmaPlan, accs: &[String]) -> Vec<String> {
+        let (ty, cons) = (plan.form.acc_ty, plan.form.acc_cons);
+        let outs: Vec<String> = accs.iter().map(|_| format!("={cons}")).collect();
+        let tied: Vec<String> = (0..accs.len()).map(|i| i.to_string()).collect();
+        let ret = format!("{{ {} }}", vec![ty; accs.len()].join(", "));
+        let args: Vec<String> = accs.iter().map(|a| format!("{ty} {a}")).collect();
+        let w = self.emit(
+            "wwait",
+            format!(
+                "call {ret} asm sideeffect \"wgmma.wait_group.sync.aligned {depth};\", \"{},{},~{{memory}}\"({})",
+                outs.join(","),
+                tied.join(","),
+                args.join(", ")
+            ),
+        );
+        (0..accs.len()).map(|i| self.emit("wacc", format!("extractvalue {ret} {w}, {i}"))).collect()
+    }
+
+    /// The byte offsets of the rings' stage counts once the scratch is `scratch` bytes:
+    /// each ring takes as many stages as fit (at least two, at most its request), its
+    /// tokens are replaced in `text`, and the bytes of the stage region are returned.
+    pub(crate) fn settle_tma_rings(&self, text: &mut String, base: u64, available: u64) -> u64 {
+        let mut region = 0;
+        for (k, ring) in self.tma_rings.iter().enumerate() {
+            let fit = (available / ring.stage_bytes.max(1)).clamp(2, u64::from(ring.requested.max(2)));
+            *text = text.replace(&ring_stages_token(k), &fit.to_string()).replace(&ring_lead_token(k), &(fit - 1).to_string());
+            region = region.max(fit * ring.stage_bytes);
+        }
+        *text = text.replace(STAGE_BASE, &base.to_string());
+        region
     }
 }

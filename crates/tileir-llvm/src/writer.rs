@@ -283,11 +283,12 @@ pub(crate) struct FuncWriter<'a> {
     pub(crate) tensor_maps: Vec<crate::tma::TensorMapSpec>,
     /// Whether the kernel's mbarrier is used (and initialized in the entry block).
     pub(crate) mbarrier_used: bool,
-    /// Bytes of the double-buffered loops' stage region (0: none), placed past the scratch.
-    pub(crate) pipeline_stage_bytes: u64,
-    /// Whether the two stage mbarriers of double-buffered TMA loops are used.
+    /// The TMA rings of pipelined loops, in order; their stage region is placed past the
+    /// scratch, and their depths settled, when the function is done.
+    pub(crate) tma_rings: Vec<crate::wgmma::TmaRing>,
+    /// Whether the stage mbarriers of TMA rings are used.
     pub(crate) stage_mbarriers_used: bool,
-    /// mma ops in double-buffered TMA loops, with their loop's values.
+    /// mma ops in TMA-ring loops, with their loop's values.
     pub(crate) tma_pipeline_loops: HashMap<OpId, crate::wgmma::TmaPipelineLoop>,
     /// The function's entry block (its arguments are the kernel parameters).
     pub(crate) entry_block: Option<tileir_ir::BlockId>,
@@ -420,7 +421,7 @@ impl<'a> FuncWriter<'a> {
             mbarrier_used: false,
             entry_block: None,
             stage_mbarriers_used: false,
-            pipeline_stage_bytes: 0,
+            tma_rings: Vec::new(),
             tma_pipeline_loops: HashMap::new(),
             counter: 0,
             values: HashMap::new(),
@@ -530,15 +531,20 @@ impl<'a> FuncWriter<'a> {
         if !self.diags.is_empty() {
             return Err(std::mem::take(&mut self.diags));
         }
-        if self.pipeline_stage_bytes > 0 {
-            let base = self.smem_bytes.div_ceil(1024) * 1024;
-            self.body = self.body.replace(crate::wgmma::STAGE_BASE, &base.to_string());
-            self.smem_bytes = base + self.pipeline_stage_bytes;
-        }
         // mbarriers are static shared variables next to the buffer, and a 1024-byte aligned
         // buffer may need as much again for its alignment: keep room for both.
         let reserve = if self.mbarrier_used || self.stage_mbarriers_used || !self.tensor_maps.is_empty() { 2048 } else { 0 };
         let limit = max_smem_bytes(&self.target);
+        if !self.tma_rings.is_empty() {
+            // The rings go past the scratch, each as deep as what is left allows.
+            let base = self.smem_bytes.div_ceil(1024) * 1024;
+            let mut body = std::mem::take(&mut self.body);
+            let region = self.settle_tma_rings(&mut body, base, limit.saturating_sub(base + reserve));
+            self.body = body;
+            self.smem_bytes = base + region;
+            let init = self.stage_mbarrier_init();
+            self.prologue.push_str(&init);
+        }
         if self.smem_bytes + reserve > limit {
             return Err(vec![Diagnostic::error(
                 m.op_location(func),
@@ -559,7 +565,12 @@ impl<'a> FuncWriter<'a> {
             let _ = writeln!(text, "{} = internal addrspace(3) global i64 undef, align 8", self.mbarrier_name());
         }
         if self.stage_mbarriers_used {
-            let _ = writeln!(text, "{}.stages = internal addrspace(3) global [2 x i64] undef, align 8", self.smem_name.trim_end_matches(".smem"));
+            let _ = writeln!(
+                text,
+                "{}.stages = internal addrspace(3) global [{} x i64] undef, align 8",
+                self.smem_name.trim_end_matches(".smem"),
+                self.stage_mbarrier_count()
+            );
         }
         // Swizzled TMA images repeat every 1024 bytes of the absolute address.
         let align = if self.tensor_maps.is_empty() { 16 } else { 1024 };

@@ -399,3 +399,33 @@ fn wgmma_accumulators_need_the_wait_that_covers_their_group() {
     let ok = two.replace("mov.f32 %f9, %f5;\nwgmma.wait_group.sync.aligned 0;", "wgmma.wait_group.sync.aligned 1;\nmov.f32 %f9, %f1;\nwgmma.wait_group.sync.aligned 0;");
     go(&ok).unwrap();
 }
+
+/// Race check: the tensor core may read a wgmma's shared-memory operands until a
+/// wgmma.wait_group retires its group, so a write there before that is a race, and after it
+/// the writer must still be ordered after every warp's wait (a barrier).
+#[test]
+fn overwriting_wgmma_operands_in_flight_is_a_race() {
+    let args = [Arg::Buffer(0, 0), Arg::U32(2304), Arg::U64(desc(0, 128, 256, 0)), Arg::U64(desc(2048, 128, 256, 0)), Arg::Buffer(1, 0)];
+    let go = |text: &str, race_check: bool| {
+        let p = Module::parse(text).unwrap().kernel(None).unwrap();
+        let image: Vec<u8> = (0..2304u32).map(|i| (i % 7) as u8).collect();
+        let mut bufs = vec![Buffer::new("img", image), Buffer::new("out", vec![0u8; 64 * 8 * 4])];
+        let config = LaunchConfig { options: Options { race_check, ..Options::default() }, ..cfg(1, 128) };
+        run(&p, &config, &args, &mut bufs)
+    };
+    let commit = "wgmma.commit_group.sync.aligned;\n";
+    let wait = "wgmma.wait_group.sync.aligned 0;\n";
+    // Thread 0 overwrites B's first word (shared byte 2048) while the group is in flight.
+    let store = "setp.eq.u32 %p1, %r2, 0;\n@%p1 st.shared.b32 [%r4+2048], 0;\n";
+    let early = WGMMA.replace(commit, &format!("{commit}{store}"));
+    go(&early, false).unwrap();
+    let e = go(&early, true).unwrap_err();
+    assert!(e.message.contains("write at PTX line 34 by CTA (0,0,0) thread (0,0,0) to shared byte 0x800, which the wgmma.mma_async at PTX line 31 still reads (no wgmma.wait_group has retired it yet)"), "{e}");
+    assert_eq!(e.line, 34, "{e}");
+    // After its own warp's wait but with no barrier: the other warps may still be reading
+    // (reported at the write or, when a warp's wgmma slice runs later, at its read).
+    let late = WGMMA.replace(wait, &format!("{wait}{store}"));
+    let e = go(&late, true).unwrap_err();
+    assert!(e.message.contains("shared-memory race on byte 0x800") && e.message.contains("write at PTX line 35"), "{e}");
+    go(&WGMMA.replace(wait, &format!("{wait}bar.sync 0;\n{store}")), true).unwrap();
+}

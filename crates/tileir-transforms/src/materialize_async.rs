@@ -37,8 +37,14 @@ pass_options! {
         /// sm_90a backend copies such tiles straight into shared memory by TMA and
         /// double-buffers the loop itself; pipelined here, they would arrive as registers.
         keep_mma_operands("keep-mma-operands"): bool = false,
+        /// tileir: the depth of the backend's shared-memory ring for the loads kept for an
+        /// mma, recorded on their loop as `tileir.num_stages` (0: the backend's choice,
+        /// as many stages as fit, up to four; 1: no ring, each load waited for in place).
+        mma_operand_stages("mma-operand-stages"): u32 = 0,
     }
 }
+
+pub use tileir_ir::NUM_STAGES_ATTR;
 
 /// The pass.
 pub struct MaterializeAsync {
@@ -54,7 +60,8 @@ impl Pass for MaterializeAsync {
         self.options.to_text()
     }
     fn run(&self, module: &mut Module) -> Result<(), Diagnostics> {
-        let created = materialize(module, self.options.keep_mma_operands);
+        let keep = self.options.keep_mma_operands.then_some(self.options.mma_operand_stages);
+        let created = materialize(module, keep);
         check_one_producer_per_pipeline(module, &created)
     }
 }
@@ -69,7 +76,9 @@ fn function_has_agents(m: &Module, func: OpId) -> bool {
 
 /// Rewrites every qualifying loop (innermost first, so an outer loop sees its inner loops
 /// already rewritten — and then has side effects of its own pipelines to respect).
-fn materialize(m: &mut Module, keep_mma_operands: bool) -> Vec<ValueId> {
+/// `keep_mma_operands`: Some(stages) leaves loads that only feed an mma in place (stamping
+/// their loop with `stages` when nonzero).
+fn materialize(m: &mut Module, keep_mma_operands: Option<u32>) -> Vec<ValueId> {
     let mut created = Vec::new();
     let funcs: Vec<OpId> = m.blocks[m.body].ops.iter().copied().filter(|&f| matches!(m.ops[f].kind, OpKind::TileAa(tileir_ir::TileAaOp::Func { .. }))).collect();
     for f in funcs {
@@ -147,8 +156,16 @@ fn only_mma_operand(m: &Module, v: ValueId) -> bool {
         && m.ops[*u].operands.iter().filter(|&&x| x == v).count() == 1)
 }
 
-fn materialize_loop(m: &mut Module, for_op: OpId, keep_mma_operands: bool) -> Option<ValueId> {
+fn materialize_loop(m: &mut Module, for_op: OpId, keep_mma_operands: Option<u32>) -> Option<ValueId> {
     let l = ForLoop::of(m, for_op)?;
+    if let Some(stages @ 1..) = keep_mma_operands {
+        let kept = m.blocks[l.body].ops.iter().any(|&o| matches!(m.ops[o].kind, OpKind::TileAs(TileAsOp::TiledLoad { .. })) && only_mma_operand(m, m.ops[o].results[0]));
+        if let (true, OpKind::CudaTile(ct)) = (kept, &mut m.ops[for_op].kind) {
+            ct.discardable.retain(|(k, _)| k != NUM_STAGES_ATTR);
+            ct.discardable.push((NUM_STAGES_ATTR.into(), tileir_ir::Attr::Int(i64::from(stages))));
+        }
+    }
+    let keep_mma_operands = keep_mma_operands.is_some();
     if l.terminator(m).is_none() || m.blocks[l.body].ops.iter().any(|&o| has_side_effects(m, o)) {
         return None;
     }

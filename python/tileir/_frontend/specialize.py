@@ -187,8 +187,9 @@ def array_facts(obj: Any) -> ArrayFacts | None:
         strides = tuple(s // itemsize for s in obj.strides)
         # __array_interface__, not .ctypes: the first .ctypes imports ctypes (milliseconds).
         return ArrayFacts(obj.dtype, tuple(obj.shape), strides, obj.__array_interface__["data"][0])
-    if hasattr(obj, "__cuda_array_interface__") or hasattr(obj, "__dlpack__"):
-        from .._toolchain import cuda
+    from .._toolchain import cuda
+
+    if cuda.has_array_interface(obj):
 
         info = cuda.array_info(obj)
         # NumPy cannot spell bfloat16 / float8 without ml_dtypes: then the DLPack name.

@@ -901,6 +901,21 @@ def _wait_for_producer(producer: int, consumer: int) -> None:
         lib.cuEventDestroy_v2(event)
 
 
+def has_array_interface(obj: Any) -> bool:
+    """Whether ``obj`` offers ``__dlpack__`` or ``__cuda_array_interface__``.
+
+    Not ``hasattr`` alone: it evaluates a property and lets every exception but
+    AttributeError through, and torch's ``__cuda_array_interface__`` raises KeyError for
+    float8 tensors (which DLPack describes); :func:`array_info` reports a failing interface.
+    """
+    if hasattr(obj, "__dlpack__"):
+        return True
+    try:
+        return hasattr(obj, "__cuda_array_interface__")
+    except Exception:
+        return True
+
+
 def array_info(obj: Any, *, stream: Any = None) -> ArrayInfo:
     """Describe ``obj``: a :class:`DeviceArray`, an object with
     ``__cuda_array_interface__`` (v2/v3), or one with ``__dlpack__``.

@@ -4,6 +4,12 @@
 // into the producer region.
 // RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async{keep-mma-operands=true}' | FileCheck %s --check-prefix=KEEP
 // RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async' | FileCheck %s --check-prefix=ALL
+// mma-operand-stages=N records the depth of the backend's TMA ring on the loop that keeps
+// the loads (the kernel's num_stages hint); 0, the default, leaves it to the backend.
+// RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async{keep-mma-operands=true mma-operand-stages=3}' | FileCheck %s --check-prefix=DEPTH
+
+// DEPTH: cuda_tile.for
+// DEPTH: } {tileir.num_stages = 3 : i64}
 
 // KEEP: cuda_tile.for
 // KEEP-NEXT: nv_tileas.tiled_load {{.*}} -> tile<64x16xf16
@@ -13,6 +19,7 @@
 // KEEP: nv_tileas.tiled_load {{.*}} -> tile<16x16xf32
 // KEEP: consume_one
 // KEEP: mmaf
+// KEEP-NOT: tileir.num_stages
 
 // ALL: produce_one_async
 // ALL-DAG: nv_tileas.tiled_load {{.*}} -> tile<64x16xf16

@@ -492,10 +492,11 @@ pub(crate) fn tensor_copy(
                 crate::mem::store_bytes(&mut env.shared, sh, es, v);
                 if let Some(rs) = env.race.as_mut() {
                     // Async-proxy writes, attributed to the issuing thread; its complete_tx on
-                    // the mbarrier orders them before the waiters' reads.
-                    for b in sh..sh + es {
-                        rs.record_write(b as usize, me as usize - 1, inst.line);
-                    }
+                    // the mbarrier orders them before the waiters' reads. They may land any
+                    // time after the issue: what other threads (and wgmma) read there must
+                    // be ordered before it.
+                    let race = rs.async_write(me as usize - 1, sh, es, inst.line);
+                    race.map_err(|m| err(w, env, inst, lane, ErrorKind::Undefined, format!("{what}: {m}")))?;
                 }
             }
         } else if inside {

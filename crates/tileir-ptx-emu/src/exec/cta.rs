@@ -52,6 +52,11 @@ pub(crate) struct RaceShadow {
     pub bars: Vec<Vec<u32>>,
     /// Per mbarrier: the join of this phase's releases, and of all completed phases.
     pub mbars: std::collections::HashMap<u64, (Vec<u32>, Vec<u32>)>,
+    /// Per byte: how many wgmma.mma_async of any warp read it and are not yet retired by a
+    /// wgmma.wait_group (the tensor core may read it at any time until then), and the PTX
+    /// line of the latest such wgmma.
+    pub wg_inflight: Vec<u16>,
+    pub wg_line: Vec<u32>,
 }
 
 fn join(dst: &mut Vec<u32>, src: &[u32]) {
@@ -82,6 +87,8 @@ impl RaceShadow {
             // 0..15: named barriers; 16: the cluster barrier.
             bars: vec![Vec::new(); 17],
             mbars: Default::default(),
+            wg_inflight: vec![0; bytes],
+            wg_line: vec![0; bytes],
         }
     }
 
@@ -157,6 +164,66 @@ impl RaceShadow {
         self.wclk[i] = self.clock(t);
         self.wline[i] = line;
     }
+
+    /// Why a write of byte `i` now is a race with an in-flight wgmma that reads it.
+    fn wgmma_conflict(&self, i: usize) -> Option<String> {
+        (self.wg_inflight.get(i).copied().unwrap_or(0) > 0).then(|| {
+            format!(
+                "shared byte {i:#x}, which the wgmma.mma_async at PTX line {} still reads (no wgmma.wait_group has retired it yet)",
+                self.wg_line[i]
+            )
+        })
+    }
+
+    /// An async-proxy write of bytes [a, a+size) issued by thread `t` (a TMA copy landing):
+    /// it may happen any time after the issue, so every earlier access by another thread
+    /// (and every in-flight wgmma read) must be ordered before the issue; then recorded.
+    pub fn async_write(&mut self, t: usize, a: u64, size: u64, line: u32) -> std::result::Result<(), String> {
+        for i in a as usize..(a + size) as usize {
+            if i >= self.writer.len() {
+                break;
+            }
+            if let Some(why) = self.wgmma_conflict(i) {
+                return Err(format!("async copy issued at PTX line {line} writes {why}"));
+            }
+            let me = t as u32 + 1;
+            for (who, clk, oline, what) in [(self.writer[i], self.wclk[i], self.wline[i], "write"), (self.reader[i], self.rclk[i], self.rline[i], "read")] {
+                if who != 0 && who != me && clk > self.vc[t * self.n + (who - 1) as usize] {
+                    return Err(format!(
+                        "shared-memory race on byte {i:#x}: async copy issued at PTX line {line} by thread {t} of the CTA, and the {what} at PTX line {oline} by thread {} of the CTA, with no barrier (or mbarrier wait) ordering them before the copy's issue",
+                        who - 1
+                    ));
+                }
+            }
+            self.record_write(i, t, line);
+        }
+        Ok(())
+    }
+
+    /// Warp-collective wgmma reads of `bytes` begin (at the wgmma.mma_async on PTX line `line`).
+    pub fn wgmma_reads_begin(&mut self, bytes: &[u32], line: u32) {
+        for &b in bytes {
+            if let Some(c) = self.wg_inflight.get_mut(b as usize) {
+                *c = c.saturating_add(1);
+                self.wg_line[b as usize] = line;
+            }
+        }
+    }
+
+    /// A wgmma.wait_group executed by thread `t` retires reads of `bytes` (recorded as
+    /// `t`'s reads now: a later write must be ordered after the wait).
+    pub fn wgmma_reads_end(&mut self, bytes: &[u32], t: usize) {
+        let clk = self.clock(t);
+        for &b in bytes {
+            let i = b as usize;
+            if let Some(c) = self.wg_inflight.get_mut(i) {
+                *c = c.saturating_sub(1);
+                self.reader[i] = t as u32 + 1;
+                self.rclk[i] = clk;
+                self.rline[i] = self.line;
+            }
+        }
+    }
 }
 
 impl Env<'_> {
@@ -198,8 +265,12 @@ impl Env<'_> {
     pub fn race_write(&mut self, t: u32, a: u64, size: u64, atomic: bool) -> std::result::Result<(), String> {
         let Some(r) = self.race.as_mut() else { return Ok(()) };
         let (me, ti) = (t + 1, t as usize);
-        let mut bad = None;
+        let (mut bad, mut wg_bad) = (None, None);
         for i in a as usize..(a + size) as usize {
+            if let Some(why) = r.wgmma_conflict(i) {
+                wg_bad = Some((why, r.line));
+                break;
+            }
             if !atomic {
                 for (who, clk, oline, what) in [(r.writer[i], r.wclk[i], r.wline[i], "write"), (r.reader[i], r.rclk[i], r.rline[i], "read")] {
                     if who != 0 && who != me && clk > r.vc[ti * r.n + (who - 1) as usize] {
@@ -214,6 +285,9 @@ impl Env<'_> {
             r.writer[i] = me;
             r.wclk[i] = if atomic { 0 } else { r.clock(ti) };
             r.wline[i] = r.line;
+        }
+        if let Some((why, line)) = wg_bad {
+            return Err(format!("write at PTX line {line} by {} to {why}", self.who_t(t)));
         }
         if let Some((i, o, oline, what, line)) = bad {
             return Err(format!(

@@ -251,8 +251,14 @@ pub(crate) fn wgmma(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, op: &crate::pr
     let (pa, pb) = (per_reg(*at), per_reg(*bt));
     let row0 = 16 * (w.id as usize % 4);
     // Elements are 32 / per_reg bits: 2 bytes (f16/bf16), 4 (tf32) or 1 (fp8, s8/u8).
-    let load = |w: &mut Warp, env: &mut Env<'_>, t: MmaIn, es: usize, addr: u64| -> Result<f64> {
+    // Race check: the bytes read stay in flight until a wgmma.wait_group retires them.
+    let mut read_bytes: Vec<u32> = Vec::new();
+    let racing = env.race.is_some();
+    let mut load = |w: &mut Warp, env: &mut Env<'_>, t: MmaIn, es: usize, addr: u64| -> Result<f64> {
         let v = w.load_pub(env, Space::Shared, 0, addr, es as u64).map_err(|m| EmuError::new(ErrorKind::Memory, inst.line, format!("wgmma operand in warp {}: {m}", w.id)))?;
+        if racing {
+            read_bytes.extend((addr..addr + es as u64).map(|b| b as u32));
+        }
         Ok(mma_elem(t, v, 0))
     };
     let mut am = vec![vec![0f64; kk]; 16];
@@ -286,6 +292,12 @@ pub(crate) fn wgmma(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, op: &crate::pr
             let addr = if *tnsp_b { desc_address_mn(bdesc, r, c, es) } else { desc_address(bdesc, r, c, es) };
             *x = load(w, env, *bt, es, addr)?;
         }
+    }
+    if let Some(r) = env.race.as_mut() {
+        read_bytes.sort_unstable();
+        read_bytes.dedup();
+        r.wgmma_reads_begin(&read_bytes, inst.line);
+        w.wg_reads_uncommitted.extend(read_bytes);
     }
     let sign = if neg_a != neg_b { -1.0 } else { 1.0 };
     for lane in 0..32 {

@@ -107,6 +107,10 @@ pub(crate) struct Warp {
     pub wg_uncommitted: Vec<(Reg, u32)>,
     /// Committed wgmma groups not yet retired by a wait_group, oldest first.
     pub wg_groups: std::collections::VecDeque<Vec<(Reg, u32)>>,
+    /// Race check: shared bytes read by this warp's wgmma.mma_async not yet committed, and
+    /// per committed group not yet retired (in step with `wg_groups`).
+    pub wg_reads_uncommitted: Vec<u32>,
+    pub wg_read_groups: std::collections::VecDeque<Vec<u32>>,
     /// Set while an atomic accesses shared memory (race check: atomics never race).
     pub atomic_access: bool,
     /// Lanes that arrived on the cluster barrier in its current phase.
@@ -159,6 +163,8 @@ impl Warp {
             stack: vec![Vec::new(); 32],
             wg_uncommitted: Vec::new(),
             wg_groups: Default::default(),
+            wg_reads_uncommitted: Vec::new(),
+            wg_read_groups: Default::default(),
             atomic_access: false,
             cl_arr: 0,
             cl_pending: 0,
@@ -1147,10 +1153,18 @@ impl Warp {
             Op::WgmmaCommit => {
                 let g = std::mem::take(&mut self.wg_uncommitted);
                 self.wg_groups.push_back(g);
+                let reads = std::mem::take(&mut self.wg_reads_uncommitted);
+                self.wg_read_groups.push_back(reads);
             }
             Op::WgmmaWait { n } => {
                 while self.wg_groups.len() > *n as usize {
                     self.wg_groups.pop_front();
+                }
+                while self.wg_read_groups.len() > *n as usize {
+                    let reads = self.wg_read_groups.pop_front().unwrap_or_default();
+                    if let Some(r) = env.race.as_mut() {
+                        r.wgmma_reads_end(&reads, self.id as usize * 32);
+                    }
                 }
             }
             Op::CpAsyncCommit => for_lanes(exec, |l| super::asyncop::commit(self, env, l)),
