@@ -88,13 +88,14 @@ impl FuncWriter<'_> {
                 reasons.push(format!("{}: {why}", v.name));
                 continue;
             }
-            let (body_len, block, smem) = (self.body.len(), self.cur_block.clone(), self.smem_bytes);
+            let (body_len, block, smem, ring_smem) = (self.body.len(), self.cur_block.clone(), self.smem_bytes, self.ring_scratch_bytes);
             match (v.lower)(self, op, c) {
                 Ok(()) => return Ok(()),
                 Err(why) => {
                     self.body.truncate(body_len);
                     self.cur_block = block;
                     self.smem_bytes = smem;
+                    self.ring_scratch_bytes = ring_smem;
                     reasons.push(format!("{}: declined: {why}", v.name));
                 }
             }

@@ -296,7 +296,12 @@ impl FuncWriter<'_> {
 
     /// Reserves `bytes` of the scratch buffer (shared by every op, one at a time).
     pub(crate) fn scratch(&mut self, bytes: u64) {
-        self.smem_bytes = self.smem_bytes.max(bytes.div_ceil(16) * 16);
+        let bytes = bytes.div_ceil(16) * 16;
+        self.smem_bytes = self.smem_bytes.max(bytes);
+        if self.ring_loop_depth > 0 {
+            // Used while a TMA ring's copies fly: the stages must lie past it.
+            self.ring_scratch_bytes = self.ring_scratch_bytes.max(bytes);
+        }
     }
 
     pub(crate) fn smem_ptr(&mut self, byte_offset: &str) -> String {
@@ -1035,7 +1040,11 @@ impl FuncWriter<'_> {
         // `continue`s (the final one and those inside `if`s) all reach one latch block,
         // which steps the induction variable, so the header has exactly two predecessors.
         self.loops.push(LoopTargets { header: latch.clone(), exit: exit.clone(), continues: vec![], breaks: vec![] });
-        let term = self.inline_block_no_bind(body)?;
+        let ring_body = usize::from(pipeline.is_some());
+        self.ring_loop_depth += ring_body;
+        let term = self.inline_block_no_bind(body);
+        self.ring_loop_depth -= ring_body;
+        let term = term?;
         let mut targets = self.loops.pop().ok_or("loop stack underflow")?;
         let from = self.cur_block.clone();
         targets.continues.push((term.map(|t| Self::flat_of_lists(&t.1)).unwrap_or_default(), from));

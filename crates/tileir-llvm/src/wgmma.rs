@@ -420,7 +420,11 @@ impl FuncWriter<'_> {
         let (a, b, acc) = (data.operands[0], data.operands[1], data.operands[2]);
         let (eb, acc_ty) = (form.elem_bytes, form.acc_ty);
         let (bytes_a, total) = staging_bytes(m, n, k, eb);
-        self.scratch(total);
+        // A ring's stages hold the operands; otherwise they are staged in the scratch.
+        let pipelined = self.tma_pipeline_loops.get(&op).cloned();
+        if pipelined.is_none() {
+            self.scratch(total);
+        }
         let (blocks, chunks, per_inst) = (t.rows / 64, t.cols / t.inst_n, t.inst_n / 2);
 
         // 1. The accumulator as fragments.
@@ -433,8 +437,7 @@ impl FuncWriter<'_> {
         let direct_b = self.direct_loads.get(&b).copied();
         let tma_a = direct_a.filter(|d| d.swizzle > 0);
         let tma_b = direct_b.filter(|d| d.swizzle > 0);
-        // A double-buffered loop's copies are issued and waited for by the loop's schedule.
-        let pipelined = self.tma_pipeline_loops.get(&op).cloned();
+        // A ring loop's copies are issued and waited for by the loop's schedule.
         let mut stage_offset = None;
         if let Some(p) = &pipelined {
             // The stages live past every op's scratch (other ops of the body use the scratch

@@ -286,6 +286,12 @@ pub(crate) struct FuncWriter<'a> {
     /// The TMA rings of pipelined loops, in order; their stage region is placed past the
     /// scratch, and their depths settled, when the function is done.
     pub(crate) tma_rings: Vec<crate::wgmma::TmaRing>,
+    /// While > 0, ops are lowered inside a TMA ring's loop body; the scratch they use
+    /// (`ring_scratch_bytes`) is what the stages must not overlap. The scratch used before
+    /// a ring's prologue (ordered by its proxy fence and barrier) or after its loop (every
+    /// copy waited for, every wgmma retired) may share bytes with the stages.
+    pub(crate) ring_loop_depth: usize,
+    pub(crate) ring_scratch_bytes: u64,
     /// Whether the stage mbarriers of TMA rings are used.
     pub(crate) stage_mbarriers_used: bool,
     /// mma ops in TMA-ring loops, with their loop's values.
@@ -422,6 +428,8 @@ impl<'a> FuncWriter<'a> {
             entry_block: None,
             stage_mbarriers_used: false,
             tma_rings: Vec::new(),
+            ring_loop_depth: 0,
+            ring_scratch_bytes: 0,
             tma_pipeline_loops: HashMap::new(),
             counter: 0,
             values: HashMap::new(),
@@ -536,12 +544,13 @@ impl<'a> FuncWriter<'a> {
         let reserve = if self.mbarrier_used || self.stage_mbarriers_used || !self.tensor_maps.is_empty() { 2048 } else { 0 };
         let limit = max_smem_bytes(&self.target);
         if !self.tma_rings.is_empty() {
-            // The rings go past the scratch, each as deep as what is left allows.
-            let base = self.smem_bytes.div_ceil(1024) * 1024;
+            // The rings go past the scratch their loop bodies use, each as deep as what is
+            // left allows; the rest of the scratch may overlap them.
+            let base = self.ring_scratch_bytes.div_ceil(1024) * 1024;
             let mut body = std::mem::take(&mut self.body);
             let region = self.settle_tma_rings(&mut body, base, limit.saturating_sub(base + reserve));
             self.body = body;
-            self.smem_bytes = base + region;
+            self.smem_bytes = self.smem_bytes.max(base + region);
             let init = self.stage_mbarrier_init();
             self.prologue.push_str(&init);
         }
