@@ -727,7 +727,36 @@ def cutile_kernels(env):
         yield {"matmul": mm.matmul, "attention": fa.attention}
 
 
-def bench_gemm(env, res, sizes, dtypes, repeats, stages, quick, target, cutile):
+#: The autotuner's search space (--tune): tiles x num_stages hints.
+TUNE_TILES = [(128, 128, 64), (128, 256, 64), (256, 128, 64), (128, 64, 64), (64, 128, 64), (64, 64, 64)]
+TUNE_STAGES = (None, 3, 5)
+
+
+def tune_gemm(res, section, case, a, b, c, dt, n, flops, check):
+    """``ct.tune.exhaustive_search`` over TUNE_TILES x TUNE_STAGES; the best as one cell."""
+    space = [(tile, s) for tile in TUNE_TILES for s in TUNE_STAGES]
+    t0 = time.perf_counter()
+    try:
+        result = ct.tune.exhaustive_search(
+            space, None, lambda cfg: gemm_grid(n, n, cfg[0]), gemm, lambda cfg: gemm_args(a, b, c, cfg[0], dt),
+            lambda cfg: {"num_stages": cfg[1]} if cfg[1] else {}, quiet=False)
+    except Exception as e:
+        res.add(section, case, "tileir (ct.tune)", "search", check=f"ERROR {_err(e)}")
+        return
+    if result.best is None:
+        res.add(section, case, "tileir (ct.tune)", "search", check=f"ERROR every configuration failed: {result.failures[:2]}")
+        return
+    (tile, s) = result.best.config
+    c.zero_()
+    ct.launch(None, gemm_grid(n, n, tile), variant(gemm, num_stages=s), gemm_args(a, b, c, tile, dt))
+    cfg = f"best {tile[0]}x{tile[1]}x{tile[2]} num_stages={s or 'default'}"
+    res.add(section, case, "tileir (ct.tune)", cfg, ms=result.best.mean_us / 1000.0, flops=flops, check=check(c),
+            note=(f"{len(result.successes)} timed, {len(result.failures)} failed, "
+                  f"{'cached' if result.cached else f'search {time.perf_counter() - t0:.0f} s'}; "
+                  f"ct.tune's own timing (L2 flushed)"))
+
+
+def bench_gemm(env, res, sizes, dtypes, repeats, stages, quick, target, cutile, tune=False):
     torch = env.torch
     section = "GEMM (TFLOP/s = 2*M*N*K / time)"
     for dt in dtypes:
@@ -854,6 +883,9 @@ def bench_gemm(env, res, sizes, dtypes, repeats, stages, quick, target, cutile):
                             note=f"{facts_text(facts)}; compile {compile_s:.1f} s", kernel=facts)
                 except Exception as e:
                     res.add(section, case, "tileir", cfg, check=f"ERROR {_err(e)}")
+            if tune:
+                tune_gemm(res, section, case, env.for_tileir(a, dt), env.for_tileir(b, dt), env.for_tileir(c, dt), dt,
+                          n, flops, lambda _c: check(c))
             del a, b, b_cm, bt_rm, c
             torch.cuda.empty_cache()
 
@@ -1076,6 +1108,8 @@ def main() -> int:
                     help="4096 only, default num_stages only, FMHA seq 2048, 2 Triton configs, 5 repeats")
     ap.add_argument("--json", metavar="PATH", help="write every cell (and the environment) as JSON to PATH")
     ap.add_argument("--skip-gemm", action="store_true")
+    ap.add_argument("--tune", action="store_true",
+                    help="also run ct.tune.exhaustive_search over tiles x num_stages and report the best")
     ap.add_argument("--skip-fmha", action="store_true")
     ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--heads", type=int, default=16)
@@ -1127,7 +1161,7 @@ def main() -> int:
         with cutile_kernels(env) as cutile:
             if not args.skip_gemm:
                 print("\nGEMM")
-                bench_gemm(env, res, sizes, dtypes, repeats, stages, args.quick, target, cutile)
+                bench_gemm(env, res, sizes, dtypes, repeats, stages, args.quick, target, cutile, tune=args.tune)
             if not args.skip_fmha:
                 print("\nFMHA")
                 bench_fmha(env, res, args.batch, args.heads, seq, head_dims, repeats, args.quick, target, cutile)

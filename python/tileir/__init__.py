@@ -30,5 +30,15 @@ from ._frontend.values import Array, Scalar, Tile, TiledView
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name):
+    # ``ct.tune`` (cuTile's submodule) without importing it with tileir.
+    if name == "tune":
+        import importlib
+
+        return importlib.import_module(".tune", __name__)
+    raise AttributeError(f"module 'tileir' has no attribute {name!r}")
+
+
 __all__ = ["errors", "knobs", "interpret", "kernel", "Kernel", "compile", "compile_to_ir", "CompiledKernel", "launch",
            "OP_NAMES", "Array", "Tile", "TiledView", "Scalar"] + list(_api.__all__)

@@ -635,7 +635,8 @@ CUresult cuGetErrorName(CUresult e, const char **s) {
 CUresult cuGetErrorString(CUresult e, const char **s) { *s = "fake driver error"; return 0; }
 CUresult cuDeviceGetCount(int *n) { *n = 1; return 0; }
 CUresult cuDeviceGet(int *d, int o) { if (o != 0) return 101; *d = o; return 0; }
-CUresult cuDeviceGetAttribute(int *v, int a, int d) { *v = a == 75 ? 9 : 0; return 0; }
+CUresult cuDeviceGetAttribute(int *v, int a, int d) { *v = a == 75 ? 9 : a == 38 ? 50 << 20 : 0; return 0; }
+CUresult cuDeviceGetName(char *name, int len, int d) { strncpy(name, "Fake H100", len); return 0; }
 CUresult cuCtxGetCurrent(void **c) { *c = current; return 0; }
 CUresult cuCtxSetCurrent(void *c) { current = c; return 0; }
 CUresult cuCtxGetDevice(int *d) { if (!current) return 201; *d = 0; return 0; }
@@ -688,6 +689,11 @@ CUresult cuMemcpyDtoDAsync_v2(uint64_t d, uint64_t s, size_t n, void *st) {
   memcpy((void *)(uintptr_t)d, (void *)(uintptr_t)s, n); return 0;
 }
 CUresult cuMemsetD8_v2(uint64_t d, unsigned char v, size_t n) { memset((void *)(uintptr_t)d, v, n); return 0; }
+int memsets_async = 0;
+size_t memset_async_bytes = 0;
+CUresult cuMemsetD8Async(uint64_t d, unsigned char v, size_t n, void *st) {
+  memset((void *)(uintptr_t)d, v, n); memsets_async++; memset_async_bytes = n; return 0;
+}
 CUresult cuStreamSynchronize(void *s) { return 0; }
 CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) { waits++; return 0; }
 CUresult cuEventCreate(void **e, unsigned f) { *e = malloc(8); return 0; }
@@ -1444,3 +1450,32 @@ def test_float8_arrays_whose_array_interface_raises_take_dlpack():
         keep2 = _bf16_capsule(code, 8)
         info = cuda.array_info(Float8Tensor(keep2[-1]))
         assert (info.ptr, info.shape, info.bits) == (0x10000, (4, 16), 8)
+
+
+def test_tuning_times_with_events_and_flushes_l2_between_runs(fake_driver, tmp_path, monkeypatch):
+    # ct.tune end to end on the fake driver: real compiles (sm_90a: compute capability 9.0),
+    # launches, an L2 flush (twice the 50 MiB L2) before each run, and CUDA events, which
+    # the fake driver times at 1.5 ms each.
+    import tileir as ct
+    from kernels import vector_add
+
+    monkeypatch.setenv("TILEIR_CACHE_DIR", str(tmp_path))
+    assert cuda.device_name() == "Fake H100" and cuda.l2_cache_bytes() == 50 << 20
+    x = cuda.to_device(np.arange(4096, dtype=np.float32))
+    out = cuda.empty((4096,), np.float32)
+    launches0, memsets0 = _counter(fake_driver, "launches"), _counter(fake_driver, "memsets_async")
+    space = [{"tile": 256}, {"tile": 1024}]
+    result = ct.tune.exhaustive_search(space, None, lambda c: (4096 // c["tile"],), vector_add,
+                                       lambda c: (x, x, out, c["tile"]), quiet=True)
+    runs = len(space) * (ct.tune.WARMUP_RUNS + ct.tune.BATCH_RUNS)
+    assert _counter(fake_driver, "launches") - launches0 == runs
+    assert _counter(fake_driver, "memsets_async") - memsets0 == runs
+    assert ctypes.c_size_t.in_dll(fake_driver, "memset_async_bytes").value == 100 << 20
+    # Identical times: no spread, converged at the first batch; ties keep the space's order.
+    assert [(m.config, m.mean_us, m.num_samples, m.error_margin_us) for m in result.successes] == [
+        ({"tile": 256}, 1500.0, 5, 0.0), ({"tile": 1024}, 1500.0, 5, 0.0)]
+    # The same search again: from the cache, nothing launched.
+    again = ct.tune.exhaustive_search(space, None, lambda c: (4096 // c["tile"],), vector_add,
+                                      lambda c: (x, x, out, c["tile"]), quiet=True)
+    assert again.cached and again.best.config == {"tile": 256}
+    assert _counter(fake_driver, "launches") - launches0 == runs

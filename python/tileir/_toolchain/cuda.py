@@ -100,6 +100,7 @@ _SIGNATURES: Dict[str, Tuple[Any, ...]] = {
     "cuMemcpyDtoH_v2": (c_void_p, CUdeviceptr, c_size_t),
     "cuMemcpyDtoDAsync_v2": (CUdeviceptr, CUdeviceptr, c_size_t, c_void_p),
     "cuMemsetD8_v2": (CUdeviceptr, c_uint8, c_size_t),
+    "cuMemsetD8Async": (CUdeviceptr, c_uint8, c_size_t, c_void_p),
     "cuStreamSynchronize": (c_void_p,),
     "cuStreamWaitEvent": (c_void_p, c_void_p, c_uint),
     "cuEventCreate": (_P(c_void_p), c_uint),
@@ -114,6 +115,7 @@ _SIGNATURES: Dict[str, Tuple[Any, ...]] = {
 # Driver enums used here.
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
+CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38
 CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0
 CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1
 CU_FUNC_ATTRIBUTE_NUM_REGS = 4
@@ -316,6 +318,29 @@ def compute_capability(device: int = 0) -> Tuple[int, int]:
     check(lib.cuDeviceGetAttribute(byref(minor), CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
                                    dev), "cuDeviceGetAttribute")
     return major.value, minor.value
+
+
+def device_name(device: int = 0) -> str:
+    """The device's name (``NVIDIA H100 80GB HBM3``)."""
+    buf = ctypes.create_string_buffer(256)
+    check(libcuda().cuDeviceGetName(buf, 256, _device(device)), "cuDeviceGetName")
+    return buf.value.decode("utf-8", "replace")
+
+
+def l2_cache_bytes(device: int = 0) -> int:
+    """The device's L2 cache size in bytes."""
+    size = c_int()
+    check(libcuda().cuDeviceGetAttribute(byref(size), CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, _device(device)),
+          "cuDeviceGetAttribute(L2_CACHE_SIZE)")
+    return size.value
+
+
+def memset_async(array: Any, value: int, nbytes: int, stream: Any = None) -> None:
+    """Fills the first ``nbytes`` of ``array`` (an address or a device array) with the byte
+    ``value``, queued on ``stream``."""
+    get_context()
+    check(libcuda().cuMemsetD8Async(device_pointer(array, stream=stream), int(value) & 0xFF, int(nbytes),
+                                    stream_handle(stream) or None), "cuMemsetD8Async(%d bytes)" % int(nbytes))
 
 
 @dataclass(frozen=True)
