@@ -507,3 +507,28 @@ def test_the_tma_ring_settles_on_the_stages_that_fit():
     assert compiled.dynamic_smem == 7 * 32 * 1024
     r1, r2 = run_both(mm_tiled.replace_hints(num_stages=8), (1, 1), args, race_check=True)
     assert_bits(r2[2], r1[2])
+
+
+def test_batched_matmul_copies_3d_boxes_through_the_tma_ring():
+    # The batch_matmul sample: ct.load of a (1, tm, tk) tile, reshaped to (tm, tk) for the
+    # mma. The reshape only drops the unit batch dimension, so the loads stay in the loop
+    # (materialize-async looks through it) and the backend copies (1, rows, cols) boxes of
+    # a rank-3 tensor map. Ragged M, N, K (views of wider arrays, rows 16-element aligned).
+    from frontend_samples import batch_matmul
+
+    rng = np.random.default_rng(32)
+    nb, m, n, k = 3, 100, 136, 150
+    a = small_ints(rng, (nb, m, 160)).astype(np.float16)[:, :, :k]
+    b = small_ints(rng, (nb, k, 144)).astype(np.float16)[:, :, :n]
+    for tiles in [(64, 64, 32), (128, 64, 64)]:
+        args = [a, b, np.zeros((nb, m, n), np.float16), *tiles]
+        compiled, ptx = compile_checked(batch_matmul, args)
+        assert "cp.async.bulk.tensor.3d" in ptx and "cp.async.bulk.tensor.2d" not in ptx
+        assert "mbarrier.try_wait.parity" in ptx and "wgmma.mma_async" in ptx
+        # A in K slabs of the widest swizzle (64 or 128 bytes), B in 64-column (128-byte) slabs.
+        assert [t["box"] for t in compiled.tensor_maps] == [[1, tiles[0], tiles[2]], [1, tiles[2], 64]]
+        grid = (ct.cdiv(m, tiles[0]), ct.cdiv(n, tiles[1]), nb)
+        r1, r2 = run_both(batch_matmul, grid, args, race_check=True)
+        assert_bits(r2[2], r1[2])
+        want = np.einsum("bmk,bkn->bmn", a.astype(np.float32), b.astype(np.float32)).astype(np.float16)
+        np.testing.assert_array_equal(r2[2], want)

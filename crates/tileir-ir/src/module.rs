@@ -194,6 +194,20 @@ impl Module {
         count
     }
 
+    /// Whether `op` is a `cuda_tile.reshape` that only drops leading unit dimensions
+    /// (`tile<1x64x32xf16>` to `tile<64x32xf16>`): the same elements in the same order, as a
+    /// batched load's tile becomes an mma operand.
+    pub fn is_unit_prefix_reshape(&self, op: OpId) -> bool {
+        if self.ops[op].kind.ct() != Some(crate::CtOp::Reshape) || self.ops[op].operands.len() != 1 {
+            return false;
+        }
+        let shape = |v: ValueId| self.types.get(self.value_type(v)).tile_shape().map(<[i64]>::to_vec);
+        let (Some(from), Some(to)) = (shape(self.ops[op].operands[0]), self.ops[op].results.first().and_then(|&r| shape(r))) else {
+            return false;
+        };
+        from.len() >= to.len() && from[from.len() - to.len()..] == to[..] && from[..from.len() - to.len()].iter().all(|&d| d == 1)
+    }
+
     /// Number of uses of each value among the reachable ops.
     pub fn use_counts(&self) -> std::collections::HashMap<ValueId, usize> {
         let mut counts = std::collections::HashMap::new();

@@ -13,7 +13,7 @@
 //! next has arrived, so a slow waiter never sees a later phase.
 
 use crate::writer::{FuncWriter, Lowered};
-use tileir_ir::{CtOp, Dim, Module, NumType, OpId, OpKind, TileAaOp, Type, ValueDef, ValueId};
+use tileir_ir::{CtOp, Dim, Module, NumType, OpId, OpKind, TileAaOp, TileAsOp, Type, ValueDef, ValueId};
 
 type R<T> = Result<T, String>;
 
@@ -187,19 +187,28 @@ impl FuncWriter<'_> {
         self.label(&done);
     }
 
-    /// One 2-d TMA load of the box at (`inner`, `outer`) (i32 element coordinates) of
-    /// tensor map `tmap` into shared byte `dst` (i32 shared address), counted on `mbar`.
-    pub(crate) fn tma_load_2d(&mut self, tmap: &str, dst: &str, inner: &str, outer: &str, mbar: &str) {
+    /// One TMA load of the box at `coords` (i32 element coordinates, innermost first; 1 to 5
+    /// of them) of tensor map `tmap` into shared byte `dst` (i32 shared address), counted on
+    /// `mbar`.
+    pub(crate) fn tma_load(&mut self, tmap: &str, dst: &str, coords: &[String], mbar: &str) {
+        let n = coords.len();
+        let slots: Vec<String> = (0..n).map(|i| format!("${}", i + 2)).collect();
+        let args: Vec<String> = coords.iter().map(|c| format!("i32 {c}")).collect();
         self.line(&format!(
-            "call void asm sideeffect \"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {{$2, $3}}], [$4];\", \"r,l,r,r,r,~{{memory}}\"(i32 {dst}, ptr {tmap}, i32 {inner}, i32 {outer}, i32 {mbar})"
+            "call void asm sideeffect \"cp.async.bulk.tensor.{n}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {{{}}}], [${}];\", \"r,l,{}r,~{{memory}}\"(i32 {dst}, ptr {tmap}, {}, i32 {mbar})",
+            slots.join(", "),
+            n + 2,
+            "r,".repeat(n),
+            args.join(", ")
         ));
     }
 
     /// The tile coordinates (i32) of tiled load `load`.
     pub(crate) fn tile_index_i32(&mut self, load: OpId) -> R<Vec<String>> {
         let data = self.m.ops[load].clone();
+        let OpKind::TileAs(TileAsOp::TiledLoad { access, .. }) = &data.kind else { return Err("not a tiled load".into()) };
         let mut out = Vec::new();
-        for &v in &data.operands[1..3] {
+        for &v in &data.operands[1..1 + access.num_indices as usize] {
             let i = self.as_i64(load, v).ok_or("the load's tile index was not lowered")?;
             out.push(self.emit("tix", format!("trunc i64 {i} to i32")));
         }

@@ -683,6 +683,9 @@ pub(crate) enum OperandImage {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct DirectLoad {
     pub(crate) load: OpId,
+    /// The reshape dropping the load tile's leading unit dimensions on its way to the mma
+    /// (a batched load), lowered by the copy too.
+    pub(crate) reshape: Option<OpId>,
     pub(crate) image: OperandImage,
     /// The TMA swizzle span in bytes (32, 64 or 128), or 0: `cp.async` into the
     /// unswizzled image.
@@ -763,10 +766,20 @@ impl FuncWriter<'_> {
                     continue;
                 }
                 let v = m.ops[op].operands[index];
-                let Some(load) = m.defining_op(v) else { continue };
+                let Some(mut load) = m.defining_op(v) else { continue };
+                // A batched load reaches the mma through a reshape dropping its unit dims.
+                let reshape = m.is_unit_prefix_reshape(load).then_some(load);
+                if let Some(r) = reshape {
+                    let Some(l) = m.defining_op(m.ops[r].operands[0]) else { continue };
+                    if m.ops[r].parent != Some(block) || uses.get(&m.ops[r].operands[0]) != Some(&1) {
+                        continue;
+                    }
+                    load = l;
+                }
                 let OpKind::TileAs(tileir_ir::TileAsOp::TiledLoad { access, .. }) = &m.ops[load].kind else { continue };
                 let memref_ty = m.types.get(m.value_type(m.ops[load].operands[0]));
                 let Type::MemRef { strides, .. } = memref_ty else { continue };
+                let rank = strides.len();
                 // The memref's base is known 16-byte aligned, and so is each row: its stride
                 // (static, or a dynamic operand of make_memref under `assume div_by`) is a
                 // multiple of 16 bytes.
@@ -774,7 +787,7 @@ impl FuncWriter<'_> {
                     let OpKind::TileAa(tileir_ir::TileAaOp::MakeMemref { base_alignment, num_dyn_sizes, .. }) = &m.ops[mk].kind else {
                         return false;
                     };
-                    let row_stride = match strides.first() {
+                    let row_stride = match strides.get(rank.wrapping_sub(2)) {
                         Some(Dim::Static(s)) => *s,
                         Some(Dim::Dynamic) => m.ops[mk].operands.get(1 + *num_dyn_sizes as usize).map_or(1, |&s| m.assumed_divisor(s)),
                         None => 1,
@@ -787,7 +800,8 @@ impl FuncWriter<'_> {
                     && access.ordering == tileir_ir::MemoryOrdering::Weak
                     && matches!(access.padding, None | Some(tileir_ir::PaddingValue::Zero))
                     && access.origin_step.is_none()
-                    && access.num_indices == 2
+                    && access.num_indices as usize == rank
+                    && rank >= 2
                     && strides.last() == Some(&Dim::Static(1))
                     && !writes_between(m, &m.blocks[block].ops, load, op);
                 if eligible {
@@ -800,7 +814,11 @@ impl FuncWriter<'_> {
                         OperandImage::MnMajorB => (plan.k, vec![plan.t.inst_n * eb, plan.n * eb]),
                     };
                     let swizzle = if source.is_some() && elem_ok && rows <= 256 { swizzle_dividing(&spans) } else { 0 };
-                    out.insert(v, DirectLoad { load, image, swizzle });
+                    // cp.async copies 2-d tiles only: a batched tile goes by TMA or not at all.
+                    if rank > 2 && swizzle == 0 {
+                        continue;
+                    }
+                    out.insert(v, DirectLoad { load, reshape, image, swizzle });
                 }
             }
         }
@@ -821,7 +839,8 @@ impl FuncWriter<'_> {
         let m = self.m;
         let data = m.ops[d.load].clone();
         let t = self.val_ty(data.results[0]);
-        let (rows, cols, eb) = (t.shape[0], t.shape[1], plan.form.elem_bytes);
+        let rank = t.shape.len();
+        let (rows, cols, eb) = (t.shape[rank - 2], t.shape[rank - 1], plan.form.elem_bytes);
         let entry = self.entry_block.ok_or("no entry block")?;
         let (base, sizes, strides) =
             crate::tma::memref_source(m, entry, data.operands[0]).ok_or("the memref's parameters are not known to the launcher")?;
@@ -833,12 +852,15 @@ impl FuncWriter<'_> {
             sizes,
             strides,
             elem: elem.to_string(),
-            box_dims: vec![rows as u32, box_cols as u32],
+            // Leading (batch) dimensions of the tile are 1.
+            box_dims: t.shape[..rank - 2].iter().map(|&d| d as u32).chain([rows as u32, box_cols as u32]).collect(),
             swizzle_bytes: d.swizzle,
         };
         let tmap = self.tensor_map_param(spec);
-        let row0 = self.emit("trow", format!("mul i32 {}, {rows}", index[0]));
-        let col0 = self.emit("tcol", format!("mul i32 {}, {cols}", index[1]));
+        let row0 = self.emit("trow", format!("mul i32 {}, {rows}", index[rank - 2]));
+        let col0 = self.emit("tcol", format!("mul i32 {}, {cols}", index[rank - 1]));
+        // TMA coordinates innermost first: column, row, then the batch indices (tile extent 1).
+        let outer: Vec<String> = std::iter::once(row0).chain(index[..rank - 2].iter().rev().cloned()).collect();
         let smem = self.smem_name.clone();
         let sbase = self.emit("tsb", format!("ptrtoint ptr addrspace(3) {smem} to i32"));
         let sbase = match buffer {
@@ -852,7 +874,8 @@ impl FuncWriter<'_> {
         for slab in 0..cols / box_cols {
             let inner = self.emit("tin", format!("add i32 {col0}, {}", slab * box_cols));
             let dst = self.emit("tdst", format!("add i32 {sbase}, {}", image_base + slab * rows * sw));
-            self.tma_load_2d(&tmap, &dst, &inner, &row0, mbar);
+            let coords: Vec<String> = std::iter::once(inner).chain(outer.iter().cloned()).collect();
+            self.tma_load(&tmap, &dst, &coords, mbar);
         }
         Ok(())
     }
@@ -978,7 +1001,7 @@ pub(crate) struct TmaPipeline {
     /// The mma, its plan, and its two loads with their coordinate sources.
     pub(crate) mma: OpId,
     pub(crate) plan: WgmmaPlan,
-    pub(crate) loads: Vec<(DirectLoad, [IndexSource; 2])>,
+    pub(crate) loads: Vec<(DirectLoad, Vec<IndexSource>)>,
     /// Bytes of one stage (A and B, 1024-aligned).
     pub(crate) stage_bytes: u64,
     /// Bytes of A's image within a stage.
@@ -997,7 +1020,7 @@ pub(crate) struct TmaPipelineLoop {
     /// The LLVM type of the induction variable and the comparison that continues the loop.
     pub(crate) ilt: &'static str,
     pub(crate) cmp: &'static str,
-    pub(crate) loads: Vec<(DirectLoad, [IndexSource; 2])>,
+    pub(crate) loads: Vec<(DirectLoad, Vec<IndexSource>)>,
     pub(crate) stage_bytes: u64,
     pub(crate) bytes_a: u64,
     /// Index of the ring in `FuncWriter::tma_rings`, and its requested depth.
@@ -1034,8 +1057,10 @@ impl FuncWriter<'_> {
         let mut loads = Vec::new();
         for &v in &m.ops[*mma].operands[..2] {
             let d = self.direct_loads.get(&v).copied().filter(|d| d.swizzle > 0)?;
-            let mut sources = [IndexSource::InductionVariable; 2];
-            for (slot, &ix) in sources.iter_mut().zip(&m.ops[d.load].operands[1..3]) {
+            let OpKind::TileAs(tileir_ir::TileAsOp::TiledLoad { access, .. }) = &m.ops[d.load].kind else { return None };
+            let indices = &m.ops[d.load].operands[1..1 + access.num_indices as usize];
+            let mut sources = vec![IndexSource::InductionVariable; indices.len()];
+            for (slot, &ix) in sources.iter_mut().zip(indices) {
                 *slot = if ix == iv {
                     IndexSource::InductionVariable
                 } else {

@@ -279,6 +279,8 @@ pub(crate) struct FuncWriter<'a> {
     /// Tiled loads (by their tile) that their wgmma copies straight into shared memory
     /// (`FuncWriter::find_direct_loads`); the load itself writes nothing.
     pub(crate) direct_loads: HashMap<ValueId, crate::wgmma::DirectLoad>,
+    /// The ops of `direct_loads` (loads, and reshapes after them), which emit nothing.
+    pub(crate) direct_copied_ops: std::collections::HashSet<OpId>,
     /// Tensor maps the kernel takes as trailing parameters, in order.
     pub(crate) tensor_maps: Vec<crate::tma::TensorMapSpec>,
     /// Whether the kernel's mbarrier is used (and initialized in the entry block).
@@ -423,6 +425,7 @@ impl<'a> FuncWriter<'a> {
             fragment_values: Default::default(),
             fragment_mmas: Default::default(),
             direct_loads: HashMap::new(),
+            direct_copied_ops: Default::default(),
             tensor_maps: Vec::new(),
             mbarrier_used: false,
             entry_block: None,
@@ -533,6 +536,7 @@ impl<'a> FuncWriter<'a> {
         }
         self.entry_block = Some(block);
         self.direct_loads = self.find_direct_loads(func);
+        self.direct_copied_ops = self.direct_loads.values().flat_map(|d| std::iter::once(d.load).chain(d.reshape)).collect();
         for &op in &m.blocks[block].ops {
             self.op(op);
         }
@@ -650,6 +654,14 @@ impl<'a> FuncWriter<'a> {
     pub(crate) fn op(&mut self, op: OpId) {
         let m = self.m;
         let data = m.ops[op].clone();
+        if self.direct_copied_ops.contains(&op) {
+            // A load (and the reshape after it) whose wgmma copies the tile into shared
+            // memory itself: nothing to emit; its token orders nothing.
+            for &r in &data.results[1..] {
+                self.values.insert(r, Lowered::Token);
+            }
+            return;
+        }
         match &data.kind {
             OpKind::TileAa(k) => match k {
                 TileAaOp::Return => {
@@ -705,10 +717,6 @@ impl<'a> FuncWriter<'a> {
                 }
             },
             OpKind::TileAs(k) => match k {
-                TileAsOp::TiledLoad { .. } if self.direct_loads.contains_key(&data.results[0]) => {
-                    // Its wgmma copies the tile into shared memory itself.
-                    self.values.insert(data.results[1], Lowered::Token);
-                }
                 TileAsOp::TiledLoad { access, vector_width } => self.tiled(op, access, *vector_width, true),
                 TileAsOp::TiledStore { access, vector_width } => self.tiled(op, access, *vector_width, false),
                 TileAsOp::Reinterpret

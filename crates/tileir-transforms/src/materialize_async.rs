@@ -147,15 +147,22 @@ fn use_count(m: &Module, v: ValueId) -> usize {
     m.walk().iter().map(|&o| m.ops[o].operands.iter().filter(|&&x| x == v).count()).sum()
 }
 
-/// Rewrites one loop; returns the pipeline it created, if any.
-/// Whether `v`'s only use is as operand A or B of an mma.
+/// Whether `v`'s only use is as operand A or B of an mma, directly or through a reshape
+/// that drops leading unit dimensions (a batched load's `1xMxK` tile).
 fn only_mma_operand(m: &Module, v: ValueId) -> bool {
     let users: Vec<OpId> = m.walk().into_iter().filter(|&o| m.ops[o].operands.contains(&v)).collect();
-    matches!(users.as_slice(), [u] if matches!(m.ops[*u].kind.ct(), Some(CtOp::MmaF | CtOp::MmaI))
-        && m.ops[*u].operands.iter().position(|&x| x == v).is_some_and(|i| i < 2)
-        && m.ops[*u].operands.iter().filter(|&&x| x == v).count() == 1)
+    match users.as_slice() {
+        [u] if m.is_unit_prefix_reshape(*u) => only_mma_operand(m, m.ops[*u].results[0]),
+        [u] => {
+            matches!(m.ops[*u].kind.ct(), Some(CtOp::MmaF | CtOp::MmaI))
+                && m.ops[*u].operands.iter().position(|&x| x == v).is_some_and(|i| i < 2)
+                && m.ops[*u].operands.iter().filter(|&&x| x == v).count() == 1
+        }
+        _ => false,
+    }
 }
 
+/// Rewrites one loop; returns the pipeline it created, if any.
 fn materialize_loop(m: &mut Module, for_op: OpId, keep_mma_operands: Option<u32>) -> Option<ValueId> {
     let l = ForLoop::of(m, for_op)?;
     if let Some(stages @ 1..) = keep_mma_operands {
