@@ -357,7 +357,7 @@ def test_aligned_operands_are_copied_straight_into_shared_memory(tiles, tma_boxe
     # first three iterations' copies before the loop, iteration i + 3's inside it, waited
     # for by phase parity.
     pipelined = not cp_async
-    assert ptx.count("cp.async.bulk.tensor.2d") == tma_boxes * (4 if pipelined else 1)
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster") == tma_boxes * (4 if pipelined else 1)
     assert ("mbarrier.try_wait.parity" in ptx) == pipelined
     assert ("cp.async.cg.shared.global" in ptx) == cp_async
     assert len(compiled.tensor_maps) == (1 if cp_async else 2)
@@ -477,7 +477,7 @@ def test_the_tma_ring_is_num_stages_deep_and_race_free(hint, stages):
         compiled, ptx = compile_checked(kern, args)
         # Two boxes per stage (A, B); the loop's refill issues one stage, the prologue the
         # first S - 1.
-        assert ptx.count("cp.async.bulk.tensor.2d") == 2 * stages
+        assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster") == 2 * stages
         if stages > 1:
             # The mma of iteration i stays in flight while iteration i + 1 waits for its
             # stage: wait_group 1 in the loop, 0 after it.
@@ -502,7 +502,7 @@ def test_the_tma_ring_settles_on_the_stages_that_fit():
     b = small_ints(rng, (64 * 7, 128)).astype(np.float16)
     args = [a, b, np.zeros((128, 128), np.float32), 128, 128, 64]
     compiled, ptx = compile_checked(mm_tiled.replace_hints(num_stages=8), args)
-    assert ptx.count("cp.async.bulk.tensor.2d") == 3 * 7
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster") == 3 * 7
     assert "_stages[64]" in ptx
     assert compiled.dynamic_smem == 7 * 32 * 1024
     r1, r2 = run_both(mm_tiled.replace_hints(num_stages=8), (1, 1), args, race_check=True)
@@ -532,3 +532,43 @@ def test_batched_matmul_copies_3d_boxes_through_the_tma_ring():
         assert_bits(r2[2], r1[2])
         want = np.einsum("bmk,bkn->bmn", a.astype(np.float32), b.astype(np.float32)).astype(np.float16)
         np.testing.assert_array_equal(r2[2], want)
+
+
+@pytest.mark.parametrize("tiles", [(64, 64, 32), (128, 128, 64), (64, 128, 16)], ids=["64x64x32", "128x128x64", "64x128x16"])
+def test_the_accumulator_is_stored_by_tma_from_its_fragments(tiles):
+    # The K loop's result goes straight to its store: each thread writes its fragments into
+    # a row-major image (128-byte column slabs) and one thread stores the slabs by TMA,
+    # which clips the ragged edges (200 rows, 136 of 144 columns). No trip of the
+    # accumulator through shared memory into its layout, no global stores from registers.
+    rng = np.random.default_rng(33)
+    a = small_ints(rng, (200, 176)).astype(np.float16)[:, :150]
+    b = small_ints(rng, (150, 144)).astype(np.float16)[:, :136]
+    args = [a, b, np.zeros((200, 144), np.float32)[:, :136], *tiles]
+    compiled, ptx = compile_checked(mm_tiled, args)
+    slabs = tiles[1] * 4 // 128
+    assert ptx.count("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group") == slabs
+    assert "cp.async.bulk.wait_group.read 0" in ptx
+    assert "st.global" not in ptx
+    assert compiled.tensor_maps[-1]["box"] == [tiles[0], 32] and compiled.tensor_maps[-1]["swizzle"] == 0
+    grid = (ct.cdiv(200, tiles[0]), ct.cdiv(136, tiles[1]))
+    r1, r2 = run_both(mm_tiled, grid, args, race_check=True)
+    assert_bits(r2[2], r1[2])
+    np.testing.assert_array_equal(r2[2], a.astype(np.float32) @ b.astype(np.float32))
+
+
+@pytest.mark.parametrize("sample", ["matmul_f16", "persistent_matmul"])
+def test_the_samples_convert_fragments_and_store_them_by_tma(sample):
+    # astype(f16) runs on the fragments; the persistent loop stores every tile it visits.
+    from test_frontend_samples import SAMPLES
+
+    kern, _ = SAMPLES[sample]
+    rng = np.random.default_rng(34)
+    m, n, kk = 192, 256, 96
+    a, b = rng.integers(-2, 3, (m, kk)).astype(np.float16), rng.integers(-2, 3, (kk, n)).astype(np.float16)
+    for tiles in [(64, 64, 32), (128, 128, 32)]:
+        args = [a, b, np.zeros((m, n), np.float16), *tiles]
+        compiled, ptx = compile_checked(kern, args)
+        assert ptx.count("global.shared::cta.tile.bulk_group") == tiles[1] * 2 // 128
+        grid = (3,) if sample == "persistent_matmul" else (ct.cdiv(m, tiles[0]) * ct.cdiv(n, tiles[1]),)
+        ct.emulate(grid, compiled, args, race_check=True)
+        np.testing.assert_array_equal(args[2], (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16))

@@ -17,6 +17,7 @@
 
 mod debug_ops;
 mod dispatch;
+mod epilogue;
 mod reduce_tree;
 mod lower_ct;
 mod mma_sync;

@@ -1100,6 +1100,11 @@ impl FuncWriter<'_> {
                     self.set_elems(v, part.to_vec());
                     self.fragment_values.insert(v);
                 }
+                // A TMA store epilogue takes the fragments as they are.
+                Some(_) if self.epilogues.results.contains(&v) => {
+                    self.set_elems(v, part.to_vec());
+                    self.fragment_values.insert(v);
+                }
                 Some((plan, _)) => self.fragments_to_tile(plan, part, v)?,
                 None => self.unflatten(&[v], part),
             }
@@ -1720,7 +1725,7 @@ impl FuncWriter<'_> {
         })
     }
 
-    fn ftof(&mut self, from: NumType, to: NumType, v: &str, rounding: RoundingMode) -> R<String> {
+    pub(crate) fn ftof(&mut self, from: NumType, to: NumType, v: &str, rounding: RoundingMode) -> R<String> {
         let is_fp8 = |n: NumType| matches!(n, NumType::F8E4M3FN | NumType::F8E5M2);
         if from == to {
             return Ok(v.to_string());

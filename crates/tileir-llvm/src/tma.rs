@@ -102,6 +102,25 @@ pub(crate) fn memref_source(m: &Module, func_block: tileir_ir::BlockId, memref: 
     Some((base, sizes, strides))
 }
 
+/// Whether memref `memref` (made by `make_memref`) has a 16-byte aligned base and every
+/// stride but the innermost a multiple of 16 bytes (static, or a dynamic stride under
+/// `assume div_by`): TMA's rule for tensor maps, and cp.async's for 16-byte row chunks.
+pub(crate) fn strides_16_byte_aligned(m: &Module, memref: ValueId, elem_bytes: i64) -> bool {
+    let Type::MemRef { strides, .. } = m.types.get(m.value_type(memref)) else { return false };
+    let Some(mk) = m.defining_op(memref) else { return false };
+    let OpKind::TileAa(TileAaOp::MakeMemref { base_alignment, num_dyn_sizes, .. }) = &m.ops[mk].kind else { return false };
+    // Dynamic strides follow the base and the dynamic sizes, outermost first.
+    let mut dynamic = m.ops[mk].operands.iter().skip(1 + *num_dyn_sizes as usize);
+    let strides: Vec<i64> = strides
+        .iter()
+        .map(|d| match d {
+            Dim::Static(s) => *s,
+            Dim::Dynamic => dynamic.next().map_or(1, |&v| m.assumed_divisor(v)),
+        })
+        .collect();
+    *base_alignment >= 16 && strides.iter().rev().skip(1).all(|&s| (s * elem_bytes) % 16 == 0)
+}
+
 /// cuda_tile's name of a TMA-copyable element type.
 pub(crate) fn tma_elem_name(n: NumType) -> Option<&'static str> {
     Some(match n {

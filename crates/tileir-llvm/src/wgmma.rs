@@ -46,6 +46,7 @@ const MAX_INSTRUCTIONS: i64 = 256;
 const CORE_MATRIX_BYTES: i64 = 128;
 
 /// One `wgmma.mma_async` form.
+#[derive(Clone, Debug)]
 struct WgmmaForm {
     /// K per instruction.
     k: i64,
@@ -67,6 +68,7 @@ struct WgmmaForm {
 }
 
 /// How the CTA's warpgroups split an M x N result.
+#[derive(Clone, Debug)]
 struct WarpgroupTiling {
     /// Warpgroups along N.
     wn: i64,
@@ -226,11 +228,13 @@ pub(crate) fn wgmma_rejects(w: &FuncWriter<'_>, op: OpId, c: &CudaTileOp) -> Opt
 }
 
 /// One wgmma op's form and tiling.
+#[derive(Clone, Debug)]
 pub(crate) struct WgmmaPlan {
     form: WgmmaForm,
     t: WarpgroupTiling,
-    m: i64,
-    n: i64,
+    /// The mma's M, N and K.
+    pub(crate) m: i64,
+    pub(crate) n: i64,
     k: i64,
 }
 
@@ -294,21 +298,33 @@ impl FuncWriter<'_> {
     /// Byte offsets, in a row-major M x N image of 4-byte elements, of the thread's
     /// accumulator registers in fragment order.
     fn fragment_offsets(&mut self, plan: &WgmmaPlan) -> Vec<String> {
+        let coords = self.fragment_coords(plan);
+        coords
+            .into_iter()
+            .map(|(r, col)| {
+                let lin = self.linear(&[r, col], &[plan.m, plan.n]);
+                self.emit("fo", format!("mul i32 {lin}, 4"))
+            })
+            .collect()
+    }
+
+    /// The (row, column) (i32) of each of the thread's fragment registers, in register
+    /// order: register pairs (2k, 2k + 1) are adjacent columns of one row.
+    pub(crate) fn fragment_coords(&mut self, plan: &WgmmaPlan) -> Vec<(String, String)> {
         let l = self.lanes(&plan.t);
         let (blocks, chunks, per_inst) = (plan.t.rows / 64, plan.t.cols / plan.t.inst_n, plan.t.inst_n / 2);
-        let mut offs = Vec::new();
+        let mut out = Vec::new();
         for block in 0..blocks {
             for chunk in 0..chunks {
                 for i in 0..per_inst {
                     let (j, e) = (i / 4, i % 4);
                     let r = self.emit("fr", format!("add i32 {}, {}", l.row0, block * 64 + 8 * (e / 2)));
                     let col = self.emit("fc", format!("add i32 {}, {}", l.col0, chunk * plan.t.inst_n + 8 * j + e % 2));
-                    let lin = self.linear(&[r, col], &[plan.m, plan.n]);
-                    offs.push(self.emit("fo", format!("mul i32 {lin}, 4")));
+                    out.push((r, col));
                 }
             }
         }
-        offs
+        out
     }
 
     /// The accumulator tile `v` (its thread's elements) as the thread's fragment registers.
@@ -783,17 +799,7 @@ impl FuncWriter<'_> {
                 // The memref's base is known 16-byte aligned, and so is each row: its stride
                 // (static, or a dynamic operand of make_memref under `assume div_by`) is a
                 // multiple of 16 bytes.
-                let aligned = m.defining_op(m.ops[load].operands[0]).is_some_and(|mk| {
-                    let OpKind::TileAa(tileir_ir::TileAaOp::MakeMemref { base_alignment, num_dyn_sizes, .. }) = &m.ops[mk].kind else {
-                        return false;
-                    };
-                    let row_stride = match strides.get(rank.wrapping_sub(2)) {
-                        Some(Dim::Static(s)) => *s,
-                        Some(Dim::Dynamic) => m.ops[mk].operands.get(1 + *num_dyn_sizes as usize).map_or(1, |&s| m.assumed_divisor(s)),
-                        None => 1,
-                    };
-                    *base_alignment >= 16 && (row_stride * plan.form.elem_bytes) % 16 == 0
-                });
+                let aligned = crate::tma::strides_16_byte_aligned(m, m.ops[load].operands[0], plan.form.elem_bytes);
                 let eligible = aligned
                     && m.ops[load].parent == Some(block)
                     && uses.get(&v) == Some(&1)

@@ -279,6 +279,8 @@ pub(crate) struct FuncWriter<'a> {
     /// Tiled loads (by their tile) that their wgmma copies straight into shared memory
     /// (`FuncWriter::find_direct_loads`); the load itself writes nothing.
     pub(crate) direct_loads: HashMap<ValueId, crate::wgmma::DirectLoad>,
+    /// Stores written by TMA store epilogues, and what they lower specially.
+    pub(crate) epilogues: crate::epilogue::Epilogues,
     /// The ops of `direct_loads` (loads, and reshapes after them), which emit nothing.
     pub(crate) direct_copied_ops: std::collections::HashSet<OpId>,
     /// Tensor maps the kernel takes as trailing parameters, in order.
@@ -426,6 +428,7 @@ impl<'a> FuncWriter<'a> {
             fragment_mmas: Default::default(),
             direct_loads: HashMap::new(),
             direct_copied_ops: Default::default(),
+            epilogues: Default::default(),
             tensor_maps: Vec::new(),
             mbarrier_used: false,
             entry_block: None,
@@ -537,6 +540,7 @@ impl<'a> FuncWriter<'a> {
         self.entry_block = Some(block);
         self.direct_loads = self.find_direct_loads(func);
         self.direct_copied_ops = self.direct_loads.values().flat_map(|d| std::iter::once(d.load).chain(d.reshape)).collect();
+        self.epilogues = self.find_tma_stores(func);
         for &op in &m.blocks[block].ops {
             self.op(op);
         }
@@ -654,6 +658,20 @@ impl<'a> FuncWriter<'a> {
     pub(crate) fn op(&mut self, op: OpId) {
         let m = self.m;
         let data = m.ops[op].clone();
+        if let Some(st) = self.epilogues.stores.get(&op).cloned() {
+            if let Err(e) = self.tma_store(op, &st) {
+                self.error(op, format!("TMA store epilogue: {e}"));
+            }
+            return;
+        }
+        if self.epilogues.converts.contains(&op) {
+            if let OpKind::CudaTile(c) = &data.kind {
+                if let Err(e) = self.convert_fragments(op, c) {
+                    self.error(op, e);
+                }
+            }
+            return;
+        }
         if self.direct_copied_ops.contains(&op) {
             // A load (and the reshape after it) whose wgmma copies the tile into shared
             // memory itself: nothing to emit; its token orders nothing.

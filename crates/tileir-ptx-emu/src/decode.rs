@@ -1264,9 +1264,20 @@ impl Decoder {
         let has = |m: &str| mods.contains(&m);
         let o = &i.operands;
         if has("bulk") {
-            // Bulk copies complete when issued, so their groups have nothing left to wait for.
-            if has("commit_group") || has("wait_group") || has("prefetch") {
+            // Bulk copies complete when issued; the groups only track (in race-check mode) the
+            // shared memory bulk stores may still read until a wait_group retires them.
+            if has("prefetch") {
                 return Ok(Op::Nop);
+            }
+            if has("commit_group") {
+                return Ok(Op::BulkCommit);
+            }
+            if has("wait_group") {
+                self.ops(i, 1)?;
+                return match self.src(&o[0], 32, line)? {
+                    Src::I(n) => Ok(Op::BulkWait { n: n as u32 }),
+                    Src::R(_) => Err(decode_err(line, "cp.async.bulk.wait_group needs an immediate count")),
+                };
             }
             if has("tensor") {
                 return self.tensor_copy(i, mods);

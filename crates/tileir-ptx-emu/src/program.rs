@@ -532,6 +532,10 @@ pub enum Op {
     CpAsync { dst: Addr, src: Addr, size: u8, src_size: Option<Src> },
     /// `cp.async.commit_group`.
     CpAsyncCommit,
+    /// `cp.async.bulk.commit_group`.
+    BulkCommit,
+    /// `cp.async.bulk.wait_group{.read} n`.
+    BulkWait { n: u32 },
     /// `cp.async.wait_group n` (None: `wait_all`).
     CpAsyncWait { n: Option<u32> },
     /// `cp.async.mbarrier.arrive{.noinc}.shared.b64 [mbar]`.
@@ -882,7 +886,7 @@ impl Op {
                 s(a);
                 s(rank);
             }
-            Op::Bra { .. } | Op::Exit | Op::Ret | Op::CallFunc { .. } | Op::ClusterArrive { .. } | Op::ClusterWait | Op::Trap | Op::Call { .. } | Op::Nop | Op::CpAsyncCommit | Op::CpAsyncWait { .. } | Op::WgmmaCommit | Op::WgmmaWait { .. } => {}
+            Op::Bra { .. } | Op::Exit | Op::Ret | Op::CallFunc { .. } | Op::ClusterArrive { .. } | Op::ClusterWait | Op::Trap | Op::Call { .. } | Op::Nop | Op::CpAsyncCommit | Op::CpAsyncWait { .. } | Op::BulkCommit | Op::BulkWait { .. } | Op::WgmmaCommit | Op::WgmmaWait { .. } => {}
         }
         out.extend(regs);
         out

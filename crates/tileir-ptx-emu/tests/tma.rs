@@ -491,3 +491,32 @@ fn nan_fill_and_element_strides() {
         }
     }
 }
+
+/// Race check: a TMA store reads its shared-memory source until a
+/// cp.async.bulk.wait_group{.read} retires its group, so writing the source before that is
+/// a race; after it the same thread may write (other threads need a barrier too).
+#[test]
+fn overwriting_a_tma_store_source_before_its_wait_is_a_race() {
+    let p = |text: &str| Module::parse(text).unwrap().kernel(None).unwrap();
+    let go = |text: &str, race_check: bool| {
+        let ma = TensorMap::dense(0, DataType::F16, &[GW, GH], &[64, 64], Swizzle::B128);
+        let mb = TensorMap::dense(0, DataType::F16, &[GW, GH], &[64, 64], Swizzle::B128);
+        let mut bufs = vec![Buffer::new("a", bytes16(&input())), Buffer::new("b", bytes16(&vec![0; (GW * GH) as usize]))];
+        let args = [Arg::TensorMap(0, ma), Arg::TensorMap(1, mb), Arg::U32(0), Arg::U32(0), Arg::U32(0), Arg::U32(0)];
+        let config = LaunchConfig { options: Options { race_check, ..Options::default() }, ..cfg(32) };
+        run(&p(text), &config, &args, &mut bufs)
+    };
+    let wait = "cp.async.bulk.wait_group.read 0;\n";
+    let overwrite = "st.shared.b32 [%r7+64], %r5;\n";
+    let early = STORE.replace(wait, &format!("{overwrite}{wait}"));
+    go(&early, false).unwrap();
+    let e = go(&early, true).unwrap_err();
+    assert!(
+        e.message.contains("to shared byte 0x40, which the bulk copy at PTX line 29 still reads (no cp.async.bulk.wait_group has retired it yet)"),
+        "{e}"
+    );
+    // A wait on a later group leaves this one in flight; waiting for all retires it.
+    let later = STORE.replace(wait, "cp.async.bulk.wait_group.read 1;\n").replace("$L_end:", &format!("{overwrite}$L_end:"));
+    assert!(go(&later, true).unwrap_err().message.contains("still reads"));
+    go(&STORE.replace("$L_end:", &format!("{overwrite}$L_end:")), true).unwrap();
+}

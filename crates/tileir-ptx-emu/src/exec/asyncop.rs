@@ -34,6 +34,28 @@ pub(crate) struct CopyJob {
 pub(crate) struct CopyQueue {
     uncommitted: Vec<CopyJob>,
     groups: std::collections::VecDeque<Vec<CopyJob>>,
+    /// Race check: shared bytes bulk copies of this thread read, not yet committed, and per
+    /// committed bulk group not yet retired by a cp.async.bulk.wait_group.
+    bulk_uncommitted: Vec<u32>,
+    bulk_groups: std::collections::VecDeque<Vec<u32>>,
+}
+
+/// `cp.async.bulk.commit_group` for one lane.
+pub(crate) fn bulk_commit(w: &mut Warp, lane: usize) {
+    let q = &mut w.copies[lane];
+    let g = std::mem::take(&mut q.bulk_uncommitted);
+    q.bulk_groups.push_back(g);
+}
+
+/// `cp.async.bulk.wait_group{.read} n` for one lane: older groups' reads are done.
+pub(crate) fn bulk_wait(w: &mut Warp, env: &mut Env<'_>, lane: usize, n: u32) {
+    let t = w.id as usize * 32 + lane;
+    while w.copies[lane].bulk_groups.len() > n as usize {
+        let reads = w.copies[lane].bulk_groups.pop_front().unwrap_or_default();
+        if let Some(r) = env.race.as_mut() {
+            r.async_reads_end(&reads, t);
+        }
+    }
 }
 
 /// One mbarrier.
@@ -501,6 +523,12 @@ pub(crate) fn tensor_copy(
             }
         } else if inside {
             let v = w.load_pub(env, Space::Shared, lane, sh, es).map_err(|m| err(w, env, inst, lane, ErrorKind::Memory, format!("{what} source: {m}")))?;
+            if let Some(r) = env.race.as_mut() {
+                // The copy engine may read the image until a bulk wait_group retires it.
+                let bytes: Vec<u32> = (sh..sh + es).map(|b| b as u32).collect();
+                r.async_reads_begin(&bytes, inst.line, super::cta::AsyncReader::BulkCopy);
+                w.copies[lane].bulk_uncommitted.extend(bytes);
+            }
             env.ctx.global.store(ga, es, v).map_err(|f| err(w, env, inst, lane, ErrorKind::Memory, format!("{what}: element ({}) of the tensor: {}", at_text(), f.0)))?;
         }
     }

@@ -52,11 +52,30 @@ pub(crate) struct RaceShadow {
     pub bars: Vec<Vec<u32>>,
     /// Per mbarrier: the join of this phase's releases, and of all completed phases.
     pub mbars: std::collections::HashMap<u64, (Vec<u32>, Vec<u32>)>,
-    /// Per byte: how many wgmma.mma_async of any warp read it and are not yet retired by a
-    /// wgmma.wait_group (the tensor core may read it at any time until then), and the PTX
-    /// line of the latest such wgmma.
-    pub wg_inflight: Vec<u16>,
-    pub wg_line: Vec<u32>,
+    /// Per byte: how many asynchronous readers (wgmma.mma_async of any warp, bulk copies out
+    /// of shared memory) read it and are not yet retired by their wait_group (the tensor
+    /// core or the copy engine may read it at any time until then), and the PTX line and
+    /// kind of the latest such reader.
+    pub async_reads: Vec<u16>,
+    pub async_read_line: Vec<u32>,
+    pub async_read_kind: Vec<AsyncReader>,
+}
+
+/// Who reads shared memory asynchronously until a wait_group retires it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AsyncReader {
+    Wgmma,
+    BulkCopy,
+}
+
+impl AsyncReader {
+    /// The instruction, and the wait that retires its reads.
+    fn names(self) -> (&'static str, &'static str) {
+        match self {
+            AsyncReader::Wgmma => ("wgmma.mma_async", "wgmma.wait_group"),
+            AsyncReader::BulkCopy => ("bulk copy", "cp.async.bulk.wait_group"),
+        }
+    }
 }
 
 fn join(dst: &mut Vec<u32>, src: &[u32]) {
@@ -87,8 +106,9 @@ impl RaceShadow {
             // 0..15: named barriers; 16: the cluster barrier.
             bars: vec![Vec::new(); 17],
             mbars: Default::default(),
-            wg_inflight: vec![0; bytes],
-            wg_line: vec![0; bytes],
+            async_reads: vec![0; bytes],
+            async_read_line: vec![0; bytes],
+            async_read_kind: vec![AsyncReader::Wgmma; bytes],
         }
     }
 
@@ -165,13 +185,11 @@ impl RaceShadow {
         self.wline[i] = line;
     }
 
-    /// Why a write of byte `i` now is a race with an in-flight wgmma that reads it.
-    fn wgmma_conflict(&self, i: usize) -> Option<String> {
-        (self.wg_inflight.get(i).copied().unwrap_or(0) > 0).then(|| {
-            format!(
-                "shared byte {i:#x}, which the wgmma.mma_async at PTX line {} still reads (no wgmma.wait_group has retired it yet)",
-                self.wg_line[i]
-            )
+    /// Why a write of byte `i` now is a race with an asynchronous reader still reading it.
+    fn async_read_conflict(&self, i: usize) -> Option<String> {
+        (self.async_reads.get(i).copied().unwrap_or(0) > 0).then(|| {
+            let (what, wait) = self.async_read_kind[i].names();
+            format!("shared byte {i:#x}, which the {what} at PTX line {} still reads (no {wait} has retired it yet)", self.async_read_line[i])
         })
     }
 
@@ -183,7 +201,7 @@ impl RaceShadow {
             if i >= self.writer.len() {
                 break;
             }
-            if let Some(why) = self.wgmma_conflict(i) {
+            if let Some(why) = self.async_read_conflict(i) {
                 return Err(format!("async copy issued at PTX line {line} writes {why}"));
             }
             let me = t as u32 + 1;
@@ -200,23 +218,24 @@ impl RaceShadow {
         Ok(())
     }
 
-    /// Warp-collective wgmma reads of `bytes` begin (at the wgmma.mma_async on PTX line `line`).
-    pub fn wgmma_reads_begin(&mut self, bytes: &[u32], line: u32) {
+    /// Asynchronous reads of `bytes` by `who` begin (at the instruction on PTX line `line`).
+    pub fn async_reads_begin(&mut self, bytes: &[u32], line: u32, who: AsyncReader) {
         for &b in bytes {
-            if let Some(c) = self.wg_inflight.get_mut(b as usize) {
+            if let Some(c) = self.async_reads.get_mut(b as usize) {
                 *c = c.saturating_add(1);
-                self.wg_line[b as usize] = line;
+                self.async_read_line[b as usize] = line;
+                self.async_read_kind[b as usize] = who;
             }
         }
     }
 
-    /// A wgmma.wait_group executed by thread `t` retires reads of `bytes` (recorded as
-    /// `t`'s reads now: a later write must be ordered after the wait).
-    pub fn wgmma_reads_end(&mut self, bytes: &[u32], t: usize) {
+    /// A wait_group executed by thread `t` retires asynchronous reads of `bytes` (recorded
+    /// as `t`'s reads now: a later write must be ordered after the wait).
+    pub fn async_reads_end(&mut self, bytes: &[u32], t: usize) {
         let clk = self.clock(t);
         for &b in bytes {
             let i = b as usize;
-            if let Some(c) = self.wg_inflight.get_mut(i) {
+            if let Some(c) = self.async_reads.get_mut(i) {
                 *c = c.saturating_sub(1);
                 self.reader[i] = t as u32 + 1;
                 self.rclk[i] = clk;
@@ -267,7 +286,7 @@ impl Env<'_> {
         let (me, ti) = (t + 1, t as usize);
         let (mut bad, mut wg_bad) = (None, None);
         for i in a as usize..(a + size) as usize {
-            if let Some(why) = r.wgmma_conflict(i) {
+            if let Some(why) = r.async_read_conflict(i) {
                 wg_bad = Some((why, r.line));
                 break;
             }

@@ -296,7 +296,7 @@ pub(crate) fn wgmma(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, op: &crate::pr
     if let Some(r) = env.race.as_mut() {
         read_bytes.sort_unstable();
         read_bytes.dedup();
-        r.wgmma_reads_begin(&read_bytes, inst.line);
+        r.async_reads_begin(&read_bytes, inst.line, super::cta::AsyncReader::Wgmma);
         w.wg_reads_uncommitted.extend(read_bytes);
     }
     let sign = if neg_a != neg_b { -1.0 } else { 1.0 };

@@ -1163,11 +1163,13 @@ impl Warp {
                 while self.wg_read_groups.len() > *n as usize {
                     let reads = self.wg_read_groups.pop_front().unwrap_or_default();
                     if let Some(r) = env.race.as_mut() {
-                        r.wgmma_reads_end(&reads, self.id as usize * 32);
+                        r.async_reads_end(&reads, self.id as usize * 32);
                     }
                 }
             }
             Op::CpAsyncCommit => for_lanes(exec, |l| super::asyncop::commit(self, env, l)),
+            Op::BulkCommit => for_lanes(exec, |l| super::asyncop::bulk_commit(self, l)),
+            Op::BulkWait { n } => for_lanes(exec, |l| super::asyncop::bulk_wait(self, env, l, *n)),
             Op::CpAsyncWait { n } => for_lanes(exec, |l| super::asyncop::wait(self, env, l, *n)),
             Op::CpAsyncMbarArrive { noinc, addr } => {
                 try_lanes(exec, |l| super::asyncop::cp_async_arrive(self, env, inst, l, *noinc, *addr))?;
