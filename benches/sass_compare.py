@@ -499,7 +499,10 @@ def _main(ap, args) -> int:
                 extra.append(f"{len(r['functions'])} functions: {', '.join(r['functions'])} (counts summed)")
             if r.get("reg_reconfig"):
                 extra.append("setmaxnreg (register reconfiguration)")
-            if r.get("mbarriers"):
+            if r.get("mbarriers") == 0xFFFF:
+                # ptxas's EIATTR_NUM_MBARRIERS when it cannot count them statically.
+                extra.append("mbarriers (ptxas: count unknown, 0xffff)")
+            elif r.get("mbarriers"):
                 extra.append(f"{r['mbarriers']} mbarriers")
             if comp == "tileir":
                 if r.get("dynamic_smem"):

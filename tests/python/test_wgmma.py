@@ -521,12 +521,16 @@ def test_batched_matmul_copies_3d_boxes_through_the_tma_ring():
     a = small_ints(rng, (nb, m, 160)).astype(np.float16)[:, :, :k]
     b = small_ints(rng, (nb, k, 144)).astype(np.float16)[:, :, :n]
     for tiles in [(64, 64, 32), (128, 64, 64)]:
-        args = [a, b, np.zeros((nb, m, n), np.float16), *tiles]
+        args = [a, b, np.zeros((nb, m, 144), np.float16)[:, :, :n], *tiles]
         compiled, ptx = compile_checked(batch_matmul, args)
         assert "cp.async.bulk.tensor.3d" in ptx and "cp.async.bulk.tensor.2d" not in ptx
         assert "mbarrier.try_wait.parity" in ptx and "wgmma.mma_async" in ptx
+        # The f16 result (136 of 144 columns: 16-element aligned rows) leaves by TMA too, in
+        # (1, rows, 64) boxes through the reshape that adds the batch dimension.
+        assert ptx.count("cp.async.bulk.tensor.3d.global.shared::cta") == tiles[1] * 2 // 128
+        assert "st.global" not in ptx
         # A in K slabs of the widest swizzle (64 or 128 bytes), B in 64-column (128-byte) slabs.
-        assert [t["box"] for t in compiled.tensor_maps] == [[1, tiles[0], tiles[2]], [1, tiles[2], 64]]
+        assert [t["box"] for t in compiled.tensor_maps] == [[1, tiles[0], tiles[2]], [1, tiles[2], 64], [1, tiles[0], 64]]
         grid = (ct.cdiv(m, tiles[0]), ct.cdiv(n, tiles[1]), nb)
         r1, r2 = run_both(batch_matmul, grid, args, race_check=True)
         assert_bits(r2[2], r1[2])

@@ -194,9 +194,10 @@ impl Module {
         count
     }
 
-    /// Whether `op` is a `cuda_tile.reshape` that only drops leading unit dimensions
-    /// (`tile<1x64x32xf16>` to `tile<64x32xf16>`): the same elements in the same order, as a
-    /// batched load's tile becomes an mma operand.
+    /// Whether `op` is a `cuda_tile.reshape` that only drops or adds leading unit
+    /// dimensions (`tile<1x64x32xf16>` to `tile<64x32xf16>` and back): the same elements in
+    /// the same order, as a batched load's tile becomes an mma operand, or an mma result a
+    /// batched store's tile.
     pub fn is_unit_prefix_reshape(&self, op: OpId) -> bool {
         if self.ops[op].kind.ct() != Some(crate::CtOp::Reshape) || self.ops[op].operands.len() != 1 {
             return false;
@@ -205,7 +206,8 @@ impl Module {
         let (Some(from), Some(to)) = (shape(self.ops[op].operands[0]), self.ops[op].results.first().and_then(|&r| shape(r))) else {
             return false;
         };
-        from.len() >= to.len() && from[from.len() - to.len()..] == to[..] && from[..from.len() - to.len()].iter().all(|&d| d == 1)
+        let strip = |s: &[i64]| s.iter().position(|&d| d != 1).map_or(&s[s.len()..], |i| &s[i..]).to_vec();
+        strip(&from) == strip(&to)
     }
 
     /// Number of uses of each value among the reachable ops.

@@ -40,6 +40,8 @@ pub(crate) struct Epilogues {
     pub(crate) results: std::collections::HashSet<ValueId>,
     /// `ftof` ops converting such fragments, element by element.
     pub(crate) converts: std::collections::HashSet<OpId>,
+    /// Reshapes adding leading unit dimensions to such fragments (nothing to do).
+    pub(crate) reshapes: std::collections::HashSet<OpId>,
 }
 
 impl FuncWriter<'_> {
@@ -58,18 +60,22 @@ impl FuncWriter<'_> {
         let Some(func_block) = m.entry_block(func, 0) else { return out };
         for op in m.walk() {
             let OpKind::TileAs(TileAsOp::TiledStore { access, .. }) = &m.ops[op].kind else { continue };
-            if !m.is_ancestor(func, op) || access.ordering != tileir_ir::MemoryOrdering::Weak || access.num_indices != 2 {
+            if !m.is_ancestor(func, op) || access.ordering != tileir_ir::MemoryOrdering::Weak || access.num_indices < 2 {
                 continue;
             }
             // Operands: memref, value, tile indices, token.
             let (memref, value) = (m.ops[op].operands[0], m.ops[op].operands[1]);
             let block = m.ops[op].parent;
-            // The value: an ftof of the loop result, or the loop result itself.
-            let (convert, result) = match m.defining_op(value) {
-                Some(f) if m.ops[f].kind.ct() == Some(CtOp::FToF) && m.ops[f].parent == block && uses.get(&value) == Some(&1) => {
-                    (Some(f), m.ops[f].operands[0])
-                }
+            // The value: the loop result, through an ftof and then a reshape adding leading
+            // unit dimensions (a batched store), each optional and used only on this path.
+            let single = |v: ValueId, o: OpId| m.ops[o].parent == block && uses.get(&v) == Some(&1);
+            let (reshape, x) = match m.defining_op(value) {
+                Some(r) if m.is_unit_prefix_reshape(r) && single(value, r) => (Some(r), m.ops[r].operands[0]),
                 _ => (None, value),
+            };
+            let (convert, result) = match m.defining_op(x) {
+                Some(f) if m.ops[f].kind.ct() == Some(CtOp::FToF) && single(x, f) => (Some(f), m.ops[f].operands[0]),
+                _ => (None, x),
             };
             let ValueDef::OpResult { op: looped, index } = m.values[result].def else { continue };
             if m.ops[looped].kind.ct() != Some(CtOp::For) || m.ops[looped].parent != block || uses.get(&result) != Some(&1) {
@@ -82,7 +88,11 @@ impl FuncWriter<'_> {
             }
             let eb = out_ty.bit_width() as i64 / 8;
             let Type::MemRef { strides, .. } = m.types.get(m.value_type(memref)) else { continue };
-            let shape_ok = self.val_ty(value).shape == [plan.m, plan.n];
+            let shape = &self.val_ty(value).shape;
+            let rank = shape.len();
+            let shape_ok = rank == access.num_indices as usize
+                && shape[rank - 2..] == [plan.m, plan.n]
+                && shape[..rank - 2].iter().all(|&d| d == 1);
             let boxed = plan.m <= 256 && (plan.n * eb) % 16 == 0;
             if !shape_ok
                 || !boxed
@@ -96,6 +106,7 @@ impl FuncWriter<'_> {
             out.stores.insert(op, TmaStore { plan, out: out_ty, slab_cols });
             out.results.insert(result);
             out.converts.extend(convert);
+            out.reshapes.extend(reshape);
         }
         out
     }
@@ -115,12 +126,22 @@ impl FuncWriter<'_> {
         Ok(())
     }
 
+    /// A reshape of fragments that only adds leading unit dimensions: the same fragments.
+    pub(crate) fn reshape_fragments(&mut self, op: OpId) -> R<()> {
+        let data = self.m.ops[op].clone();
+        let frags = self.elems(data.operands[0])?;
+        self.set_elems(data.results[0], frags);
+        self.fragment_values.insert(data.results[0]);
+        Ok(())
+    }
+
     /// The TMA store epilogue of store `op` (see the module documentation).
     pub(crate) fn tma_store(&mut self, op: OpId, st: &TmaStore) -> R<()> {
         let m = self.m;
         let data = m.ops[op].clone();
         let (memref, value) = (data.operands[0], data.operands[1]);
         let (rows, cols, slab) = (st.plan.m, st.plan.n, st.slab_cols);
+        let rank = self.val_ty(value).shape.len();
         let eb = st.out.bit_width() as i64 / 8;
         let lt = crate::lower_ct::elem_llvm(tileir_ir::TileElem::Num(st.out))?;
         let frags = self.elems(value)?;
@@ -132,11 +153,12 @@ impl FuncWriter<'_> {
             sizes,
             strides,
             elem: elem.to_string(),
-            box_dims: vec![rows as u32, slab as u32],
+            // Leading (batch) dimensions of the tile are 1.
+            box_dims: std::iter::repeat_n(1, rank - 2).chain([rows as u32, slab as u32]).collect(),
             swizzle_bytes: 0,
         });
         let mut index = Vec::new();
-        for &v in &data.operands[2..4] {
+        for &v in &data.operands[2..2 + rank] {
             let i = self.as_i64(op, v).ok_or("the store's tile index was not lowered")?;
             index.push(self.emit("tix", format!("trunc i64 {i} to i32")));
         }
@@ -162,8 +184,12 @@ impl FuncWriter<'_> {
         // The image's generic writes before the async proxy reads it.
         self.intrinsic_void("llvm.nvvm.fence.proxy.async.shared_cta", &[]);
         self.barrier();
-        let row0 = self.emit("erow", format!("mul i32 {}, {rows}", index[0]));
-        let col0 = self.emit("ecol", format!("mul i32 {}, {cols}", index[1]));
+        let row0 = self.emit("erow", format!("mul i32 {}, {rows}", index[rank - 2]));
+        let col0 = self.emit("ecol", format!("mul i32 {}, {cols}", index[rank - 1]));
+        // TMA coordinates innermost first: column, row, then the batch indices (extent 1).
+        let outer: Vec<String> = std::iter::once(row0).chain(index[..rank - 2].iter().rev().cloned()).collect();
+        let slots: Vec<String> = (0..=outer.len()).map(|i| format!("${}", i + 1)).collect();
+        let src_slot = outer.len() + 2;
         let smem = self.smem_name.clone();
         let sbase = self.emit("esb", format!("ptrtoint ptr addrspace(3) {smem} to i32"));
         let tid = self.thread_id();
@@ -174,8 +200,12 @@ impl FuncWriter<'_> {
         for s in 0..cols / slab {
             let col = self.emit("ecs", format!("add i32 {col0}, {}", s * slab));
             let src = self.emit("esrc", format!("add i32 {sbase}, {}", s * rows * slab * eb));
+            let coords: Vec<String> = std::iter::once(&col).chain(&outer).map(|c| format!("i32 {c}")).collect();
             self.line(&format!(
-                "call void asm sideeffect \"cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [$0, {{$1, $2}}], [$3];\", \"l,r,r,r,~{{memory}}\"(ptr {tmap}, i32 {col}, i32 {row0}, i32 {src})"
+                "call void asm sideeffect \"cp.async.bulk.tensor.{rank}d.global.shared::cta.tile.bulk_group [$0, {{{}}}], [${src_slot}];\", \"l,{}r,~{{memory}}\"(ptr {tmap}, {}, i32 {src})",
+                slots.join(", "),
+                "r,".repeat(rank),
+                coords.join(", ")
             ));
         }
         // The copies must have read the image before anything overwrites it.

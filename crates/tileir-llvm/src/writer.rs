@@ -664,6 +664,12 @@ impl<'a> FuncWriter<'a> {
             }
             return;
         }
+        if self.epilogues.reshapes.contains(&op) {
+            if let Err(e) = self.reshape_fragments(op) {
+                self.error(op, e);
+            }
+            return;
+        }
         if self.epilogues.converts.contains(&op) {
             if let OpKind::CudaTile(c) = &data.kind {
                 if let Err(e) = self.convert_fragments(op, c) {
