@@ -1013,6 +1013,7 @@ impl FuncWriter<'_> {
             bytes_a: p.bytes_a,
             ring,
             requested: p.requested,
+            warps: p.warps,
         });
         if let (Some(p), Some(pl)) = (&pipeline, &pipeline_loop) {
             self.tma_pipeline_prologue(pl, &p.plan)?;

@@ -998,6 +998,8 @@ pub(crate) fn ring_lead_token(ring: usize) -> String {
 pub(crate) struct TmaRing {
     pub(crate) requested: u32,
     pub(crate) stage_bytes: u64,
+    /// Warps of the CTA: each releases a stage once its mma has read it.
+    pub(crate) warps: i64,
 }
 
 /// A `for` loop whose carried wgmma reads both operands by TMA through a ring of S stages
@@ -1014,6 +1016,8 @@ pub(crate) struct TmaPipeline {
     pub(crate) bytes_a: u64,
     /// The most stages the loop may get (2..=8).
     pub(crate) requested: u32,
+    /// Warps of the CTA.
+    pub(crate) warps: i64,
 }
 
 /// The loop values a pipelined mma needs, once the loop is open.
@@ -1029,9 +1033,11 @@ pub(crate) struct TmaPipelineLoop {
     pub(crate) loads: Vec<(DirectLoad, Vec<IndexSource>)>,
     pub(crate) stage_bytes: u64,
     pub(crate) bytes_a: u64,
-    /// Index of the ring in `FuncWriter::tma_rings`, and its requested depth.
+    /// Index of the ring in `FuncWriter::tma_rings`, its requested depth, and the CTA's
+    /// warps (the arrivals that release a stage).
     pub(crate) ring: usize,
     pub(crate) requested: u32,
+    pub(crate) warps: i64,
 }
 
 impl FuncWriter<'_> {
@@ -1094,25 +1100,40 @@ impl FuncWriter<'_> {
         if (2 * stage_bytes).max(total) > crate::writer::max_smem_bytes(&self.target) {
             return None;
         }
-        Some(TmaPipeline { mma: *mma, plan, loads, stage_bytes, bytes_a, requested })
+        let warps = num_warps(&self.val_ty(m.ops[*mma].operands[2]));
+        Some(TmaPipeline { mma: *mma, plan, loads, stage_bytes, bytes_a, requested, warps })
     }
 
     /// Registers `p`'s ring (its depth is settled when the function is done).
     pub(crate) fn add_tma_ring(&mut self, p: &TmaPipeline) -> usize {
-        self.tma_rings.push(TmaRing { requested: p.requested, stage_bytes: p.stage_bytes });
+        self.tma_rings.push(TmaRing { requested: p.requested, stage_bytes: p.stage_bytes, warps: p.warps });
         self.tma_rings.len() - 1
     }
 
-    /// The i32 shared address of the mbarrier of stage `stage` (i32): one per stage, one
-    /// arrival each (the issuing thread's, with the bytes), initialized in the entry block.
+    /// The i32 shared address of the "full" mbarrier of stage `stage` (i32): one per stage,
+    /// one arrival each (the issuing thread's, with the bytes), initialized in the entry
+    /// block.
     pub(crate) fn stage_mbarrier(&mut self, stage: &str) -> String {
-        let name = format!("{}.stages", self.smem_name.trim_end_matches(".smem"));
+        self.ring_mbarrier("stages", stage)
+    }
+
+    /// The i32 shared address of the "empty" mbarrier of stage `stage`: one arrival per warp
+    /// once its mma has read the stage; the issuing thread waits for it before a refill.
+    pub(crate) fn empty_mbarrier(&mut self, stage: &str) -> String {
+        self.ring_mbarrier("empty", stage)
+    }
+
+    /// Entry `stage` of the function's mbarrier array `kind` (`stages` or `empty`).
+    fn ring_mbarrier(&mut self, kind: &str, stage: &str) -> String {
         if !self.stage_mbarriers_used {
             self.stage_mbarriers_used = true;
-            self.prologue.push_str(&format!("  %stages.addr = ptrtoint ptr addrspace(3) {name} to i32\n"));
+            let base = self.smem_name.trim_end_matches(".smem").to_string();
+            self.prologue.push_str(&format!(
+                "  %stages.addr = ptrtoint ptr addrspace(3) {base}.stages to i32\n  %empty.addr = ptrtoint ptr addrspace(3) {base}.empty to i32\n"
+            ));
         }
         let off = self.emit("smo", format!("shl i32 {stage}, 3"));
-        self.emit("smb", format!("add i32 %stages.addr, {off}"))
+        self.emit("smb", format!("add i32 %{kind}.addr, {off}"))
     }
 
     /// How many stage mbarriers the function's rings need.
@@ -1120,15 +1141,24 @@ impl FuncWriter<'_> {
         self.tma_rings.iter().map(|r| r.requested).max().unwrap_or(0)
     }
 
-    /// The entry block's initialization of every stage mbarrier, then a barrier.
+    /// Warps of the CTA that release the rings' stages.
+    pub(crate) fn ring_warps(&self) -> i64 {
+        self.tma_rings.iter().map(|r| r.warps).max().unwrap_or(1)
+    }
+
+    /// The entry block's initialization of every stage mbarrier (full: one arrival; empty:
+    /// one per warp), then a barrier.
     pub(crate) fn stage_mbarrier_init(&mut self) -> String {
         let tid = self.in_prologue(|w| w.thread_id());
-        let addrs: Vec<String> = (0..self.stage_mbarrier_count()).map(|i| format!("%stages.addr{i}")).collect();
         let mut text = String::new();
-        for (i, a) in addrs.iter().enumerate() {
-            text.push_str(&format!("  {a} = add i32 %stages.addr, {}\n", 8 * i));
+        for (kind, count) in [("stages", 1), ("empty", self.ring_warps())] {
+            let addrs: Vec<String> = (0..self.stage_mbarrier_count()).map(|i| format!("%{kind}.addr{i}")).collect();
+            for (i, a) in addrs.iter().enumerate() {
+                text.push_str(&format!("  {a} = add i32 %{kind}.addr, {}\n", 8 * i));
+            }
+            text.push_str(&format!("  {}\n", crate::tma::mbarrier_init_call(&tid, &addrs, count, false)));
         }
-        text.push_str(&format!("  {}\n  call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)\n", crate::tma::mbarrier_init_call(&tid, &addrs, 1, false)));
+        text.push_str("  call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)\n");
         self.declare("declare void @llvm.nvvm.barrier.cta.sync.aligned.all(i32)");
         text
     }
@@ -1147,7 +1177,15 @@ impl FuncWriter<'_> {
 
     /// Thread 0 issues stage `stage`'s copies (A and B of the iteration whose induction
     /// variable is `iv`), expecting their bytes on the stage's mbarrier.
-    fn issue_stage(&mut self, p: &TmaPipelineLoop, plan: &WgmmaPlan, iv: &str, stage: &str, go: Option<&str>) -> R<()> {
+    fn issue_stage(
+        &mut self,
+        p: &TmaPipelineLoop,
+        plan: &WgmmaPlan,
+        iv: &str,
+        stage: &str,
+        go: Option<&str>,
+        released: Option<(&str, &str, &str)>,
+    ) -> R<()> {
         let mut coords = Vec::new();
         for (d, sources) in p.loads.clone() {
             let mut index = Vec::new();
@@ -1175,6 +1213,16 @@ impl FuncWriter<'_> {
         let (yes, join) = (self.new_label("tmap"), self.new_label("tmapj"));
         self.line(&format!("br i1 {issue}, label {yes}, label {join}"));
         self.label(&yes);
+        if let Some((empty, parity, used)) = released {
+            // Every warp's mma has read the stage (each warp arrived on its empty barrier),
+            // when the stage was used before (`used`).
+            let (wait, ready) = (self.new_label("pwe"), self.new_label("pwej"));
+            self.line(&format!("br i1 {used}, label {wait}, label {ready}"));
+            self.label(&wait);
+            self.mbarrier_wait_parity(empty, parity);
+            self.line(&format!("br label {ready}"));
+            self.label(&ready);
+        }
         let bytes = plan.m * plan.k * plan.form.elem_bytes + plan.k * plan.n * plan.form.elem_bytes;
         self.line(&format!(
             "call void asm sideeffect \"{{\\0A\\09.reg .b64 st;\\0A\\09mbarrier.arrive.expect_tx.shared.b64 st, [$0], $1;\\0A\\09}}\", \"r,r,~{{memory}}\"(i32 {mbar}, i32 {bytes})"
@@ -1197,9 +1245,11 @@ impl FuncWriter<'_> {
         // Every execution of the loop starts its stages at phase 0 (an enclosing loop, a
         // persistent tile loop, runs it again): thread 0 re-initializes them once every
         // thread is past its last wait (the barrier above).
-        let mbars: Vec<String> = (0..p.requested).map(|s| self.stage_mbarrier(&s.to_string())).collect();
+        let full: Vec<String> = (0..p.requested).map(|s| self.stage_mbarrier(&s.to_string())).collect();
+        let empty: Vec<String> = (0..p.requested).map(|s| self.empty_mbarrier(&s.to_string())).collect();
         let tid = self.thread_id();
-        self.line(&crate::tma::mbarrier_init_call(&tid, &mbars, 1, true));
+        self.line(&crate::tma::mbarrier_init_call(&tid, &full, 1, true));
+        self.line(&crate::tma::mbarrier_init_call(&tid, &empty, p.warps, true));
         self.barrier();
         let lead = ring_lead_token(p.ring);
         for j in 0..p.requested - 1 {
@@ -1216,7 +1266,7 @@ impl FuncWriter<'_> {
                 let exists = self.emit("runs", format!("icmp ult i32 {j}, {lead}"));
                 go = self.emit("runs", format!("and i1 {go}, {exists}"));
             }
-            self.issue_stage(p, plan, &iv, &j.to_string(), Some(&go))?;
+            self.issue_stage(p, plan, &iv, &j.to_string(), Some(&go), None)?;
         }
         Ok(())
     }
@@ -1236,18 +1286,34 @@ impl FuncWriter<'_> {
     }
 
     /// In iteration i, after its mma was committed and every older wgmma group retired
-    /// (`wgmma.wait_group 1`): once every warp is there (the barrier), stage (i - 1) % S,
-    /// which iteration i - 1's mma read, takes the copies of iteration i + S - 1.
+    /// (`wgmma.wait_group 1`): each warp releases stage (i - 1) % S, which iteration i - 1's
+    /// mma read (lane 0 arrives on its empty mbarrier); the issuing thread waits until every
+    /// warp has, then refills it with the copies of iteration i + S - 1. No CTA barrier:
+    /// warps run up to S - 1 stages apart.
     pub(crate) fn tma_pipeline_refill(&mut self, p: &TmaPipelineLoop, plan: &WgmmaPlan) -> R<()> {
-        self.barrier();
-        let (ilt, lead) = (p.ilt, ring_lead_token(p.ring));
+        let (ilt, lead, stages) = (p.ilt, ring_lead_token(p.ring), ring_stages_token(p.ring));
         let i = self.iteration_index(p);
+        let prev = self.emit("prv", format!("add i32 {i}, -1"));
+        let had_prev = self.emit("prv", format!("icmp sgt i32 {i}, 0"));
+        let prev_stage = self.emit("prv", format!("urem i32 {prev}, {stages}"));
+        let empty = self.empty_mbarrier(&prev_stage);
+        let tid = self.thread_id();
+        let lane = self.emit("prl", format!("and i32 {tid}, 31"));
+        let lane0 = self.emit("prl", format!("icmp eq i32 {lane}, 0"));
+        let release = self.emit("prl", format!("and i1 {lane0}, {had_prev}"));
+        let release = self.emit("prl", format!("zext i1 {release} to i32"));
+        self.line(&format!(
+            "call void asm sideeffect \"{{\\0A\\09.reg .pred p;\\0A\\09.reg .b64 st;\\0A\\09setp.ne.u32 p, $0, 0;\\0A\\09@p mbarrier.arrive.shared.b64 st, [$1];\\0A\\09}}\", \"r,r,~{{memory}}\"(i32 {release}, i32 {empty})"
+        ));
+        let round = self.emit("prp", format!("udiv i32 {prev}, {stages}"));
+        let parity = self.emit("prp", format!("and i32 {round}, 1"));
         let ahead = self.emit("pnx", format!("add i32 {i}, {lead}"));
-        let stage = self.emit("pnx", format!("urem i32 {ahead}, {}", ring_stages_token(p.ring)));
+        let stage = self.emit("pnx", format!("urem i32 {ahead}, {stages}"));
         let dist = self.emit("pnx", format!("mul {ilt} {}, {lead}", p.step));
         let next = self.emit("pnx", format!("add {ilt} {}, {dist}", p.iv));
         let more = self.emit("pmore", format!("icmp {} {ilt} {next}, {}", p.cmp, p.ub));
-        self.issue_stage(p, plan, &next, &stage, Some(&more))
+        // Iteration 0 refills stage S - 1, which nothing has used yet: no release to wait for.
+        self.issue_stage(p, plan, &next, &stage, Some(&more), Some((&empty, &parity, &had_prev)))
     }
 
     /// `wgmma.wait_group depth` with the accumulator fragments `accs` passing through it

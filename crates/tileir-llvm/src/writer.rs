@@ -582,12 +582,14 @@ impl<'a> FuncWriter<'a> {
             let _ = writeln!(text, "{} = internal addrspace(3) global i64 undef, align 8", self.mbarrier_name());
         }
         if self.stage_mbarriers_used {
-            let _ = writeln!(
-                text,
-                "{}.stages = internal addrspace(3) global [{} x i64] undef, align 8",
-                self.smem_name.trim_end_matches(".smem"),
-                self.stage_mbarrier_count()
-            );
+            for kind in ["stages", "empty"] {
+                let _ = writeln!(
+                    text,
+                    "{}.{kind} = internal addrspace(3) global [{} x i64] undef, align 8",
+                    self.smem_name.trim_end_matches(".smem"),
+                    self.stage_mbarrier_count()
+                );
+            }
         }
         // Swizzled TMA images repeat every 1024 bytes of the absolute address.
         let align = if self.tensor_maps.is_empty() { 16 } else { 1024 };

@@ -1025,6 +1025,19 @@ impl Decoder {
                     let d = self.dreg(&o[0], line)?;
                     return Ok(Op::Mov { d, a: Src::I(0), bits: 64 });
                 }
+                if base == "setmaxnreg" {
+                    // Registers are not a resource here, but the count's rules are the ISA's:
+                    // .inc or .dec, an immediate in [24, 256], a multiple of 8.
+                    self.ops(i, 1)?;
+                    if !has("inc") && !has("dec") {
+                        return Err(decode_err(line, "setmaxnreg needs .inc or .dec"));
+                    }
+                    match self.src(&o[0], 32, line)? {
+                        Src::I(n) if (24..=256).contains(&n) && n % 8 == 0 => {}
+                        Src::I(n) => return Err(decode_err(line, format!("setmaxnreg count {n} must be a multiple of 8 in [24, 256]"))),
+                        Src::R(_) => return Err(decode_err(line, "setmaxnreg needs an immediate register count")),
+                    }
+                }
                 Op::Nop
             }
             _ => return Err(unsupported()),

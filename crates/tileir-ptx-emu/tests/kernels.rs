@@ -224,6 +224,24 @@ fn named_barriers_with_counts_and_bar_red() {
     }
     // popc of odd threads (64) plus the elected lane (0) for each warp.
     assert_eq!(out[64..68], [64, 64, 64, 64]);
+    // A thread count that is no multiple of the warp size is undefined behaviour.
+    let p = Module::parse(&text.replace("bar.sync 1, 128;", "bar.sync 1, 100;")).unwrap().kernel(None).unwrap();
+    let e = run(&p, &c, &[Arg::Buffer(0, 0)], &mut bufs).unwrap_err();
+    assert!(e.message.contains("barrier 1's thread count 100 is not a multiple of the warp size (32)"), "{e}");
+}
+
+#[test]
+fn setmaxnreg_counts_follow_the_isa() {
+    let kernel = |line: &str| {
+        let text = format!(".version 8.6\n.target sm_90a\n.address_size 64\n.visible .entry k()\n.maxntid 128, 1, 1\n{{\n{line}\nret;\n}}\n");
+        Module::parse(&text).unwrap().kernel(None).map(|_| ())
+    };
+    kernel("setmaxnreg.inc.sync.aligned.u32 232;").unwrap();
+    kernel("setmaxnreg.dec.sync.aligned.u32 40;").unwrap();
+    for (bad, why) in [("setmaxnreg.inc.sync.aligned.u32 7;", "count 7 must be a multiple of 8 in [24, 256]"), ("setmaxnreg.dec.sync.aligned.u32 264;", "count 264"), ("setmaxnreg.sync.aligned.u32 64;", "needs .inc or .dec")] {
+        let e = kernel(bad).unwrap_err();
+        assert!(e.message.contains(why), "{bad}: {e}");
+    }
 }
 
 #[test]

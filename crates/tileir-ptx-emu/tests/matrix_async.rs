@@ -197,6 +197,12 @@ fn mbarrier_misuse() {
     let p = Module::parse(&text).unwrap().kernel(None).unwrap();
     let e = run(&p, &cfg(1, 64), &[Arg::Buffer(0, 0)], &mut bufs).unwrap_err();
     assert!(e.message.contains("only 0 of 1 arrival(s) pending (tx-count 16)"), "{e}");
+    // A transaction count past the ISA's 2^20 - 1.
+    let text = MBAR.replace("mbarrier.init.shared.b64 [%r2], 32;", "mbarrier.init.shared.b64 [%r2], 32;\nmbarrier.expect_tx.shared.b64 [%r2], 2000000;")
+        .replace("ARRIVE", "mbarrier.arrive.shared.b64 %rd4, [%r2];");
+    let p = Module::parse(&text).unwrap().kernel(None).unwrap();
+    let e = run(&p, &cfg(1, 64), &[Arg::Buffer(0, 0)], &mut bufs).unwrap_err();
+    assert!(e.message.contains("transaction count 2000000") && e.message.contains("[0, 2^20 - 1]"), "{e}");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! `ptx-emu`: runs a kernel of a .ptx file on buffers given on the command line.
 //!
 //!     ptx-emu FILE.ptx [--kernel NAME] --grid X[,Y,Z] --block X[,Y,Z] [--shared BYTES]
-//!             [--cluster X[,Y,Z]] [--race-check] [--shared-fill BYTE] ARG...
+//!             [--cluster X[,Y,Z]] [--race-check] [--shared-fill BYTE] [--out DIR] ARG...
 //!
 //! Each ARG is one kernel parameter, in order:
 //!   u32:V  u64:V  f32:V  f64:V      a scalar
@@ -40,7 +40,7 @@ fn dims(s: &str) -> Result<[u32; 3], String> {
 fn main_inner() -> Result<(), String> {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.is_empty() || argv.iter().any(|a| a == "-h" || a == "--help") {
-        return Err("usage: ptx-emu FILE.ptx [--kernel NAME] --grid X[,Y,Z] --block X[,Y,Z] [--shared BYTES] [--cluster X[,Y,Z]] [--race-check] [--out DIR] ARG...\n  \
+        return Err("usage: ptx-emu FILE.ptx [--kernel NAME] --grid X[,Y,Z] --block X[,Y,Z] [--shared BYTES] [--cluster X[,Y,Z]] [--race-check] [--shared-fill BYTE] [--out DIR] ARG...\n  \
                     ARG: u32:V u64:V f32:V f64:V buf:NAME:BYTES in:NAME:FILE f32s:NAME:V,.. i32s:NAME:V,.. u32s:NAME:V,.."
             .into());
     }

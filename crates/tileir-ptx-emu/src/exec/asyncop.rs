@@ -275,6 +275,19 @@ pub(crate) fn mbarrier(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, lane: usize
     let Some(m) = table.get_mut(&a) else {
         return Err(err(w, env, inst, lane, ErrorKind::Undefined, format!("mbarrier at shared {a:#x}{where_} is used before mbarrier.init (or after inval)")));
     };
+    // The ISA's bounds: a transaction count operand in [0, 2^20 - 1], and the pending
+    // tx-count (negative while copies land before their expect_tx) within ±(2^20 - 1).
+    const TX_LIMIT: i64 = (1 << 20) - 1;
+    if matches!(op, MbarOp::ArriveExpectTx | MbarOp::ExpectTx | MbarOp::CompleteTx) {
+        let n = bv.unwrap_or(0) as i64;
+        let after = if op == MbarOp::CompleteTx { m.tx - n } else { m.tx + n };
+        if !(0..=TX_LIMIT).contains(&n) || after.abs() > TX_LIMIT {
+            let t = m.tx;
+            return Err(err(w, env, inst, lane, ErrorKind::Undefined, format!(
+                "transaction count {n} on the mbarrier at shared {a:#x}{where_} (tx-count {t}): counts must be in [0, 2^20 - 1] and the tx-count within ±(2^20 - 1)"
+            )));
+        }
+    }
     match op {
         MbarOp::Init => {}
         MbarOp::Inval => {

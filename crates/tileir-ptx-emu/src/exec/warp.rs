@@ -654,6 +654,13 @@ impl Warp {
         }
         let cnt = count.map(|c| val(&self.regs, c, first) as u32).unwrap_or(0);
         let who = env.who(self.id, first);
+        if cnt % 32 != 0 {
+            return Err(EmuError::new(
+                ErrorKind::Undefined,
+                inst.line,
+                format!("{who}: barrier {idv}'s thread count {cnt} is not a multiple of the warp size (32)"),
+            ));
+        }
         let b = &mut env.bars[idv as usize];
         if b.arrived > 0 && b.expected != cnt {
             return Err(EmuError::new(
