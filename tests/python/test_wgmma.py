@@ -576,3 +576,69 @@ def test_the_samples_convert_fragments_and_store_them_by_tma(sample):
         grid = (3,) if sample == "persistent_matmul" else (ct.cdiv(m, tiles[0]) * ct.cdiv(n, tiles[1]),)
         ct.emulate(grid, compiled, args, race_check=True)
         np.testing.assert_array_equal(args[2], (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16))
+
+
+@ct.kernel
+def mm_views(A, BT, Z, tm: C[int], tn: C[int], tk: C[int], DT: C[ct.DType], B_KMAJOR: C[int]):
+    # Operands read through bit-identical views (DT: the logical type) and, with B_KMAJOR,
+    # B from its transpose (N x K row-major) through order=(1, 0).
+    acc = ct.full((tm, tn), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.bitcast(ct.load(A, index=(ct.bid(0), k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO), DT)
+        if B_KMAJOR:
+            b = ct.load(BT, index=(k, ct.bid(1)), shape=(tk, tn), order=(1, 0), padding_mode=ct.PaddingMode.ZERO)
+        else:
+            b = ct.load(BT, index=(k, ct.bid(1)), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, ct.bitcast(b, DT), acc)
+    ct.store(Z, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+
+# e4m3 bit patterns of the integers -3..3 (bias 7, three mantissa bits).
+E4M3 = {0: 0x00, 1: 0x38, 2: 0x40, 3: 0x44}
+
+
+def e4m3_bits(x):
+    return np.vectorize(lambda v: E4M3[abs(int(v))] | (0x80 if v < 0 else 0))(x).astype(np.uint8)
+
+
+# fp8 wgmma reads B K-major only: a row-major fp8 B is staged through registers instead.
+VIEW_CASES = [("f16", 0), ("f16", 1), ("e4m3", 1)]
+
+
+@pytest.mark.parametrize("dtype,b_kmajor", VIEW_CASES, ids=["f16-b_row_major", "f16-b_transposed", "e4m3-b_transposed"])
+def test_views_and_transposed_b_go_straight_to_shared_memory_by_tma(dtype, b_kmajor):
+    # fp8 through uint8 views (NumPy has no fp8 here; torch's fp8 went this way on an H100):
+    # the same-width bitcast is no copy, so the loads stay direct. A transposed B (a view of
+    # an N x K row-major array) becomes a K-major image, copied by TMA in K slabs like A:
+    # the only B image fp8 can read, and for f16 one wgmma reads without its transpose bit.
+    # Ragged M, N, K, race-checked on the ring.
+    rng = np.random.default_rng(35)
+    m, n, k = 200, 136, 150
+    av, bv = small_ints(rng, (m, k)), small_ints(rng, (k, n))
+    if dtype == "f16":
+        bits, dt, ek = (lambda x: x.astype(np.float16).view(np.int16)), ct.float16, 64
+    else:
+        bits, dt, ek = e4m3_bits, ct.float8_e4m3fn, 128
+    a = np.zeros((m, 176), bits(av).dtype)
+    a[:, :k] = bits(av)
+    if b_kmajor:
+        b = np.zeros((n, 176), a.dtype)
+        b[:, :k] = bits(bv.T)
+        b = b[:, :k]
+    else:
+        b = np.zeros((k, 144), a.dtype)
+        b[:, :n] = bits(bv)
+        b = b[:, :n]
+    for tiles in [(64, 64, ek), (128, 128, ek)]:
+        args = [a[:, :k], b, np.zeros((m, 144), np.float32)[:, :n], *tiles, dt, b_kmajor]
+        compiled, ptx = compile_checked(mm_views, args)
+        assert "mbarrier.try_wait.parity" in ptx, "both operands by TMA: the ring"
+        assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster") >= 2 and "ld.global" not in ptx
+        form = re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k\d+\.f32\.(\w+)\.\w+ [^;]*;", ptx).group(0)
+        if dtype == "f16":
+            # The transpose-B immediate: 0 for the K-major image, 1 for the MN-major one.
+            assert form.rstrip(";").endswith(f"0, {1 - b_kmajor}"), form
+        grid = (ct.cdiv(m, tiles[0]), ct.cdiv(n, tiles[1]))
+        r1, r2 = run_both(mm_views, grid, args, race_check=True)
+        assert_bits(r2[2], r1[2])
+        np.testing.assert_array_equal(r2[2], av @ bv)

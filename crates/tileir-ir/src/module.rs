@@ -210,6 +210,22 @@ impl Module {
         strip(&from) == strip(&to)
     }
 
+    /// Whether `op` is a `cuda_tile.bitcast` between element types of one width, of one
+    /// shape: the same bits (a uint8 view read as fp8, an int16 view as bf16).
+    pub fn is_same_width_bitcast(&self, op: OpId) -> bool {
+        if self.ops[op].kind.ct() != Some(crate::CtOp::Bitcast) || self.ops[op].operands.len() != 1 {
+            return false;
+        }
+        let tile = |v: ValueId| match self.types.get(self.value_type(v)) {
+            crate::types::Type::Tile { shape, elem: crate::types::TileElem::Num(n), .. } => Some((shape.clone(), Some(n.bit_width()))),
+            _ => None,
+        };
+        match (tile(self.ops[op].operands[0]), self.ops[op].results.first().and_then(|&r| tile(r))) {
+            (Some((s1, Some(w1))), Some((s2, Some(w2)))) => s1 == s2 && w1 == w2,
+            _ => false,
+        }
+    }
+
     /// Number of uses of each value among the reachable ops.
     pub fn use_counts(&self) -> std::collections::HashMap<ValueId, usize> {
         let mut counts = std::collections::HashMap::new();

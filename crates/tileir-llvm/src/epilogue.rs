@@ -40,8 +40,9 @@ pub(crate) struct Epilogues {
     pub(crate) results: std::collections::HashSet<ValueId>,
     /// `ftof` ops converting such fragments, element by element.
     pub(crate) converts: std::collections::HashSet<OpId>,
-    /// Reshapes adding leading unit dimensions to such fragments (nothing to do).
-    pub(crate) reshapes: std::collections::HashSet<OpId>,
+    /// Reshapes adding leading unit dimensions to such fragments, and same-width bitcasts of
+    /// them: the same fragments (their LLVM type stays the converted accumulator's).
+    pub(crate) passthrough: std::collections::HashSet<OpId>,
 }
 
 impl FuncWriter<'_> {
@@ -66,13 +67,18 @@ impl FuncWriter<'_> {
             // Operands: memref, value, tile indices, token.
             let (memref, value) = (m.ops[op].operands[0], m.ops[op].operands[1]);
             let block = m.ops[op].parent;
-            // The value: the loop result, through an ftof and then a reshape adding leading
-            // unit dimensions (a batched store), each optional and used only on this path.
+            // The value: the loop result, through an ftof and then reshapes adding leading
+            // unit dimensions (a batched store) and same-width bitcasts (an integer view of
+            // the output), each optional and used only on this path.
             let single = |v: ValueId, o: OpId| m.ops[o].parent == block && uses.get(&v) == Some(&1);
-            let (reshape, x) = match m.defining_op(value) {
-                Some(r) if m.is_unit_prefix_reshape(r) && single(value, r) => (Some(r), m.ops[r].operands[0]),
-                _ => (None, value),
-            };
+            let (mut passthrough, mut x) = (Vec::new(), value);
+            while let Some(r) = m.defining_op(x).filter(|&r| (m.is_unit_prefix_reshape(r) || m.is_same_width_bitcast(r)) && single(x, r)) {
+                if passthrough.len() == 2 {
+                    break;
+                }
+                passthrough.push(r);
+                x = m.ops[r].operands[0];
+            }
             let (convert, result) = match m.defining_op(x) {
                 Some(f) if m.ops[f].kind.ct() == Some(CtOp::FToF) && single(x, f) => (Some(f), m.ops[f].operands[0]),
                 _ => (None, x),
@@ -82,7 +88,8 @@ impl FuncWriter<'_> {
                 continue;
             }
             let Some(Some((plan, _))) = self.fragment_carries(looped).into_iter().nth(index as usize) else { continue };
-            let Some(out_ty) = num(self.val_ty(value).elem) else { continue };
+            // The stored bits are those of the converted accumulator (a bitcast keeps them).
+            let Some(out_ty) = num(self.val_ty(x).elem) else { continue };
             if crate::tma::tma_elem_name(out_ty).is_none() {
                 continue;
             }
@@ -106,7 +113,7 @@ impl FuncWriter<'_> {
             out.stores.insert(op, TmaStore { plan, out: out_ty, slab_cols });
             out.results.insert(result);
             out.converts.extend(convert);
-            out.reshapes.extend(reshape);
+            out.passthrough.extend(passthrough);
         }
         out
     }
@@ -126,8 +133,9 @@ impl FuncWriter<'_> {
         Ok(())
     }
 
-    /// A reshape of fragments that only adds leading unit dimensions: the same fragments.
-    pub(crate) fn reshape_fragments(&mut self, op: OpId) -> R<()> {
+    /// A reshape adding leading unit dimensions to fragments, or a same-width bitcast of
+    /// them: the same fragments.
+    pub(crate) fn pass_fragments(&mut self, op: OpId) -> R<()> {
         let data = self.m.ops[op].clone();
         let frags = self.elems(data.operands[0])?;
         self.set_elems(data.results[0], frags);

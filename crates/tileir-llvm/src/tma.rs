@@ -103,22 +103,24 @@ pub(crate) fn memref_source(m: &Module, func_block: tileir_ir::BlockId, memref: 
 }
 
 /// Whether memref `memref` (made by `make_memref`) has a 16-byte aligned base and every
-/// stride but the innermost a multiple of 16 bytes (static, or a dynamic stride under
-/// `assume div_by`): TMA's rule for tensor maps, and cp.async's for 16-byte row chunks.
+/// stride but the unit one (the contiguous dimension: the innermost, or the first of a
+/// transposed view) a multiple of 16 bytes (static, or a dynamic stride under `assume
+/// div_by`): TMA's rule for tensor maps, and cp.async's for 16-byte row chunks.
 pub(crate) fn strides_16_byte_aligned(m: &Module, memref: ValueId, elem_bytes: i64) -> bool {
     let Type::MemRef { strides, .. } = m.types.get(m.value_type(memref)) else { return false };
     let Some(mk) = m.defining_op(memref) else { return false };
     let OpKind::TileAa(TileAaOp::MakeMemref { base_alignment, num_dyn_sizes, .. }) = &m.ops[mk].kind else { return false };
     // Dynamic strides follow the base and the dynamic sizes, outermost first.
     let mut dynamic = m.ops[mk].operands.iter().skip(1 + *num_dyn_sizes as usize);
-    let strides: Vec<i64> = strides
+    let outer: Vec<i64> = strides
         .iter()
-        .map(|d| match d {
-            Dim::Static(s) => *s,
-            Dim::Dynamic => dynamic.next().map_or(1, |&v| m.assumed_divisor(v)),
+        .filter_map(|d| match d {
+            Dim::Static(1) => None,
+            Dim::Static(s) => Some(*s),
+            Dim::Dynamic => Some(dynamic.next().map_or(1, |&v| m.assumed_divisor(v))),
         })
         .collect();
-    *base_alignment >= 16 && strides.iter().rev().skip(1).all(|&s| (s * elem_bytes) % 16 == 0)
+    *base_alignment >= 16 && outer.len() + 1 == strides.len() && outer.iter().all(|&s| (s * elem_bytes) % 16 == 0)
 }
 
 /// cuda_tile's name of a TMA-copyable element type.

@@ -557,21 +557,31 @@ impl FuncWriter<'_> {
                 (start, geo, 8 * stride, Box::new(move |step| step * kinst_bytes / 16 * CORE_MATRIX_BYTES))
             }
         };
-        // B: per 8 columns (no swizzle) or per column byte run of the swizzle span.
-        let (b_geo, b_col_unit, b_col_stride, b_step): (Geometry, i64, i64, i64) = match tma_b {
+        // B: per 8 columns (no swizzle) or per column byte run of the swizzle span; a K-major
+        // swizzled image (a transposed source) like A's, per N row.
+        let b_kmajor_tma = tma_b.filter(|d| d.image == OperandImage::KMajorB);
+        let (b_geo, b_col_unit, b_col_stride, b_step): (Geometry, i64, i64, Box<dyn Fn(i64) -> i64>) = match tma_b {
+            Some(d) if d.image == OperandImage::KMajorB => {
+                let sw = d.swizzle as i64;
+                let geo = Geometry { lbo: 16, sbo: 8 * sw, mode: swizzle_mode(d.swizzle) };
+                (geo, 1, sw, Box::new(move |step| (step * kinst_bytes / sw) * n * sw + (step * kinst_bytes) % sw))
+            }
             Some(d) => {
                 let sw = d.swizzle as i64;
-                (Geometry { lbo: k * sw, sbo: 8 * sw, mode: swizzle_mode(d.swizzle) }, sw / eb, k * sw, form.k * sw)
+                let geo = Geometry { lbo: k * sw, sbo: 8 * sw, mode: swizzle_mode(d.swizzle) };
+                (geo, sw / eb, k * sw, Box::new(move |step| step * form.k * sw))
             }
             None if form.b_mn_major => {
                 let run = k / 8 * CORE_MATRIX_BYTES;
-                (Geometry { lbo: CORE_MATRIX_BYTES, sbo: run, mode: 0 }, 8, run, form.k / 8 * CORE_MATRIX_BYTES)
+                (Geometry { lbo: CORE_MATRIX_BYTES, sbo: run, mode: 0 }, 8, run, Box::new(move |step| step * form.k / 8 * CORE_MATRIX_BYTES))
             }
             None => {
                 let stride = k * eb / 16 * CORE_MATRIX_BYTES;
-                (Geometry { lbo: CORE_MATRIX_BYTES, sbo: stride, mode: 0 }, 8, stride, kinst_bytes / 16 * CORE_MATRIX_BYTES)
+                (Geometry { lbo: CORE_MATRIX_BYTES, sbo: stride, mode: 0 }, 8, stride, Box::new(move |step| step * kinst_bytes / 16 * CORE_MATRIX_BYTES))
             }
         };
+        // 16-bit forms say how B is read: MN-major (transposed, 1) unless its image is K-major.
+        let tail = if form.b_mn_major && b_kmajor_tma.is_some() { ", 1, 1, 0, 0" } else { form.tail };
         let b_cols = self.emit("wb0", format!("udiv i32 {}, {b_col_unit}", l.col_base));
         let b_cols = self.emit("wb0", format!("mul i32 {b_cols}, {b_col_stride}"));
         let b_start = self.emit("wb0", format!("add i32 {base}, {b_cols}"));
@@ -589,7 +599,7 @@ impl FuncWriter<'_> {
             dregs.join(", "),
             per_inst,
             per_inst + 1,
-            form.tail
+            tail
         );
         let ret = format!("{{ {} }}", vec![acc_ty; per_inst as usize].join(", "));
         self.intrinsic_void("llvm.nvvm.wgmma.fence.sync.aligned", &[]);
@@ -599,7 +609,7 @@ impl FuncWriter<'_> {
                 let a_addr = self.emit("wad", format!("add i32 {a_start}, {a_off}"));
                 let a_desc = self.matrix_descriptor(&a_addr, &a_geo);
                 for chunk in 0..chunks {
-                    let b_off = chunk * t.inst_n / b_col_unit * b_col_stride + step * b_step;
+                    let b_off = chunk * t.inst_n / b_col_unit * b_col_stride + b_step(step);
                     let b_addr = self.emit("wbd", format!("add i32 {b_start}, {b_off}"));
                     let b_desc = self.matrix_descriptor(&b_addr, &b_geo);
                     let first = ((block * chunks + chunk) * per_inst) as usize;
@@ -693,15 +703,22 @@ pub(crate) enum OperandImage {
     KMajorA,
     /// B (K x N): MN-major runs of columns after A.
     MnMajorB,
+    /// B (K x N) loaded through a transposed view of an N x K row-major array
+    /// (`ct.load(..., order=(1, 0))`): K-major rows of N after A, like A's image (by TMA
+    /// only); the form every input type can read (fp8 and int8 have no MN-major B).
+    KMajorB,
 }
 
 /// A tiled load a wgmma copies into shared memory itself.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct DirectLoad {
     pub(crate) load: OpId,
-    /// The reshape dropping the load tile's leading unit dimensions on its way to the mma
-    /// (a batched load), lowered by the copy too.
-    pub(crate) reshape: Option<OpId>,
+    /// The ops between the load and the mma, lowered by the copy too: a reshape dropping
+    /// the tile's leading unit dimensions (a batched load), a same-width bitcast (a uint8
+    /// view read as fp8).
+    pub(crate) via: [Option<OpId>; 2],
+    /// The mma operand's element type (what the tensor map names).
+    pub(crate) elem: NumType,
     pub(crate) image: OperandImage,
     /// The TMA swizzle span in bytes (32, 64 or 128), or 0: `cp.async` into the
     /// unswizzled image.
@@ -777,25 +794,33 @@ impl FuncWriter<'_> {
             }
             let Ok(plan) = wgmma_plan(self, op, c) else { continue };
             let Some(block) = m.ops[op].parent else { continue };
-            for (index, image) in [(0, OperandImage::KMajorA), (1, OperandImage::MnMajorB)] {
-                if image == OperandImage::MnMajorB && !plan.form.b_mn_major {
-                    continue;
-                }
+            for index in [0, 1] {
                 let v = m.ops[op].operands[index];
                 let Some(mut load) = m.defining_op(v) else { continue };
-                // A batched load reaches the mma through a reshape dropping its unit dims.
-                let reshape = m.is_unit_prefix_reshape(load).then_some(load);
-                if let Some(r) = reshape {
-                    let Some(l) = m.defining_op(m.ops[r].operands[0]) else { continue };
-                    if m.ops[r].parent != Some(block) || uses.get(&m.ops[r].operands[0]) != Some(&1) {
-                        continue;
-                    }
-                    load = l;
+                // Through reshapes dropping unit dims (batched) and same-width bitcasts.
+                let mut via = [None, None];
+                let mut through = 0;
+                while through < via.len() && (m.is_unit_prefix_reshape(load) || m.is_same_width_bitcast(load)) {
+                    let src = m.ops[load].operands[0];
+                    let (Some(def), true) = (m.defining_op(src), m.ops[load].parent == Some(block) && uses.get(&src) == Some(&1)) else {
+                        break;
+                    };
+                    via[through] = Some(load);
+                    through += 1;
+                    load = def;
                 }
                 let OpKind::TileAs(tileir_ir::TileAsOp::TiledLoad { access, .. }) = &m.ops[load].kind else { continue };
                 let memref_ty = m.types.get(m.value_type(m.ops[load].operands[0]));
                 let Type::MemRef { strides, .. } = memref_ty else { continue };
                 let rank = strides.len();
+                // B's view transposed (unit stride on its K dimension): a K-major image.
+                let transposed = index == 1 && rank == 2 && strides[0] == Dim::Static(1) && strides[1] != Dim::Static(1);
+                let image = match (index, transposed) {
+                    (0, _) => OperandImage::KMajorA,
+                    (_, true) => OperandImage::KMajorB,
+                    (_, false) if plan.form.b_mn_major => OperandImage::MnMajorB,
+                    _ => continue,
+                };
                 // The memref's base is known 16-byte aligned, and so is each row: its stride
                 // (static, or a dynamic operand of make_memref under `assume div_by`) is a
                 // multiple of 16 bytes.
@@ -808,23 +833,26 @@ impl FuncWriter<'_> {
                     && access.origin_step.is_none()
                     && access.num_indices as usize == rank
                     && rank >= 2
-                    && strides.last() == Some(&Dim::Static(1))
+                    && (transposed || strides.last() == Some(&Dim::Static(1)))
                     && !writes_between(m, &m.blocks[block].ops, load, op);
                 if eligible {
                     let func_block = m.entry_block(func, 0);
                     let source = func_block.and_then(|fb| crate::tma::memref_source(m, fb, m.ops[load].operands[0]));
-                    let elem_ok = num(self.val_ty(v).elem).and_then(crate::tma::tma_elem_name).is_some();
+                    let Some(elem) = num(self.val_ty(v).elem) else { continue };
+                    let elem_ok = crate::tma::tma_elem_name(elem).is_some();
                     let eb = plan.form.elem_bytes;
                     let (rows, spans) = match image {
                         OperandImage::KMajorA => (plan.m, vec![plan.k * eb]),
                         OperandImage::MnMajorB => (plan.k, vec![plan.t.inst_n * eb, plan.n * eb]),
+                        OperandImage::KMajorB => (plan.n, vec![plan.k * eb]),
                     };
                     let swizzle = if source.is_some() && elem_ok && rows <= 256 { swizzle_dividing(&spans) } else { 0 };
-                    // cp.async copies 2-d tiles only: a batched tile goes by TMA or not at all.
-                    if rank > 2 && swizzle == 0 {
+                    // cp.async copies row-major 2-d tiles only: a batched or transposed tile
+                    // goes by TMA or not at all.
+                    if (rank > 2 || transposed) && swizzle == 0 {
                         continue;
                     }
-                    out.insert(v, DirectLoad { load, reshape, image, swizzle });
+                    out.insert(v, DirectLoad { load, via, elem, image, swizzle });
                 }
             }
         }
@@ -846,11 +874,21 @@ impl FuncWriter<'_> {
         let data = m.ops[d.load].clone();
         let t = self.val_ty(data.results[0]);
         let rank = t.shape.len();
-        let (rows, cols, eb) = (t.shape[rank - 2], t.shape[rank - 1], plan.form.elem_bytes);
         let entry = self.entry_block.ok_or("no entry block")?;
-        let (base, sizes, strides) =
+        let (base, mut sizes, mut strides) =
             crate::tma::memref_source(m, entry, data.operands[0]).ok_or("the memref's parameters are not known to the launcher")?;
-        let elem = num(t.elem).and_then(crate::tma::tma_elem_name).ok_or("no TMA element type")?;
+        // A transposed B: the map describes the N x K row-major array under the view, and the
+        // copy's rows are N, its columns K.
+        let mut index = index.to_vec();
+        let mut shape = t.shape.clone();
+        if d.image == OperandImage::KMajorB {
+            sizes.reverse();
+            strides.reverse();
+            index.reverse();
+            shape.reverse();
+        }
+        let (rows, cols, eb) = (shape[rank - 2], shape[rank - 1], plan.form.elem_bytes);
+        let elem = crate::tma::tma_elem_name(d.elem).ok_or("no TMA element type")?;
         let sw = d.swizzle as i64;
         let box_cols = sw / eb;
         let spec = crate::tma::TensorMapSpec {
@@ -859,7 +897,7 @@ impl FuncWriter<'_> {
             strides,
             elem: elem.to_string(),
             // Leading (batch) dimensions of the tile are 1.
-            box_dims: t.shape[..rank - 2].iter().map(|&d| d as u32).chain([rows as u32, box_cols as u32]).collect(),
+            box_dims: shape[..rank - 2].iter().map(|&d| d as u32).chain([rows as u32, box_cols as u32]).collect(),
             swizzle_bytes: d.swizzle,
         };
         let tmap = self.tensor_map_param(spec);
@@ -875,7 +913,7 @@ impl FuncWriter<'_> {
         };
         let image_base = match d.image {
             OperandImage::KMajorA => 0,
-            OperandImage::MnMajorB => bytes_a as i64,
+            OperandImage::MnMajorB | OperandImage::KMajorB => bytes_a as i64,
         };
         for slab in 0..cols / box_cols {
             let inner = self.emit("tin", format!("add i32 {col0}, {}", slab * box_cols));
@@ -948,6 +986,7 @@ impl FuncWriter<'_> {
             let off = match image {
                 OperandImage::KMajorA => self.core_matrix_offset(0, &row, &col, cols, eb),
                 OperandImage::MnMajorB => self.mn_major_offset(bytes_a, &row, &col, rows, eb),
+                OperandImage::KMajorB => return Err("a transposed B is copied by TMA only".into()),
             };
             let dst = self.smem_ptr(&off);
             self.line(&format!("call void @llvm.nvvm.cp.async.cg.shared.global.16.s(ptr addrspace(3) {dst}, ptr addrspace(1) {src}, i32 {src_bytes})"));

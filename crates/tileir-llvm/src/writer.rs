@@ -281,7 +281,8 @@ pub(crate) struct FuncWriter<'a> {
     pub(crate) direct_loads: HashMap<ValueId, crate::wgmma::DirectLoad>,
     /// Stores written by TMA store epilogues, and what they lower specially.
     pub(crate) epilogues: crate::epilogue::Epilogues,
-    /// The ops of `direct_loads` (loads, and reshapes after them), which emit nothing.
+    /// The ops of `direct_loads` (loads, and the reshapes and bitcasts after them), which
+    /// emit nothing.
     pub(crate) direct_copied_ops: std::collections::HashSet<OpId>,
     /// Tensor maps the kernel takes as trailing parameters, in order.
     pub(crate) tensor_maps: Vec<crate::tma::TensorMapSpec>,
@@ -539,7 +540,7 @@ impl<'a> FuncWriter<'a> {
         }
         self.entry_block = Some(block);
         self.direct_loads = self.find_direct_loads(func);
-        self.direct_copied_ops = self.direct_loads.values().flat_map(|d| std::iter::once(d.load).chain(d.reshape)).collect();
+        self.direct_copied_ops = self.direct_loads.values().flat_map(|d| std::iter::once(d.load).chain(d.via.into_iter().flatten())).collect();
         self.epilogues = self.find_tma_stores(func);
         for &op in &m.blocks[block].ops {
             self.op(op);
@@ -666,8 +667,8 @@ impl<'a> FuncWriter<'a> {
             }
             return;
         }
-        if self.epilogues.reshapes.contains(&op) {
-            if let Err(e) = self.reshape_fragments(op) {
+        if self.epilogues.passthrough.contains(&op) {
+            if let Err(e) = self.pass_fragments(op) {
                 self.error(op, e);
             }
             return;

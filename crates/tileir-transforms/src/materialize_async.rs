@@ -147,12 +147,13 @@ fn use_count(m: &Module, v: ValueId) -> usize {
     m.walk().iter().map(|&o| m.ops[o].operands.iter().filter(|&&x| x == v).count()).sum()
 }
 
-/// Whether `v`'s only use is as operand A or B of an mma, directly or through a reshape
-/// that drops leading unit dimensions (a batched load's `1xMxK` tile).
+/// Whether `v`'s only use is as operand A or B of an mma, directly or through reshapes that
+/// drop leading unit dimensions (a batched load's `1xMxK` tile) and same-width bitcasts (a
+/// uint8 view read as fp8).
 fn only_mma_operand(m: &Module, v: ValueId) -> bool {
     let users: Vec<OpId> = m.walk().into_iter().filter(|&o| m.ops[o].operands.contains(&v)).collect();
     match users.as_slice() {
-        [u] if m.is_unit_prefix_reshape(*u) => only_mma_operand(m, m.ops[*u].results[0]),
+        [u] if m.is_unit_prefix_reshape(*u) || m.is_same_width_bitcast(*u) => only_mma_operand(m, m.ops[*u].results[0]),
         [u] => {
             matches!(m.ops[*u].kind.ct(), Some(CtOp::MmaF | CtOp::MmaI))
                 && m.ops[*u].operands.iter().position(|&x| x == v).is_some_and(|i| i < 2)
