@@ -1,6 +1,6 @@
 """The code the backend generates computes what the reference interpreter computes.
 
-Each sample kernel (tests/python/frontend_samples.py) is compiled for sm_90a and the very
+Each sample kernel (tests/python/frontend_samples.py) is compiled for sm_80 and sm_90a and the very
 PTX handed to ptxas runs on the PTX emulator (``ct.emulate``); its outputs must match
 ``ct.interpret`` on the same random inputs, bit-exactly or within the run's tolerance
 (sample_runs.py says which and why). The same runs launch on a GPU in
@@ -21,10 +21,11 @@ def _same(got, want, rtol, atol):
     return np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
 
 
+@pytest.mark.parametrize("target", ["sm_80", "sm_90a"])
 @pytest.mark.parametrize("name", sorted(sample_runs.RUNS))
-def test_sample_emulates_like_the_interpreter(name):
+def test_sample_emulates_like_the_interpreter(name, target):
     kern, grid, inputs, expected, (rtol, atol) = sample_runs.reference(name)
-    ct.emulate(grid, kern, inputs)
+    ct.emulate(grid, kern, inputs, target=target)
     for i, want in expected.items():
         got = inputs[i]
         err = np.nanmax(np.abs(got.astype(np.float64) - want.astype(np.float64))) if got.size else 0.0

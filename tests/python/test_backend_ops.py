@@ -1,4 +1,5 @@
-"""Every kernel-side operation compiles to a cubin (through ptxas) for sm_80 and sm_90a.
+"""Every kernel-side operation compiles to a cubin (through ptxas) for sm_80 and sm_90a, and
+the cubin's PTX runs on the emulator like the kernel on the interpreter.
 
 The kernels are those of ``test_frontend_ops.CASES`` (one small kernel per cuTile
 operation, 99 in all). The backend has no dead-code elimination, so every op a kernel
@@ -10,6 +11,7 @@ a failure so the list cannot go stale.
 
 import re
 
+import numpy as np
 import pytest
 
 import tileir as ct
@@ -17,6 +19,9 @@ import tileir as ct
 from test_frontend_ops import ARGS, CASES, _module_for
 
 TARGETS = ["sm_80", "sm_90a"]
+
+#: The grid each op's kernel is emulated and interpreted on (the kernels read bid(1), bid(2)).
+GRID = (2, 2, 2)
 
 #: operation -> (cuda_tile op that is missing, why); per target where it differs.
 NOT_YET = {}
@@ -63,6 +68,15 @@ def test_operation_reaches_a_cubin(tmp_path_factory, name, target):
         raise
     assert k.cubin[:4] == b"\x7fELF"
     assert f".target {target}" in k.asm["ptx"]
+    # The cubin's PTX runs on the emulator (no undefined behaviour) and leaves every array
+    # argument as the interpreter does.
+    emulated = [a.copy() if isinstance(a, np.ndarray) else a for a in ARGS]
+    interpreted = [a.copy() if isinstance(a, np.ndarray) else a for a in ARGS]
+    ct.emulate(GRID, k, emulated)
+    ct.interpret(GRID, mod.k, interpreted)
+    for i, (got, want) in enumerate(zip(emulated, interpreted)):
+        if isinstance(got, np.ndarray):
+            np.testing.assert_array_equal(got, want, err_msg=f"argument #{i}")
 
 
 def test_unsupported_ops_are_few_and_named():

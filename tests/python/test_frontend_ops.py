@@ -31,7 +31,7 @@ CASES = {
     "bid": "r = ct.bid(1) + ct.bid(2)",
     "num_blocks": "r = ct.num_blocks(0) * ct.num_blocks(2)",
     "num_tiles": "r = ct.num_tiles(X, axis=1, shape=(16, 32))\nr2 = ct.num_tiles(X, 0, (16, 16), order='F')",
-    "load": "r = ct.load(X, index=(1, 2), shape=(8, 32), padding_mode=ct.PaddingMode.NEG_INF, latency=3, allow_tma=True)\n"
+    "load": "r = ct.load(X, index=(1, 1), shape=(8, 32), padding_mode=ct.PaddingMode.NEG_INF, latency=3, allow_tma=True)\n"
             "r2 = ct.load(X, (0, 0), (32, 8), order='F', memory_order=ct.MemoryOrder.ACQUIRE, memory_scope=ct.MemoryScope.DEVICE)",
     "store": "ct.store(O, index=(ct.bid(0), 1), tile=x)\nct.store(O, (0, 0), x.transpose(), order='F', latency=2)\n"
              "ct.store(O, (0, 0), 1.5)",
