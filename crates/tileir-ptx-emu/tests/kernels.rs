@@ -343,3 +343,52 @@ fn shuffles_within_16_lane_segments() {
         assert_eq!(out[3 * t as usize..3 * t as usize + 3], [down * 10, up * 10, (seg + 3) * 10], "lane {t}");
     }
 }
+
+/// Member masks of warp collectives: every executing lane passes the same mask, which names
+/// the lane itself; shfl reads only member lanes. Each violation names the lane and masks.
+#[test]
+fn collective_member_mask_rules() {
+    // Lanes disagree on the mask (lane 0 passes 0xffffffff, the others 0xfffffffe).
+    let differ = "setp.eq.u32 %p1, %r1, 0;\nselp.b32 %r4, -1, -2, %p1;\nvote.sync.ballot.b32 %r2, %p1, %r4;\nret;";
+    let e = run_simple(differ, 1, 32, 32).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Undefined);
+    assert!(e.message.contains("differs from lane 0's 0xffffffff"), "{e}");
+    // A mask without the executing lane itself.
+    for op in ["redux.sync.add.u32 %r2, %r1, 0xfffffffe;", "match.any.sync.b32 %r2, %r1, 0xfffffffe;", "vote.sync.any.pred %p2, %p1, 0xfffffffe;"] {
+        let body = format!("setp.eq.u32 %p1, %r1, 0;\n{op}\nret;");
+        let e = run_simple(&body, 1, 32, 32).unwrap_err();
+        assert!(e.message.contains("does not include the lane itself"), "{op}: {e}");
+    }
+    // Lanes 0-15 shuffle among themselves with mask 0xffff, but lane 15 reads lane 16.
+    let outside = "setp.ge.u32 %p1, %r1, 16;\n@%p1 ret;\nshfl.sync.down.b32 %r2, %r1, 1, 31, 0xffff;\nst.global.b32 [%rd3], %r2;\nret;";
+    let e = run_simple(outside, 1, 32, 32).unwrap_err();
+    assert!(e.message.contains("lane 16"), "{e}");
+    // elect.sync picks the lowest member; with the right masks everything runs.
+    let ok = "elect.sync %r2|%p1, 0xff00;\nselp.u32 %r3, 1, 0, %p1;\nst.global.b32 [%rd3], %r2;\nret;";
+    let e = run_simple(ok, 1, 32, 32).unwrap_err();
+    assert!(e.message.contains("does not include the lane itself"), "lanes outside 0xff00 may not execute it: {e}");
+    let ok = "setp.lt.u32 %p2, %r1, 8;\n@%p2 ret;\nsetp.ge.u32 %p2, %r1, 16;\n@%p2 ret;\nelect.sync %r2|%p1, 0xff00;\nst.global.b32 [%rd3], %r2;\nret;";
+    let out = run_simple(ok, 1, 32, 32).unwrap();
+    assert_eq!(out[8..16], [8; 8]);
+}
+
+/// Special registers: lane id and masks, warp id, CTA and block coordinates.
+#[test]
+fn special_registers() {
+    let body = "mov.u32 %r2, %laneid;\nmov.u32 %r3, %lanemask_lt;\nmov.u32 %r4, %lanemask_ge;\nmov.u32 %r5, %warpid;\nmov.u32 %r6, %ctaid.x;\n\
+                mov.u32 %r7, %nctaid.x;\nmov.u32 %r8, %ntid.x;\nmov.u32 %r9, %ntid.y;\n\
+                mov.u32 %r10, %ctaid.x;\nmad.lo.u32 %r11, %r10, %r8, %r1;\nmul.wide.u32 %rd4, %r11, 32;\nadd.s64 %rd5, %rd1, %rd4;\n\
+                st.global.v4.b32 [%rd5], {%r2, %r3, %r4, %r5};\nst.global.v4.b32 [%rd5+16], {%r6, %r7, %r8, %r9};\nret;";
+    let out = run_simple(body, 2, 64, 2 * 64 * 8).unwrap();
+    for cta in 0..2u32 {
+        for t in 0..64u32 {
+            let row = &out[((cta * 64 + t) * 8) as usize..][..8];
+            let lane = t % 32;
+            assert_eq!(row[0], lane, "laneid of thread {t}");
+            assert_eq!(row[1], (1u32 << lane) - 1, "lanemask_lt");
+            assert_eq!(row[2], !((1u32 << lane) - 1), "lanemask_ge");
+            assert_eq!(row[3], t / 32, "warpid");
+            assert_eq!(&row[4..8], &[cta, 2, 64, 1], "ctaid.x, nctaid.x, ntid.x, ntid.y");
+        }
+    }
+}

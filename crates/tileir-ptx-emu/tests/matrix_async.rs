@@ -435,3 +435,56 @@ fn overwriting_wgmma_operands_in_flight_is_a_race() {
     assert!(e.message.contains("shared-memory race on byte 0x800") && e.message.contains("write at PTX line 35"), "{e}");
     go(&WGMMA.replace(wait, &format!("{wait}bar.sync 0;\n{store}")), true).unwrap();
 }
+
+/// stmatrix: lane t holds, in each register, the two b16 elements (row t / 4, columns
+/// 2 (t % 4) and + 1) of one 8x8 matrix (PTX ISA, stmatrix fragment layout); lanes 0-7 give
+/// matrix 0's row addresses, 8-15 matrix 1's (x2). Stored, read back by every lane.
+#[test]
+fn stmatrix_writes_the_fragment_layout() {
+    let text = |trans: &str| format!(".version 8.6
+.target sm_90a
+.address_size 64
+.shared .align 16 .b8 sm[256];
+.visible .entry st(.param .u64 out)
+{{
+.reg .b32 %r<16>; .reg .b64 %rd<8>;
+ld.param.b64 %rd1, [out];
+mov.u32 %r1, %tid.x;
+shl.b32 %r2, %r1, 1;
+add.s32 %r3, %r2, 1;
+shl.b32 %r3, %r3, 16;
+or.b32 %r4, %r3, %r2;
+add.s32 %r5, %r4, 0x00400040;
+and.b32 %r6, %r1, 15;
+shl.b32 %r7, %r6, 4;
+mov.u32 %r8, sm;
+add.s32 %r9, %r8, %r7;
+stmatrix.sync.aligned.m8n8.x2{trans}.shared.b16 [%r9], {{%r4, %r5}};
+bar.warp.sync -1;
+shl.b32 %r10, %r1, 3;
+add.s32 %r11, %r8, %r10;
+ld.shared.v2.b32 {{%r12, %r13}}, [%r11];
+mul.wide.u32 %rd2, %r1, 8;
+add.s64 %rd3, %rd1, %rd2;
+st.global.v2.b32 [%rd3], {{%r12, %r13}};
+ret;
+}}
+");
+    for trans in ["", ".trans"] {
+        let p = Module::parse(&text(trans)).unwrap().kernel(None).unwrap();
+        let mut bufs = vec![Buffer::new("out", vec![0u8; 256])];
+        run(&p, &cfg(1, 32), &[Arg::Buffer(0, 0)], &mut bufs).unwrap_or_else(|e| panic!("{trans}: {e}"));
+        let got: Vec<u16> = bufs[0].data.chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+        // Matrix k (0, 1), element (r, c): lane 4r + c/2's register k, half c % 2, whose
+        // value is 2 (4r + c/2) + c % 2 + 64 k = 8r + c + 64k; .trans stores it at (c, r).
+        for k in 0..2usize {
+            for r in 0..8usize {
+                for c in 0..8usize {
+                    let value = (8 * r + c + 64 * k) as u16;
+                    let (row, col) = if trans.is_empty() { (r, c) } else { (c, r) };
+                    assert_eq!(got[k * 64 + row * 8 + col], value, "{trans} matrix {k} element ({r}, {c})");
+                }
+            }
+        }
+    }
+}
