@@ -35,8 +35,10 @@ tileir additions, keyword-only:
   events on ``stream``, with the L2 flush).
 
 ``single_run_timeout_sec`` bounds each configuration's compile and first timed batch. A
-compile over it is abandoned (it finishes in a background thread); a kernel that hangs on
-the GPU cannot be stopped from this process (cuTile times in a subprocess for that).
+compile over it is abandoned (it finishes in a background thread, which never launches);
+runs over it are finished, then the configuration is dropped; a kernel that hangs on the
+GPU cannot be stopped from this process (cuTile times in a subprocess for that). Each
+configuration's kernel is compiled for ``target`` and that compiled kernel is what runs.
 """
 
 from __future__ import annotations
@@ -209,7 +211,7 @@ def _cache_key(prepared: List[Tuple[int, Any, Any, Any, Any]], target: str) -> O
     from . import cache as _disk
     from ._frontend.specialize import specialize
 
-    parts = ["tileir.tune 1", _device_identity(target)]
+    parts = ["tileir.tune 2", _device_identity(target)]
     for index, cfg, kern, grid, args in prepared:
         text = repr(cfg)
         if " at 0x" in text:
@@ -217,12 +219,38 @@ def _cache_key(prepared: List[Tuple[int, Any, Any, Any, Any]], target: str) -> O
         try:
             key = _disk.compile_key(kern, specialize(kern.fn, tuple(args)), target=target, pipeline="", opt_level=-1,
                                     ptxas=None)
+            # The compile key holds the specialization only (dtypes, alignment facts): the
+            # problem's size is in the arrays' shapes and strides and the scalars' values.
+            problem = _problem_of(args)
         except Exception:  # noqa: BLE001 - an argument the key cannot describe: not cached
             return None
-        if key is None:
+        if key is None or problem is None:
             return None
-        parts.append(f"{index} {text} {tuple(grid)!r} {key}")
+        parts.append(f"{index} {text} {grid!r} {key} {problem}")
     return _disk._sha256("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _problem_of(args: Sequence[Any]) -> Optional[str]:
+    """Each argument's dtype, shape and strides (arrays) or value (scalars, Constants), as
+    text; None when one has no stable description."""
+    import numpy as np
+
+    from ._toolchain import cuda
+
+    out = []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            out.append(f"{a.dtype.str}{a.shape}{a.strides}")
+        elif isinstance(a, list) or cuda.has_array_interface(a):
+            items = a if isinstance(a, list) else [a]
+            infos = [cuda.array_info(x) for x in items]
+            out.append(repr([(i.dtype_name, tuple(i.shape), tuple(i.strides_elems)) for i in infos]))
+        else:
+            text = repr(a)
+            if " at 0x" in text:
+                return None
+            out.append(f"{type(a).__name__}:{text}")
+    return ";".join(out)
 
 
 def _load_cached(key: str, configs: List[Any]) -> Optional[TuningResult]:
@@ -304,6 +332,7 @@ def exhaustive_search(search_space: Any, stream: Any, grid_fn: Callable[[Any], A
             if hints:
                 kern = kern.replace_hints(**hints)
             grid, args = grid_fn(cfg), tuple(args_fn(cfg))
+            grid = (int(grid),) if isinstance(grid, int) else tuple(int(g) for g in grid)
             prepared.append((i, cfg, kern, grid, args))
         except Exception as e:  # noqa: BLE001 - a bad configuration is a result
             failures.append((cfg, _message(e)))
@@ -326,18 +355,24 @@ def exhaustive_search(search_space: Any, stream: Any, grid_fn: Callable[[Any], A
     # a failure while running may not recur (the result is not cached).
     transient = False
     for i, cfg, kern, grid, args in prepared:
-        def run(kern=kern, grid=grid, args=args) -> None:
-            _launch(stream, grid, kern, args)
-
-        def first_batch(kern=kern, args=args, run=run) -> List[float]:
+        def first_batch(kern=kern, grid=grid, args=args) -> Tuple[float, Callable[[], None], List[float]]:
             start = time.perf_counter()
-            _compile(kern, args, target=target)
+            # The compile may be abandoned at the deadline (it finishes in the background);
+            # the runs are timed here, never by an abandoned thread.
+            compiled = _with_deadline(lambda: _compile(kern, args, target=target), single_run_timeout_sec, "compiling")
             compiled_s = time.perf_counter() - start
+
+            def run(compiled=compiled) -> None:
+                _launch(stream, grid, compiled, args)
+
             timer(run, WARMUP_RUNS)
-            return [compiled_s] + _checked(timer(run, BATCH_RUNS), BATCH_RUNS)
+            samples = _checked(timer(run, BATCH_RUNS), BATCH_RUNS)
+            if single_run_timeout_sec is not None and time.perf_counter() - start > single_run_timeout_sec:
+                raise TimeoutError(f"compiling and timing exceeded single_run_timeout_sec={single_run_timeout_sec}")
+            return compiled_s, run, samples
 
         try:
-            compiled_s, *samples = _with_deadline(first_batch, single_run_timeout_sec, "compiling and timing")
+            compiled_s, run, samples = first_batch()
         except Exception as e:  # noqa: BLE001 - a failing configuration is a result
             from .errors import CompilationError, FrontendError, ToolchainError
 

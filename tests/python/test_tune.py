@@ -4,6 +4,7 @@ stand-in with known means, so the search's statistics, failures, progress and ca
 checked exactly. ``test_gpu_search`` times for real when a GPU is present."""
 
 import math
+import re
 import time
 
 import numpy as np
@@ -28,30 +29,31 @@ def grid_for(cfg):
 
 class FakeTimer:
     """Times a run at the mean its tile maps to, with a fixed relative wobble that gives
-    each configuration a small spread (so margins shrink as samples grow)."""
+    each configuration a small spread (so margins shrink as samples grow). It runs each
+    run (recorded by the ``launches`` fixture), which tells the tile."""
 
     def __init__(self, means, spread=0.002):
         self.means, self.spread = means, spread
         self.calls = {}
 
     def __call__(self, run, n):
-        tile = self.current(run)
         for _ in range(n):
             run()
+        tile = LAUNCHED[-1][2]
         self.calls[tile] = self.calls.get(tile, 0) + n
         k = self.calls[tile]
         return [self.means[tile] * (1 + self.spread * math.sin(k + i)) for i in range(n)]
 
-    def current(self, run):
-        # The run closure launches (kernel, grid, args); the tile is the last argument.
-        return run.__defaults__[2][-1]
+
+#: (grid, compiled kernel, tile) of every launch, while the ``launches`` fixture is active.
+LAUNCHED = []
 
 
 @pytest.fixture
 def launches(monkeypatch):
-    seen = []
-    monkeypatch.setattr(tune, "_launch", lambda stream, grid, kernel, args: seen.append((grid, kernel, args[-1])))
-    return seen
+    LAUNCHED.clear()
+    monkeypatch.setattr(tune, "_launch", lambda stream, grid, kernel, args: LAUNCHED.append((grid, kernel, args[-1])))
+    return LAUNCHED
 
 
 @pytest.fixture
@@ -88,12 +90,16 @@ def test_the_fastest_configuration_wins_and_slow_ones_stop_early(launches, cache
 
 
 def test_hints_and_kernel_factories_apply_per_configuration(launches, cache_dir):
-    space = [{"tile": 128, "occupancy": 1}, {"tile": 256, "occupancy": 2}]
+    # occupancy caps registers at 65536 / (occupancy x threads), at most 255 (vector_add runs
+    # 64 threads here): the compiled kernel that runs is the configuration's own.
+    space = [{"tile": 128, "occupancy": 4}, {"tile": 256, "occupancy": 8}]
     result = tune.exhaustive_search(space, None, grid_for, lambda cfg: vector_add, args_for,
                                     lambda cfg: {"occupancy": cfg["occupancy"]}, target="sm_90a", quiet=True,
                                     cache=False, timer=FakeTimer({128: 3.0, 256: 4.0}))
     assert result.best.config["tile"] == 128
-    assert {(k.hints.get("occupancy"), t) for _, k, t in launches} == {(1, 128), (2, 256)}
+    caps = {(re.search(r"\.maxnreg (\d+)", k.asm["ptx"]).group(1), t) for _, k, t in launches}
+    assert caps == {("255", 128), ("128", 256)}
+    assert all(k.target == "sm_90a" for _, k, _ in launches)
 
 
 def test_failures_are_collected_not_raised(launches, cache_dir, capsys):
@@ -141,6 +147,14 @@ def test_results_are_cached_per_search_space(launches, cache_dir):
     assert again.best.config == {"tile": 256} and again.best.mean_us == first.best.mean_us
     assert [m.num_samples for m in again.successes] == [m.num_samples for m in first.successes]
     assert "(from the tuning cache)" in again.summary()
+    # Another problem size (the same specialization: shapes are not in the compile key).
+    def bigger(cfg):
+        x = np.arange(2 * N, dtype=np.float32)
+        return (x, x, np.zeros(2 * N, np.float32), cfg["tile"])
+
+    again = tune.exhaustive_search(space, None, grid_for, vector_add, bigger, target="sm_90a", quiet=True,
+                                   timer=FakeTimer(means))
+    assert not again.cached
     # Another space, another hint, cache=False or TILEIR_CACHE=0: timed again.
     assert not search([{"tile": 128}, {"tile": 512}], FakeTimer({128: 3.0, 512: 1.0})).cached
     assert not search(space, FakeTimer(means), cache=False).cached
@@ -171,8 +185,19 @@ def test_single_run_timeout(launches, cache_dir):
     result = search([{"tile": 128}], slow, single_run_timeout_sec=0.1, cache=False)
     assert result.best is None
     assert "exceeded single_run_timeout_sec=0.1" in result.failures[0][1]
+    # A compile over the limit is abandoned before anything runs.
+    before = len(launches)
+    result = search([{"tile": 16}], FakeTimer({16: 1.0}), single_run_timeout_sec=1e-6, cache=False)
+    assert "compiling exceeded single_run_timeout_sec" in result.failures[0][1]
+    assert len(launches) == before
     with pytest.raises(ValueError, match="single_run_timeout_sec"):
         search([{"tile": 128}], slow, single_run_timeout_sec=0)
+
+
+def test_an_integer_grid_is_a_one_dimensional_grid(launches, cache_dir):
+    result = tune.exhaustive_search([{"tile": 256}], None, lambda cfg: N // cfg["tile"], vector_add, args_for,
+                                    target="sm_90a", quiet=True, cache=False, timer=FakeTimer({256: 1.0}))
+    assert result.best is not None and {g for g, _, _ in launches} == {(N // 256,)}
 
 
 def test_an_empty_search_space_is_an_error():

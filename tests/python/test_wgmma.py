@@ -483,6 +483,10 @@ def test_the_tma_ring_is_num_stages_deep_and_race_free(hint, stages):
             # stage: wait_group 1 in the loop, 0 after it.
             assert re.search(r"wgmma\.wait_group\.sync\.aligned\s+1;", ptx)
             assert f"_stages[{8 * max(stages, 4 if hint is None else hint)}]" in ptx
+            # Warps release stages on empty mbarriers: no CTA barrier in the K loop's body.
+            llvm = compiled.asm["llvm"]
+            body = llvm[llvm.index("\nforb."):llvm.index("\nforl.")]
+            assert "barrier.cta.sync" not in body and "mbarrier.arrive.shared.b64" in body
         else:
             assert "mbarrier.try_wait.parity" not in ptx
             assert not re.search(r"wgmma\.wait_group\.sync\.aligned\s+1;", ptx)
@@ -573,7 +577,12 @@ def test_the_samples_convert_fragments_and_store_them_by_tma(sample):
         args = [a, b, np.zeros((m, n), np.float16), *tiles]
         compiled, ptx = compile_checked(kern, args)
         assert ptx.count("global.shared::cta.tile.bulk_group") == tiles[1] * 2 // 128
-        grid = (3,) if sample == "persistent_matmul" else (ct.cdiv(m, tiles[0]) * ct.cdiv(n, tiles[1]),)
+        # Inside the persistent loop the next tile's loads follow: the copies must complete
+        # (wait_group 0); at the kernel's end they need only have read the image (.read).
+        persistent = sample == "persistent_matmul"
+        assert ("cp.async.bulk.wait_group 0;" in ptx) == persistent
+        assert ("cp.async.bulk.wait_group.read 0;" in ptx) == (not persistent)
+        grid = (3,) if persistent else (ct.cdiv(m, tiles[0]) * ct.cdiv(n, tiles[1]),)
         ct.emulate(grid, compiled, args, race_check=True)
         np.testing.assert_array_equal(args[2], (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16))
 

@@ -29,6 +29,9 @@ pub(crate) struct TmaStore {
     pub(crate) out: NumType,
     /// Columns of one slab.
     pub(crate) slab_cols: i64,
+    /// Wait for the copies to complete (`cp.async.bulk.wait_group 0`), not only to have read
+    /// the image (`.read`): memory ops may follow.
+    pub(crate) complete: bool,
 }
 
 /// What the epilogues of a function lower specially.
@@ -110,7 +113,15 @@ impl FuncWriter<'_> {
                 continue;
             }
             let slab_cols = (SLAB_BYTES / eb).min(plan.n);
-            out.stores.insert(op, TmaStore { plan, out: out_ty, slab_cols });
+            if plan.n % slab_cols != 0 {
+                continue;
+            }
+            // Until the copies' global writes are complete, memory ops after the store could
+            // see stale data: a store inside a loop or followed by memory ops in its block waits
+            // for completion, otherwise only for the image to be read.
+            let complete = block != Some(func_block)
+                || m.blocks[func_block].ops.iter().skip_while(|&&o| o != op).skip(1).any(|&o| crate::wgmma::touches_memory(m, o));
+            out.stores.insert(op, TmaStore { plan, out: out_ty, slab_cols, complete });
             out.results.insert(result);
             out.converts.extend(convert);
             out.passthrough.extend(passthrough);
@@ -189,8 +200,9 @@ impl FuncWriter<'_> {
             let v = self.emit("ev", format!("insertelement <2 x {lt}> {v0}, {lt} {}, i32 1", pair[1]));
             self.line(&format!("store <2 x {lt}> {v}, ptr addrspace(3) {p}, align {}", 2 * eb));
         }
-        // The image's generic writes before the async proxy reads it.
-        self.intrinsic_void("llvm.nvvm.fence.proxy.async.shared_cta", &[]);
+        // The image's generic writes (and earlier generic global stores the copies could
+        // overwrite) before the async proxy acts.
+        self.intrinsic_void("llvm.nvvm.fence.proxy.async", &[]);
         self.barrier();
         let row0 = self.emit("erow", format!("mul i32 {}, {rows}", index[rank - 2]));
         let col0 = self.emit("ecol", format!("mul i32 {}, {cols}", index[rank - 1]));
@@ -218,7 +230,8 @@ impl FuncWriter<'_> {
         }
         // The copies must have read the image before anything overwrites it.
         self.line("call void asm sideeffect \"cp.async.bulk.commit_group;\", \"~{memory}\"()");
-        self.line("call void asm sideeffect \"cp.async.bulk.wait_group.read 0;\", \"~{memory}\"()");
+        let wait = if st.complete { "cp.async.bulk.wait_group 0;" } else { "cp.async.bulk.wait_group.read 0;" };
+        self.line(&format!("call void asm sideeffect \"{wait}\", \"~{{memory}}\"()"));
         self.line(&format!("br label {join}"));
         self.label(&join);
         self.barrier();

@@ -523,8 +523,13 @@ impl FuncWriter<'_> {
             self.intrinsic_void("llvm.nvvm.cp.async.commit.group", &[]);
             self.intrinsic_void("llvm.nvvm.cp.async.wait.group", &[("i32", "0")]);
         }
-        self.intrinsic_void("llvm.nvvm.fence.proxy.async.shared_cta", &[]);
-        self.barrier();
+        if pipelined.is_none() {
+            // Operands written through the generic proxy (registers, cp.async) before the
+            // tensor core reads them; a ring's stages are only written by TMA and waited for
+            // on their mbarriers: no CTA barrier in its loop.
+            self.intrinsic_void("llvm.nvvm.fence.proxy.async.shared_cta", &[]);
+            self.barrier();
+        }
         if let Some((mbar, state)) = tma_wait {
             self.mbarrier_wait(&mbar, &state);
         }
@@ -758,6 +763,23 @@ fn may_write(m: &tileir_ir::Module, o: OpId) -> bool {
         }
         _ => true,
     }
+}
+
+/// Whether `op` may read or write memory: it may write ([`may_write`]), or it (or an op in
+/// its regions) loads.
+pub(crate) fn touches_memory(m: &tileir_ir::Module, o: OpId) -> bool {
+    let op = &m.ops[o];
+    if matches!(op.kind, OpKind::TileAa(tileir_ir::TileAaOp::Return)) {
+        return false;
+    }
+    let loads = match &op.kind {
+        OpKind::TileAs(tileir_ir::TileAsOp::TiledLoad { .. }) | OpKind::TileAa(tileir_ir::TileAaOp::TiledLoad(_)) => true,
+        OpKind::CudaTile(c) => c.op.mnemonic().contains("load"),
+        _ => false,
+    };
+    loads
+        || may_write(m, o)
+        || op.regions.iter().any(|&r| m.regions[r].blocks.iter().any(|&b| m.blocks[b].ops.iter().any(|&i| touches_memory(m, i))))
 }
 
 /// Whether any op strictly between `from` and `to` (in one block's op list) may write
@@ -1094,7 +1116,9 @@ impl FuncWriter<'_> {
             },
             _ => DEFAULT_RING_STAGES,
         };
-        if requested < 2 {
+        // One ring per loop nest: the stage region and mbarriers are shared by the function's
+        // rings, which must not be live at once.
+        if requested < 2 || self.ring_loop_depth > 0 {
             return None;
         }
         // The copies of later iterations fly while this one's body runs: nothing in the
@@ -1136,7 +1160,9 @@ impl FuncWriter<'_> {
         }
         let (bytes_a, total) = staging_bytes(plan.m, plan.n, plan.k, plan.form.elem_bytes);
         let stage_bytes = (bytes_a + (plan.k * plan.n * plan.form.elem_bytes) as u64).div_ceil(IMAGE_ALIGN) * IMAGE_ALIGN;
-        if (2 * stage_bytes).max(total) > crate::writer::max_smem_bytes(&self.target) {
+        // Two stages and the mbarriers' reserve must fit (the body's own scratch is known only
+        // later: a ring that then does not fit is a located shared-memory error).
+        if (2 * stage_bytes + 2048).max(total) > crate::writer::max_smem_bytes(&self.target) {
             return None;
         }
         let warps = num_warps(&self.val_ty(m.ops[*mma].operands[2]));
