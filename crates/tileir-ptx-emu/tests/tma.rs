@@ -520,3 +520,28 @@ fn overwriting_a_tma_store_source_before_its_wait_is_a_race() {
     assert!(go(&later, true).unwrap_err().message.contains("still reads"));
     go(&STORE.replace("$L_end:", &format!("{overwrite}$L_end:")), true).unwrap();
 }
+
+/// Race check: a TMA copy's bytes are written by the async proxy, which only the mbarrier
+/// the copy completes orders before a reader; a CTA barrier does not wait for a copy. One
+/// thread's wait, then a barrier, orders every thread (barriers are cumulative).
+#[test]
+fn tma_data_is_ordered_by_its_mbarrier_not_by_a_barrier() {
+    let run_checked = |text: &str| {
+        let p = Module::parse(text).unwrap().kernel(None).unwrap();
+        let (w, _) = swizzle_case(Swizzle::B128);
+        let map = TensorMap::dense(0, DataType::F16, &[GW, GH], &[w, 64], Swizzle::B128);
+        let mut bufs = vec![Buffer::new("in", bytes16(&input())), Buffer::new("out", vec![0u8; 8192])];
+        let args = [Arg::TensorMap(0, map), Arg::Buffer(1, 0), Arg::U32(0), Arg::U32(0), Arg::U32(w), Arg::U32(0), Arg::U32(1)];
+        let config = LaunchConfig { options: Options { race_check: true, ..Options::default() }, ..cfg(128) };
+        run(&p, &config, &args, &mut bufs)
+    };
+    let spin = "$L_spin:\nmbarrier.try_wait.parity.shared.b64 %p3, [%r6], %r31;\n@!%p3 bra $L_spin;\n";
+    assert!(load_ptx().contains(spin));
+    // Nobody waits on the mbarrier; a barrier after the issue does not order the copy.
+    let e = run_checked(&load_ptx().replace(spin, "bar.sync 0;\n")).unwrap_err();
+    assert!(e.message.contains("by the async proxy (a TMA copy) of CTA (0,0,0), with no barrier"), "{e}");
+    // Thread 0 waits, then a barrier: every thread is ordered after the copy.
+    let one_waits = load_ptx().replace(spin, &format!("@!%p4 bra $L_waited;\n{spin}$L_waited:\nbar.sync 0;\n"));
+    run_checked(&one_waits).unwrap();
+    run_checked(&load_ptx()).unwrap();
+}

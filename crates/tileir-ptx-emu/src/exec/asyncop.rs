@@ -330,7 +330,8 @@ pub(crate) fn mbarrier(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, lane: usize
     if let (Some(r), None) = (env.race.as_mut(), peer) {
         let t = (w.id * 32) as usize + lane;
         if released {
-            r.mbar_release(a, t);
+            let by = if env.tx_by_async_proxy && op == MbarOp::CompleteTx { r.async_proxy() } else { t };
+            r.mbar_release(a, by);
         }
         if completed {
             r.mbar_complete(a);
@@ -548,7 +549,10 @@ pub(crate) fn tensor_copy(
     env.effects += 1;
     if let Some(m) = mbar {
         if !load || ranks == 1 << env.rank {
-            mbarrier(w, env, inst, lane, MbarOp::CompleteTx, None, m, Some(Src::I(total)))?;
+            env.tx_by_async_proxy = true;
+            let done = mbarrier(w, env, inst, lane, MbarOp::CompleteTx, None, m, Some(Src::I(total)));
+            env.tx_by_async_proxy = false;
+            done?;
         } else {
             // Each destination CTA's mbarrier at the same offset gets the box's bytes.
             let (space, ma) = {
@@ -561,7 +565,10 @@ pub(crate) fn tensor_copy(
             };
             for r in (0..16u32).filter(|r| ranks >> r & 1 != 0) {
                 let addr = Addr { base: Src::I(crate::mem::DSMEM_BASE + r as u64 * crate::mem::DSMEM_STRIDE + off), off: 0 };
-                mbarrier(w, env, inst, lane, MbarOp::CompleteTx, None, addr, Some(Src::I(total)))?;
+                env.tx_by_async_proxy = true;
+                let done = mbarrier(w, env, inst, lane, MbarOp::CompleteTx, None, addr, Some(Src::I(total)));
+                env.tx_by_async_proxy = false;
+                done?;
             }
         }
     }

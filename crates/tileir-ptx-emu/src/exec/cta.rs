@@ -88,7 +88,9 @@ fn join(dst: &mut Vec<u32>, src: &[u32]) {
 }
 
 impl RaceShadow {
-    fn new(n: usize, bytes: usize) -> Self {
+    /// The shadow of a CTA of `threads` threads: one clock more, the async proxy's (TMA).
+    fn new(threads: usize, bytes: usize) -> Self {
+        let n = threads + 1;
         let mut vc = vec![0; n * n];
         for t in 0..n {
             vc[t * n + t] = 1;
@@ -178,6 +180,11 @@ impl RaceShadow {
         }
     }
 
+    /// The index of the async proxy's clock (TMA copies' writes).
+    pub fn async_proxy(&self) -> usize {
+        self.n - 1
+    }
+
     /// Records a write of byte `i` by `t` (no check): async copies landing.
     pub fn record_write(&mut self, i: usize, t: usize, line: u32) {
         self.writer[i] = t as u32 + 1;
@@ -213,7 +220,9 @@ impl RaceShadow {
                     ));
                 }
             }
-            self.record_write(i, t, line);
+            // Written by the async proxy: readers are ordered after it only by the mbarrier
+            // the copy completes (a CTA barrier does not wait for a copy).
+            self.record_write(i, self.async_proxy(), line);
         }
         Ok(())
     }
@@ -248,6 +257,10 @@ impl RaceShadow {
 impl Env<'_> {
     /// "CTA (..) thread (..)" of CTA-linear thread `t`.
     fn who_t(&self, t: u32) -> String {
+        if self.race.as_ref().is_some_and(|r| t as usize == r.async_proxy()) {
+            let c = self.ctaid;
+            return format!("the async proxy (a TMA copy) of CTA ({},{},{})", c[0], c[1], c[2]);
+        }
         self.who(t / 32, (t % 32) as usize)
     }
 
@@ -337,6 +350,9 @@ pub(crate) struct Env<'a> {
     pub effects: u64,
     /// Rank of this CTA in its cluster.
     pub rank: u32,
+    /// Set while a TMA copy completes its mbarrier transaction: the release is the async
+    /// proxy's (race check), not the issuing thread's.
+    pub tx_by_async_proxy: bool,
     /// While this CTA runs in a cluster of several: the other CTAs' shared memory and
     /// mbarriers, lent to it by rank (its own entry is empty).
     pub peers: Vec<Peer>,
@@ -486,6 +502,7 @@ fn new_cta<'a>(ctx: &'a LaunchCtx<'a>, ctaid: [u32; 3], rank: u32) -> Cta<'a> {
         rank,
         peers: Vec::new(),
         cbar_phase: 0,
+        tx_by_async_proxy: false,
     };
     let warps: Vec<Warp> = (0..nwarps)
         .map(|w| {
