@@ -226,6 +226,13 @@ impl Module {
         }
     }
 
+    /// Whether `op` keeps its operand's bits in the same element order: a reshape only
+    /// dropping or adding leading unit dimensions, or a same-width bitcast. A copy engine
+    /// moving the operand's bytes moves the result's.
+    pub fn is_bit_view(&self, op: OpId) -> bool {
+        self.is_unit_prefix_reshape(op) || self.is_same_width_bitcast(op)
+    }
+
     /// Number of uses of each value among the reachable ops.
     pub fn use_counts(&self) -> std::collections::HashMap<ValueId, usize> {
         let mut counts = std::collections::HashMap::new();

@@ -75,7 +75,7 @@ impl FuncWriter<'_> {
             // the output), each optional and used only on this path.
             let single = |v: ValueId, o: OpId| m.ops[o].parent == block && uses.get(&v) == Some(&1);
             let (mut passthrough, mut x) = (Vec::new(), value);
-            while let Some(r) = m.defining_op(x).filter(|&r| (m.is_unit_prefix_reshape(r) || m.is_same_width_bitcast(r)) && single(x, r)) {
+            while let Some(r) = m.defining_op(x).filter(|&r| m.is_bit_view(r) && single(x, r)) {
                 if passthrough.len() == 2 {
                     break;
                 }
@@ -176,11 +176,7 @@ impl FuncWriter<'_> {
             box_dims: std::iter::repeat_n(1, rank - 2).chain([rows as u32, slab as u32]).collect(),
             swizzle_bytes: 0,
         });
-        let mut index = Vec::new();
-        for &v in &data.operands[2..2 + rank] {
-            let i = self.as_i64(op, v).ok_or("the store's tile index was not lowered")?;
-            index.push(self.emit("tix", format!("trunc i64 {i} to i32")));
-        }
+        let index = self.tile_index_i32(op)?;
         // The image: slab s holds columns [s * slab, (s + 1) * slab) of every row.
         self.scratch((rows * cols * eb) as u64);
         self.barrier();

@@ -224,17 +224,22 @@ impl FuncWriter<'_> {
         ));
     }
 
-    /// The tile coordinates (i32) of tiled load `load`.
-    pub(crate) fn tile_index_i32(&mut self, load: OpId) -> R<Vec<String>> {
-        let data = self.m.ops[load].clone();
-        let OpKind::TileAs(TileAsOp::TiledLoad { access, .. }) = &data.kind else { return Err("not a tiled load".into()) };
+    /// The tile coordinates (i32) of tiled load or store `op` (a load's follow its memref, a
+    /// store's its memref and value).
+    pub(crate) fn tile_index_i32(&mut self, op: OpId) -> R<Vec<String>> {
+        let data = self.m.ops[op].clone();
+        let (access, first) = match &data.kind {
+            OpKind::TileAs(TileAsOp::TiledLoad { access, .. }) => (access, 1),
+            OpKind::TileAs(TileAsOp::TiledStore { access, .. }) => (access, 2),
+            _ => return Err("not a tiled load or store".into()),
+        };
         let mut out = Vec::new();
-        for &v in &data.operands[1..1 + access.num_indices as usize] {
-            let i = self.as_i64(load, v).ok_or("the load's tile index was not lowered")?;
+        for &v in &data.operands[first..first + access.num_indices as usize] {
+            let i = self.as_i64(op, v).ok_or("the tile index was not lowered")?;
             out.push(self.emit("tix", format!("trunc i64 {i} to i32")));
         }
-        if !matches!(self.get(load, data.operands[0]), Some(Lowered::MemRef { .. })) {
-            return Err("the load's memref was not lowered".into());
+        if !matches!(self.get(op, data.operands[0]), Some(Lowered::MemRef { .. })) {
+            return Err("the memref was not lowered".into());
         }
         Ok(out)
     }

@@ -822,7 +822,7 @@ impl FuncWriter<'_> {
                 // Through reshapes dropping unit dims (batched) and same-width bitcasts.
                 let mut via = [None, None];
                 let mut through = 0;
-                while through < via.len() && (m.is_unit_prefix_reshape(load) || m.is_same_width_bitcast(load)) {
+                while through < via.len() && m.is_bit_view(load) {
                     let src = m.ops[load].operands[0];
                     let (Some(def), true) = (m.defining_op(src), m.ops[load].parent == Some(block) && uses.get(&src) == Some(&1)) else {
                         break;

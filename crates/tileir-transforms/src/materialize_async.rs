@@ -153,7 +153,7 @@ fn use_count(m: &Module, v: ValueId) -> usize {
 fn only_mma_operand(m: &Module, v: ValueId) -> bool {
     let users: Vec<OpId> = m.walk().into_iter().filter(|&o| m.ops[o].operands.contains(&v)).collect();
     match users.as_slice() {
-        [u] if m.is_unit_prefix_reshape(*u) || m.is_same_width_bitcast(*u) => only_mma_operand(m, m.ops[*u].results[0]),
+        [u] if m.is_bit_view(*u) => only_mma_operand(m, m.ops[*u].results[0]),
         [u] => {
             matches!(m.ops[*u].kind.ct(), Some(CtOp::MmaF | CtOp::MmaI))
                 && m.ops[*u].operands.iter().position(|&x| x == v).is_some_and(|i| i < 2)
