@@ -25,7 +25,7 @@ import numpy as np
 from . import _native
 from .errors import LaunchError, TileIRError
 
-__all__ = ["EmulatorError", "EmulationResult", "emulate", "run_ptx"]
+__all__ = ["EmulatorError", "EmulationResult", "TensorMap", "emulate", "run_ptx"]
 
 
 class EmulatorError(TileIRError):
@@ -50,6 +50,32 @@ class EmulationResult:
     thread_insts: int
     #: wall-clock seconds of the emulation itself.
     seconds: float
+
+
+@dataclass(frozen=True)
+class TensorMap:
+    """A :func:`run_ptx` argument: the 128-byte TMA tensor map (``CUtensorMap``) of a tiled
+    copy over NumPy array ``array``, encoded by the emulator's encoder around the address
+    the array gets under emulation (the array is a launch buffer, written back in place).
+
+    ``box`` is the copy's box, outermost dimension first like ``array.shape``; ``swizzle``
+    the shared-memory swizzle in bytes (0, 32, 64 or 128); ``elem`` the element type
+    (``f16``, ``bf16``, ``f32``, ``i8``, ...), by default from the dtype (``bf16`` needs
+    ``elem="bf16"`` on a 16-bit array)."""
+
+    array: np.ndarray
+    box: Tuple[int, ...]
+    swizzle: int = 0
+    elem: Optional[str] = None
+
+    def element(self) -> str:
+        if self.elem is not None:
+            return self.elem
+        kinds = {np.dtype(np.float16): "f16", np.dtype(np.float32): "f32", np.dtype(np.int8): "i8",
+                 np.dtype(np.uint8): "i8"}
+        if self.array.dtype not in kinds:
+            raise LaunchError(f"no tensor-map element type for {self.array.dtype}: pass elem=")
+        return kinds[self.array.dtype]
 
 
 def _dims(v: Any, what: str) -> Tuple[int, int, int]:
@@ -173,6 +199,16 @@ def _call(ptx: str, name: Optional[str], grid, block, params, mem: _Memory, shar
             resolved.append(("ptr", b, off))
         elif p[0] == "record":
             resolved.append(("ptr", mem.record_index(p[1]), 0))
+        elif p[0] == "tensor_map":
+            tm: TensorMap = p[2]
+            a = mem.arrays[p[1]]
+            try:
+                data = _native.encode_tensor_map(tm.element(), mem.array_address(p[1]), [int(n) for n in a.shape],
+                                                 [int(st) for st in a.strides], [int(b) for b in tm.box],
+                                                 int(tm.swizzle))
+            except ValueError as e:
+                raise LaunchError(f"tensor map argument: {e}") from None
+            resolved.append(("bytes", data))
         else:
             resolved.append(p)
     t0 = time.perf_counter()
@@ -196,7 +232,8 @@ def run_ptx(ptx: Any, kernel_name: Optional[str], grid: Any, block: Any = None, 
     ``args`` are the PTX parameters in order: a NumPy array is a pointer to its first element
     (written back in place), a Python ``int``/``float`` a scalar as wide as the parameter,
     ``(kind, value)`` with kind ``u32``/``u64``/``i32``/``i64``/``f32``/``f64`` an explicit
-    scalar, and ``bytes`` an array parameter (e.g. a 128-byte tensor map). ``block`` defaults
+    scalar, ``bytes`` an array parameter, and a :class:`TensorMap` a 128-byte tensor map over
+    an array (which becomes a launch buffer too). ``block`` defaults
     to the kernel's thread count when ``ptx`` is a CompiledKernel.
 
     Options: ``shared`` bytes of dynamic shared memory; ``race_check`` reports shared-memory
@@ -220,6 +257,8 @@ def run_ptx(ptx: Any, kernel_name: Optional[str], grid: Any, block: Any = None, 
     for i, a in enumerate(args):
         if isinstance(a, np.ndarray):
             params.append(("array", mem.add_array(a)))
+        elif isinstance(a, TensorMap):
+            params.append(("tensor_map", mem.add_array(a.array), a))
         elif isinstance(a, (bytes, bytearray)):
             params.append(("bytes", bytes(a)))
         elif isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], str):

@@ -21,6 +21,7 @@ import pytest
 
 import tileir as ct
 
+from arrays import emulate_and_interpret
 from test_ops_numerics import k_mma_scaled  # the interpreter's own scaled-mma kernel
 
 C = ct.Constant
@@ -240,7 +241,8 @@ def test_libdevice_is_linked_and_resolved():
     # The PTX holds the libdevice code the kernel calls and nothing else: no __nvvm_reflect
     # left (NVVMReflect ran), no call to an undefined __nv_ function, and no unused libdevice
     # function (the rest was internalized and dropped).
-    ptx = ct.compile(libdevice_f64, [np.zeros(128), np.zeros(128), np.zeros((13, 128)), 128]).asm["ptx"]
+    compiled = ct.compile(libdevice_f64, [np.zeros(128), np.zeros(128), np.zeros((13, 128)), 128])
+    ptx = compiled.asm["ptx"]
     assert "__nvvm_reflect" not in ptx
     declared = set(re.findall(r"\.func\s+(?:\([^)]*\)\s*)?(\w+)", ptx))
     called = set(re.findall(r"call(?:\.uni)?\s+(?:\([^)]*\),\s*)?(\w+)", ptx))
@@ -248,7 +250,20 @@ def test_libdevice_is_linked_and_resolved():
     assert not any(n.startswith("__nv_") and n not in called for n in declared)
     assert ".extern" not in ptx
     # A kernel without accurate math is not linked with libdevice.
-    assert "__internal" not in ct.compile(math_ops, [np.zeros(8, np.float32)] * 2 + [np.zeros((14, 8), np.float32), 8]).asm["ptx"]
+    fast = ct.compile(math_ops, [np.zeros(8, np.float32)] * 2 + [np.zeros((14, 8), np.float32), 8])
+    assert "__internal" not in fast.asm["ptx"]
+    # Both run like the interpreter, within the bounds test_math_is_within_the_documented_bounds
+    # and test_f64_math_goes_through_libdevice allow (approximate instructions and libdevice
+    # against the interpreter's libm: not bit for bit).
+    rng = np.random.default_rng(7)
+    x, y = rng.uniform(-3.0, 3.0, 128), rng.uniform(-3.0, 3.0, 128)
+    want, got = emulate_and_interpret((1,), libdevice_f64, compiled, [x, y, np.zeros((13, 128)), 128])
+    for row in range(13):
+        assert ulps(got[2][row], want[2][row], np.float64).max() <= 2, f"row {row}"
+    x, y = x[:8].astype(np.float32), y[:8].astype(np.float32)
+    want, got = emulate_and_interpret((1,), math_ops, fast, [x, y, np.zeros((14, 8), np.float32), 8])
+    for row, (rtol, atol) in enumerate(MATH_TOL):
+        np.testing.assert_allclose(got[2][row], want[2][row], rtol=rtol, atol=atol, err_msg=f"row {row}")
 
 
 LIBDEVICE_IR = """

@@ -17,6 +17,7 @@ import pytest
 import tileir
 
 import tileir as ct
+from arrays import assert_same_bits, emulate_and_interpret
 from tileir import _compile, cache
 
 HERE = Path(__file__).parent
@@ -55,6 +56,15 @@ def load_kernel(tmp_path, prelude="", body="ta + tb", name="vector_add", source=
 def arrays(n=256, dtype=np.float32):
     z = np.zeros(n, dtype)
     return z, z, z
+
+
+def runs_like_the_interpreter(compiled, kern, tile=256, n=256):
+    """``compiled`` (fresh or loaded from the cache) runs: on the PTX emulator it writes what
+    ``kern`` writes under ct.interpret, bit for bit (an add rounds once, the same way)."""
+    rng = np.random.default_rng(tile)
+    args = [rng.standard_normal(n).astype(np.float32) for _ in range(3)] + [tile]
+    want, got = emulate_and_interpret((ct.cdiv(n, tile),), kern, compiled, args)
+    assert_same_bits(got[2], want[2])
 
 
 @pytest.fixture
@@ -97,6 +107,8 @@ def test_second_compile_is_a_hit_with_the_same_results(cache_dir, tmp_path):
     assert k2.ptxas_info == k1.ptxas_info and k2.registers == k1.registers > 0
     assert k2.warnings == k1.warnings
     assert set(k2.timings) >= {"frontend", "rust_passes", "llvm", "ptxas", "total", "cache_load"}
+    runs_like_the_interpreter(k1, kern)
+    runs_like_the_interpreter(k2, kern)
 
 
 def test_hit_in_a_fresh_process(cache_dir, tmp_path):
@@ -106,6 +118,12 @@ def test_hit_in_a_fresh_process(cache_dir, tmp_path):
         z = np.zeros(300, np.float32)
         k = ct.compile(vector_add, (z, z, z, 128))
         import hashlib
+        # The kernel (compiled, then loaded from the cache) runs like the interpreter.
+        x, y = np.arange(300, dtype=np.float32) / 7, np.full(300, 0.1, np.float32)
+        want, got = np.zeros(300, np.float32), np.zeros(300, np.float32)
+        ct.interpret((3,), vector_add, (x, y, want, 128))
+        ct.emulate((3,), k, (x, y, got, 128))
+        assert got.tobytes() == want.tobytes()
         print("RESULT", k.from_cache, hashlib.sha256(k.cubin).hexdigest(), len(k.asm["ptx"]))
     '''))
     env = dict(os.environ, TILEIR_CACHE_DIR=str(cache_dir))
@@ -228,18 +246,23 @@ def test_real_misses_compile_and_store_each(cache_dir, tmp_path):
     ct.compile(kern, (*arrays(), 256))
     k = ct.compile(kern.replace_hints(), (*arrays(), 128))
     assert not k.from_cache
+    runs_like_the_interpreter(k, kern, tile=128)
     k = ct.compile(kern.replace_hints(), (*arrays(), 256), target="sm_80")
     assert not k.from_cache and ".target sm_80" in k.asm["ptx"]
     assert len(entry_files(cache_dir)) == 3
-    assert ct.compile(kern.replace_hints(), (*arrays(), 256), target="sm_80").from_cache
+    k = ct.compile(kern.replace_hints(), (*arrays(), 256), target="sm_80")
+    assert k.from_cache
+    runs_like_the_interpreter(k, kern)
 
 
 def test_cache_can_be_turned_off(cache_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("TILEIR_CACHE", "0")
     kern, _ = load_kernel(tmp_path)
     ct.compile(kern, (*arrays(), 256))
-    assert not ct.compile(kern.replace_hints(), (*arrays(), 256)).from_cache
+    k = ct.compile(kern.replace_hints(), (*arrays(), 256))
+    assert not k.from_cache
     assert not cache_dir.exists()
+    runs_like_the_interpreter(k, kern)
 
 
 # ------------------------------------------------------------------------------------------
@@ -266,7 +289,10 @@ def test_a_corrupt_entry_is_recompiled_never_loaded(cache_dir, tmp_path, damage)
     assert cache.stats["corrupt"] == before["corrupt"] + 1
     assert k2.cubin == k1.cubin
     assert entry.read_bytes() != b"" and cache._decode(entry.read_bytes(), entry.stem)  # replaced by a good one
-    assert ct.compile(kern.replace_hints(), (*arrays(), 256)).from_cache
+    runs_like_the_interpreter(k2, kern)
+    k3 = ct.compile(kern.replace_hints(), (*arrays(), 256))
+    assert k3.from_cache
+    runs_like_the_interpreter(k3, kern)
 
 
 def test_an_entry_for_another_key_is_not_loaded(cache_dir):
@@ -344,6 +370,8 @@ def _assert_one_warning_then_quiet(kern, cache_dir):
         warnings.simplefilter("error")
         k2 = ct.compile(kern.replace_hints(), (*arrays(), 128))  # another miss: no second warning
     assert not k2.from_cache and k2.cubin[:4] == b"\x7fELF"
+    runs_like_the_interpreter(k1, kern)
+    runs_like_the_interpreter(k2, kern, tile=128)
 
 
 def test_unwritable_cache_folder_warns_once_and_compiles(tmp_path, monkeypatch):
@@ -367,7 +395,9 @@ def test_read_only_cache_folder_warns_once_and_still_hits(tmp_path, monkeypatch)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            assert ct.compile(kern.replace_hints(), (*arrays(), 64)).from_cache  # reads still work
+            k = ct.compile(kern.replace_hints(), (*arrays(), 64))
+            assert k.from_cache  # reads still work
+        runs_like_the_interpreter(k, kern, tile=64)
         _assert_one_warning_then_quiet(kern.replace_hints(), d)
     finally:
         for p in [d, *d.rglob("*")]:
@@ -450,6 +480,7 @@ def test_stage_texts_of_a_hit_read_like_a_dict(cache_dir, tmp_path):
     k1 = ct.compile(kern, (*arrays(), 256))
     k2 = ct.compile(kern.replace_hints(), (*arrays(), 256))
     assert k2.from_cache
+    runs_like_the_interpreter(k2, kern)
     plain = dict(k1.asm)
     assert dict(k2.asm) == plain and {**k2.asm} == plain and sorted(k2.asm) == sorted(plain)
     assert pickle.loads(pickle.dumps(k2.asm)) == plain and copy.deepcopy(k2.asm) == plain

@@ -21,6 +21,20 @@ def _close(got, want, rtol, atol):
     return np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
 
 
+def _runs_exactly(kern, compiled, mnk, grid, race_check=True):
+    """``compiled`` (a matmul sample's kernel) on the emulator against ct.interpret, bit for
+    bit, on small-integer f16 operands of shape ``mnk``."""
+    from arrays import assert_same_bits, emulate_and_interpret
+
+    m, n, k = mnk
+    rng = np.random.default_rng(5)
+    a, b = rng.integers(-2, 3, (m, k)).astype(np.float16), rng.integers(-2, 3, (k, n)).astype(np.float16)
+    tiles = list(compiled.spec.params[3:])
+    args = [a, b, np.zeros((m, n), np.float16), *(t.value for t in tiles)]
+    want, got = emulate_and_interpret(grid, kern, compiled, args, race_check=race_check)
+    assert_same_bits(got[2], want[2])
+
+
 @pytest.mark.parametrize("stages", [1, 2, 3])
 def test_matmul_pipelined_at_each_depth_emulates_like_the_interpreter(stages):
     # sm_80: the general backend, which pipelines the loads in registers (on sm_90a the
@@ -49,10 +63,14 @@ def test_sm_90a_leaves_mma_operand_loads_to_the_tma_ring(sample):
 
     kern, args = SAMPLES[sample]
     k = ct.compile(kern, args(), target="sm_90a")
-    assert "tileas-materialize-async{keep-mma-operands=true mma-operand-stages=0}" in k.pipeline
+    assert "tileas-materialize-async{keep-mma-operands=true mma-operand-stages=0 mma-warp-specialize=true}" in k.pipeline
     assert "create_pipeline" not in k.asm["nv_tileas"]
     ptx = k.asm["ptx"]
     assert "cp.async.bulk.tensor.2d" in ptx and "mbarrier.try_wait.parity" in ptx
+    # This kernel runs too, on smaller arrays of its specialization (16-element multiples),
+    # race-checked: one CTA (the persistent one walks all four 64x64 tiles), bit for bit
+    # (small integers: exact sums).
+    _runs_exactly(kern, k, (128, 128, 128), (1,))
     # Emulated on aligned arrays with 64-row tiles (the TMA ring, race-checked, across
     # the persistent loop's tiles too), then the interpreter's reference runs.
     rng = np.random.default_rng(3)
@@ -177,3 +195,6 @@ def test_large_tiles_stay_unpipelined_by_default_to_avoid_spills():
         warnings.simplefilter("always")
         k2 = ct.compile(kern.replace_hints(num_stages=2), args(), target="sm_80")
     assert "pipeline<stages=2," in k2.asm["nv_tileas"]
+    # Both run (one 128x128 tile, two K steps) like the interpreter.
+    _runs_exactly(kern, k, (128, 128, 128), (1,))
+    _runs_exactly(kern, k2, (128, 128, 128), (1,))

@@ -12,6 +12,7 @@ import pytest
 import tileir as ct
 from tileir import errors
 
+from arrays import assert_same_bits, emulate_and_interpret
 from kernels import vector_add
 
 HERE = Path(__file__).parent
@@ -19,6 +20,22 @@ HERE = Path(__file__).parent
 
 def arrays(n=1000, dtype=np.float32):
     return np.zeros(n, dtype), np.zeros(n, dtype), np.zeros(n, dtype)
+
+
+def random_arrays(n=1000, dtype=np.float32, count=3, seed=0):
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind == "f":
+        return [rng.standard_normal(n).astype(dtype) for _ in range(count)]
+    return [rng.integers(-100, 100, n).astype(dtype) for _ in range(count)]
+
+
+def runs_like_the_interpreter(compiled, kernel, args, grid):
+    """``compiled`` on the PTX emulator writes what ``kernel`` writes under ct.interpret,
+    bit for bit (adds and copies are exact: both round each sum once, in the same way)."""
+    want, got = emulate_and_interpret(grid, kernel, compiled, args)
+    for w, g in zip(want, got):
+        if isinstance(w, np.ndarray):
+            assert_same_bits(g, w)
 
 
 @pytest.mark.parametrize("target", ["sm_90a", "sm_80"])
@@ -34,6 +51,8 @@ def test_ptx_is_accepted_by_ptxas(target):
     assert k.ptxas_info is not None and 0 < k.registers <= 64, k.ptxas_info
     assert not k.spills
     assert set(k.timings) >= {"frontend", "rust_passes", "llvm", "ptxas"}
+    # The sm_80 PTX runs on the emulator too (it has no sm_90a-only instruction).
+    runs_like_the_interpreter(k, vector_add, [*random_arrays(1000), 1024], (1,))
 
 
 def test_each_stage_is_in_its_dialect():
@@ -43,6 +62,7 @@ def test_each_stage_is_in_its_dialect():
     assert "nv_tileaa.tiled_load" in aa and "cuda_tile" not in aa and "nv_tileas" not in aa
     ts = k.asm["nv_tileas"]
     assert "nv_tileas.tiled_load" in ts and "#nv_tileas.blocked<" in ts
+    runs_like_the_interpreter(k, vector_add, [*random_arrays(1000), 256], (4,))
 
 
 def test_tail_elements_are_masked():
@@ -82,6 +102,9 @@ def test_tail_elements_are_masked():
     assert "ld.global.v4" in ptx and "st.global.v4" in ptx
     assert len(re.findall(r"@%p\d+ ld\.global\.b32", ptx)) == 16
     assert len(re.findall(r"@%p\d+ st\.global\.b32", ptx)) == 8
+    # Run: the one tile is partial (1000 of 1024 elements), so the masked path runs; the
+    # emulator faults on any access past an array's end.
+    runs_like_the_interpreter(k, vector_add, [*random_arrays(1000), 1024], (1,))
 
 
 @ct.kernel
@@ -112,6 +135,8 @@ def test_predicated_accesses_of_every_width_pass_ptxas(dtype, ld, target):
         assert "mov.b16 $0, 0x7E00;" in k.asm["llvm"]  # NaN padding in f16 bits
     if dtype == np.float64:
         assert "mov.b64 $0, 0x7FF8000000000000;" in k.asm["llvm"]
+    # 999 elements in four 256-element tiles: the last one is partial (predicated path).
+    runs_like_the_interpreter(k, kernel, [*random_arrays(999, dtype, count=2), 256], (4,))
 
 
 def test_unaligned_or_strided_arrays_do_not_use_vector_accesses():
@@ -119,10 +144,16 @@ def test_unaligned_or_strided_arrays_do_not_use_vector_accesses():
     unaligned = base[1:]  # 4-byte offset: not 16-byte aligned
     k = ct.compile(vector_add, (unaligned, unaligned, unaligned, 256))
     assert "vector_width = 1" in k.asm["nv_tileas"] and "align 16" not in k.asm["llvm"]
+    # Run on unaligned views of their own (the copies the helper makes land aligned: code
+    # compiled without the alignment fact runs on any address).
+    views = [x[1:] for x in random_arrays(1025)]
+    runs_like_the_interpreter(k, vector_add, [*views, 256], (4,))
     strided = np.zeros(2048, np.float32)[::2]
     k = ct.compile(vector_add, (strided, strided, strided, 256))
     assert "strides=[?]" in k.asm["cuda_tile"] and "vector_width = 1" in k.asm["nv_tileas"]
     assert k.cubin[:4] == b"\x7fELF"
+    # Strided views keep their strides in the copies.
+    runs_like_the_interpreter(k, vector_add, [*(x[::2] for x in random_arrays(2048)), 256], (4,))
 
 
 def test_cuda_tile_text_is_byte_identical_across_processes():
@@ -140,16 +171,18 @@ def test_cuda_tile_text_is_byte_identical_across_processes():
     z = np.zeros(100, np.float32)
     here = ct.compile(vector_add.replace_hints(), (z, z, z, 128))
     assert outs[0].split("\x00")[0] == here.asm["cuda_tile"]
+    runs_like_the_interpreter(here, vector_add, [*random_arrays(100), 128], (1,))
 
 
 def test_compiles_are_deterministic_across_threads():
     z = np.zeros(100, np.float32)
-    results, errs = [], []
+    results, errs, kernels = [], [], []
 
     def work():
         try:
             k = ct.compile(vector_add.replace_hints(), (z, z, z, 64))
             results.append((k.asm["llvm"], k.asm["ptx"], k.cubin))
+            kernels.append(k)
         except Exception as e:  # pragma: no cover - reported below
             errs.append(e)
 
@@ -160,6 +193,7 @@ def test_compiles_are_deterministic_across_threads():
         t.join()
     assert not errs, errs
     assert len(set(results)) == 1
+    runs_like_the_interpreter(kernels[0], vector_add, [*random_arrays(100), 64], (2,))
 
 
 def test_specializations_are_cached():
@@ -169,7 +203,10 @@ def test_specializations_are_cached():
     assert ct.compile(kern, (z, z, z, 64)) is k1
     assert ct.compile(kern, (z, z, z, 128)) is not k1
     h = np.zeros(64, np.float16)
-    assert "f16" in ct.compile(kern, (h, h, h, 64)).asm["cuda_tile"]
+    kh = ct.compile(kern, (h, h, h, 64))
+    assert "f16" in kh.asm["cuda_tile"]
+    runs_like_the_interpreter(k1, kern, [*random_arrays(64), 64], (1,))
+    runs_like_the_interpreter(kh, kern, [*random_arrays(64, np.float16), 64], (1,))
 
 
 def test_kernel_cannot_be_called_directly():
@@ -221,5 +258,7 @@ def test_names_captured_from_an_enclosing_function_resolve():
         return copy
 
     z = np.zeros(256, np.float32)
-    k = ct.compile(make(128), (z, z))
+    kern = make(128)
+    k = ct.compile(kern, (z, z))
     assert "tile<128xf32>" in k.asm["cuda_tile"]
+    runs_like_the_interpreter(k, kern, random_arrays(256, count=2), (2,))

@@ -295,6 +295,35 @@ fn vector_red_and_float_atomics() {
 }
 
 #[test]
+fn sixteen_bit_global_atomics() {
+    // 64 threads of 2 CTAs: atom.add.noftz.bf16 of 1.0 at byte 2 (the neighbouring halves of
+    // the word keep their values), atom.add.noftz.f16 of 0.5 at byte 4, and atom.cas.b16 at
+    // byte 6 that only the thread seeing 0 wins. Before the fix: "2-byte atomics on global
+    // memory are not supported" (LLVM selects atom.global.add.noftz.bf16 for atomicrmw fadd
+    // on bfloat, probe 07a).
+    let body = "mov.b16 %rs1, 0x3F80;
+atom.global.add.noftz.bf16 %rs2, [%rd1+2], %rs1;
+                mov.b16 %rs3, 0x3800;
+atom.global.add.noftz.f16 %rs4, [%rd1+4], %rs3;
+                cvt.u16.u32 %rs5, %r1;
+add.u16 %rs5, %rs5, 1;
+mov.b16 %rs6, 0;
+atom.global.cas.b16 %rs7, [%rd1+6], %rs6, %rs5;
+ret;";
+    let text = kernel(body).replace(".reg .b64 %rd<16>;", ".reg .b64 %rd<16>;\n.reg .b16 %rs<8>;");
+    let p = Module::parse(&text).unwrap().kernel(None).unwrap();
+    let mut init = vec![0u8; 8];
+    init[0..2].copy_from_slice(&0xBEEFu16.to_le_bytes());
+    let mut bufs = vec![Buffer::new("out", init)];
+    run(&p, &cfg(2, 32), &[Arg::Buffer(0, 0), Arg::U32(2)], &mut bufs).unwrap();
+    let h: Vec<u16> = bufs[0].data.chunks(2).map(|c| u16::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(h[0], 0xBEEF, "the other half of the word is untouched");
+    assert_eq!(h[1], 0x4280, "bf16 64.0");
+    assert_eq!(h[2], 0x5000, "f16 32.0");
+    assert!((1..=32).contains(&h[3]), "one cas wins: {:#x}", h[3]);
+}
+
+#[test]
 fn pointer_parameters_keep_their_natural_alignment() {
     // `.ptr .global .align 1` is the pointee's alignment: the u64 still sits at offset 8.
     let text = ".version 8.6\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u32 n, .param .u64 .ptr .global .align 1 out)\n{\n\

@@ -407,8 +407,8 @@ fn wgmma_accumulators_need_the_wait_that_covers_their_group() {
 }
 
 /// Race check: the tensor core may read a wgmma's shared-memory operands until a
-/// wgmma.wait_group retires its group, so a write there before that is a race, and after it
-/// the writer must still be ordered after every warp's wait (a barrier).
+/// wgmma.wait_group retires its group, so a write there before that is a race; after it the
+/// writer must be ordered after a wait that retired the group (any warp's of the warpgroup).
 #[test]
 fn overwriting_wgmma_operands_in_flight_is_a_race() {
     let args = [Arg::Buffer(0, 0), Arg::U32(2304), Arg::U64(desc(0, 128, 256, 0)), Arg::U64(desc(2048, 128, 256, 0)), Arg::Buffer(1, 0)];
@@ -428,12 +428,140 @@ fn overwriting_wgmma_operands_in_flight_is_a_race() {
     let e = go(&early, true).unwrap_err();
     assert!(e.message.contains("write at PTX line 34 by CTA (0,0,0) thread (0,0,0) to shared byte 0x800, which the wgmma.mma_async at PTX line 31 still reads (no wgmma.wait_group has retired it yet)"), "{e}");
     assert_eq!(e.line, 34, "{e}");
-    // After its own warp's wait but with no barrier: the other warps may still be reading
-    // (reported at the write or, when a warp's wgmma slice runs later, at its read).
-    let late = WGMMA.replace(wait, &format!("{wait}{store}"));
-    let e = go(&late, true).unwrap_err();
-    assert!(e.message.contains("shared-memory race on byte 0x800") && e.message.contains("write at PTX line 35"), "{e}");
+    // After its own warp's wait, with no barrier: the wgmma is one operation of the
+    // warpgroup, so that wait retired every warp's reads of the group (it completes only
+    // once all four warps issued it, and the wait returns only once it has completed).
+    go(&WGMMA.replace(wait, &format!("{wait}{store}")), true).unwrap();
     go(&WGMMA.replace(wait, &format!("{wait}bar.sync 0;\n{store}")), true).unwrap();
+}
+
+/// A warp-specialized stage release (CUTLASS's consumer_release): warps 0-3 (a consumer
+/// warpgroup) run one wgmma on the stage; one elected thread arrives on the stage's "empty"
+/// mbarrier (one arrival expected), and the producer, thread 128 of warp 4, waits on it and
+/// overwrites the stage (B's first word, shared byte 2048, which all four warps read).
+const WS_RELEASE: &str = r#".version 8.6
+.target sm_90a
+.address_size 64
+.shared .align 1024 .b8 sm[9216];
+.visible .entry ws(.param .u64 img, .param .u32 nbytes, .param .u64 da, .param .u64 db, .param .u64 out)
+.reqntid 160, 1, 1
+{
+.reg .pred %p<6>; .reg .b32 %r<16>; .reg .b64 %rd<16>; .reg .f32 %f<5>;
+ld.param.b64 %rd1, [img];
+ld.param.b32 %r1, [nbytes];
+ld.param.b64 %rd2, [da];
+ld.param.b64 %rd3, [db];
+ld.param.b64 %rd4, [out];
+mov.u32 %r2, %tid.x;
+shl.b32 %r3, %r2, 4;
+mov.u32 %r4, sm;
+setp.eq.u32 %p3, %r2, 0;
+@%p3 mbarrier.init.shared::cta.b64 [%r4+4096], 1;
+$L_copy:
+setp.ge.u32 %p1, %r3, %r1;
+@%p1 bra $L_done;
+cvt.u64.u32 %rd5, %r3;
+add.s64 %rd6, %rd1, %rd5;
+ld.global.v2.b64 {%rd7, %rd8}, [%rd6];
+add.s32 %r5, %r4, %r3;
+st.shared.v2.b64 [%r5], {%rd7, %rd8};
+add.s32 %r3, %r3, 2560;
+bra.uni $L_copy;
+$L_done:
+bar.sync 0;
+setp.ge.u32 %p4, %r2, 128;
+@%p4 bra $L_producer;
+setp.eq.u32 %p5, %r2, ELECTED;
+wgmma.fence.sync.aligned;
+setp.ne.b32 %p2, 0, 0;
+wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%f1, %f2, %f3, %f4}, %rd2, %rd3, %p2, 1, 1, 0, 0;
+wgmma.commit_group.sync.aligned;
+BEFORE
+wgmma.wait_group.sync.aligned 0;
+AFTER
+shr.u32 %r6, %r2, 5;
+and.b32 %r7, %r2, 31;
+shr.u32 %r8, %r7, 2;
+and.b32 %r9, %r7, 3;
+shl.b32 %r10, %r6, 4;
+add.s32 %r10, %r10, %r8;
+shl.b32 %r11, %r10, 3;
+shl.b32 %r12, %r9, 1;
+add.s32 %r11, %r11, %r12;
+mul.wide.u32 %rd9, %r11, 4;
+add.s64 %rd10, %rd4, %rd9;
+st.global.v2.f32 [%rd10], {%f1, %f2};
+st.global.v2.f32 [%rd10+256], {%f3, %f4};
+ret;
+$L_producer:
+setp.ne.u32 %p1, %r2, 128;
+@%p1 ret;
+$L_wait:
+mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r4+4096], 0;
+@!%p1 bra $L_wait;
+st.shared.b32 [%r4+2048], 0;
+ret;
+}
+"#;
+
+const RELEASE: &str = "@%p5 mbarrier.arrive.shared::cta.b64 %rd11, [%r4+4096];";
+
+fn ws_release(elected: u32, before: &str, after: &str, race_check: bool) -> Result<Vec<f32>, tileir_ptx_emu::EmuError> {
+    let text = WS_RELEASE.replace("ELECTED", &elected.to_string()).replace("BEFORE", before).replace("AFTER", after);
+    let p = Module::parse(&text).unwrap().kernel(None).unwrap();
+    let image: Vec<u8> = (0..2304u32).map(|i| [0x80, 0x3f, 0x00, 0x40][i as usize % 4]).collect(); // bf16 1.0, 2.0
+    let mut bufs = vec![Buffer::new("img", image), Buffer::new("out", vec![0u8; 64 * 8 * 4])];
+    let args = [Arg::Buffer(0, 0), Arg::U32(2304), Arg::U64(desc(0, 128, 256, 0)), Arg::U64(desc(2048, 128, 256, 0)), Arg::Buffer(1, 0)];
+    let config = LaunchConfig { options: Options { race_check, ..Options::default() }, ..cfg(1, 160) };
+    run(&p, &config, &args, &mut bufs)?;
+    Ok(bufs[1].data.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect())
+}
+
+/// One elected thread releases the stage after its own warp's wgmma.wait_group: that wait
+/// retired the warpgroup's whole wgmma (every warp's reads), so the producer's overwrite is
+/// ordered after all of them — whichever warp the elected thread is in, and although the
+/// other warps' waits may run later. The result is D = A·Bᵀ of the original stage.
+#[test]
+fn elected_release_after_wgmma_wait_is_no_race() {
+    for elected in [0, 37, 127] {
+        for race_check in [false, true] {
+            let d = ws_release(elected, "", RELEASE, race_check).unwrap_or_else(|e| panic!("elected thread {elected}: {e}"));
+            // Every element of A and B alternates 1.0 and 2.0 along K: 8·1 + 8·4 = 40.
+            assert!(d.iter().all(|&x| x == 40.0), "elected thread {elected}: {:?}", &d[..8]);
+        }
+    }
+}
+
+/// The elected thread releases the stage between its commit_group and its wait_group: its
+/// wgmma may still be reading, so the producer's overwrite races with it — reported whether
+/// or not another warp's wait has retired the group by then (the producer is not ordered
+/// after that wait).
+#[test]
+fn release_before_wgmma_wait_is_a_race() {
+    for elected in [0, 37, 127] {
+        let e = ws_release(elected, RELEASE, "", true).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Memory, "{e}");
+        assert!(e.message.contains("byte 0x800: write at PTX line 61 by CTA (0,0,0) thread (128,0,0)") && e.message.contains("the read at PTX line 36 by the wgmma.mma_async of warpgroup 0 (warps 0-3)"), "elected thread {elected}: {e}");
+        assert_eq!(e.line, 61, "{e}");
+    }
+}
+
+/// A wgmma.wait_group cannot complete before every live warp of the warpgroup has issued the
+/// group's wgmma: a warp that never does leaves the others waiting (a deadlock naming it); a
+/// warp that exits instead holds up nobody.
+#[test]
+fn wgmma_wait_waits_for_the_whole_warpgroup() {
+    let skip = |how: &str| WGMMA.replace("wgmma.fence.sync.aligned;\n", &format!("wgmma.fence.sync.aligned;\nsetp.ge.u32 %p1, %r2, 96;\n@%p1 {how};\n"));
+    let args = [Arg::Buffer(0, 0), Arg::U32(2304), Arg::U64(desc(0, 128, 256, 0)), Arg::U64(desc(2048, 128, 256, 0)), Arg::Buffer(1, 0)];
+    let go = |text: &str| {
+        let p = Module::parse(text).unwrap().kernel(None).unwrap();
+        let mut bufs = vec![Buffer::new("img", vec![0u8; 2304]), Buffer::new("out", vec![0u8; 64 * 8 * 4])];
+        run(&p, &cfg(1, 128), &args, &mut bufs)
+    };
+    let e = go(&skip("bar.sync 1, 64")).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Deadlock, "{e}");
+    assert!(e.message.contains("warp 0 lanes 0-31 wait in wgmma.wait_group 0 for warp(s) 3 of the warpgroup, which have not committed its wgmma group 1 yet"), "{e}");
+    go(&skip("ret")).unwrap();
 }
 
 /// stmatrix: lane t holds, in each register, the two b16 elements (row t / 4, columns

@@ -322,6 +322,16 @@ pub(crate) fn mbarrier(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, lane: usize
         }
         MbarOp::TryWait(parity) | MbarOp::TestWait(parity) => {
             let token = bv.unwrap_or(0);
+            // A state token must name the current phase or the one before it (the ISA leaves
+            // older phases undefined: the hardware keeps only the phase parity, so a token two
+            // phases old reads as the current phase). A parity always names one of the two.
+            if !parity && (token > m.phase as u64 || m.phase as u64 >= token + 2) {
+                let (n, what) = (m.phase, if token > m.phase as u64 { "a phase the mbarrier has not reached" } else { "a stale phase" });
+                return Err(err(w, env, inst, lane, ErrorKind::Undefined, format!(
+                    "mbarrier wait on {what}: the state token is from phase {token}, but the mbarrier at shared {a:#x} is in phase {n}; a wait may only name the current phase or the one before it (phase {})",
+                    n.saturating_sub(1)
+                )));
+            }
             // A parity names the phase to wait for; a state token is the phase it was taken in.
             ok = if parity { (m.phase & 1) as u64 != (token & 1) } else { m.phase as u64 != token };
             result = Some(ok as u64);
@@ -370,6 +380,26 @@ pub(crate) fn describe(env: &Env<'_>, a: u64) -> String {
         Some(m) => format!("mbarrier at shared {a:#x}: phase {}, {} of {} arrival(s) pending, tx-count {}", m.phase, m.pending, m.expected, m.tx),
         None => format!("mbarrier at shared {a:#x} (not initialized)"),
     }
+}
+
+/// Text for a deadlock report: what a parked wait on the mbarrier at `a` names (`parity`
+/// form or state token `v`) against the phase the mbarrier is in.
+pub(crate) fn describe_wait(env: &Env<'_>, a: u64, parity: bool, v: u64) -> String {
+    let Some(m) = env.asyncs.mbars.get(&a) else { return String::new() };
+    let n = m.phase;
+    if !parity {
+        return format!("; the wait's state token is from phase {v}, the current phase {n} is incomplete");
+    }
+    let p = v & 1;
+    if (n & 1) as u64 != p {
+        return String::new();
+    }
+    let last = if n == 0 {
+        "no phase has completed yet".to_string()
+    } else {
+        format!("the last completed phase is {} (parity {}); a wait meant for it names the wrong parity", n - 1, 1 - p)
+    };
+    format!("; the wait names parity {p}, i.e. the current, incomplete phase {n}: {last}")
 }
 
 /// `cp.async.bulk` for one lane: the copy happens at once (a legal completion time), then

@@ -59,6 +59,23 @@ pub(crate) struct RaceShadow {
     pub async_reads: Vec<u16>,
     pub async_read_line: Vec<u32>,
     pub async_read_kind: Vec<AsyncReader>,
+    /// Threads of the CTA (the async proxy's clock follows them, then one per warpgroup).
+    pub threads: usize,
+    /// Per warpgroup: its wgmma groups not yet retired by every warp's own wait, by
+    /// sequence number (the k-th commit_group of each warp closes group k).
+    pub wg_groups: Vec<std::collections::BTreeMap<u64, WgGroup>>,
+}
+
+/// Race check: one wgmma group of a warpgroup (every warp's k-th commit_group closes it).
+#[derive(Default)]
+pub(crate) struct WgGroup {
+    /// Per warp of the warpgroup: shared bytes its wgmmas of the group read, until a
+    /// wait_group (of any warp of the warpgroup) retires the group.
+    pub reads: [Vec<u32>; 4],
+    /// Join of the vector clocks of the lanes that issued the group's wgmmas: the group
+    /// executes only once every warp issued it, so a wait that retires it is ordered after
+    /// all of those issues.
+    pub issued: Vec<u32>,
 }
 
 /// Who reads shared memory asynchronously until a wait_group retires it.
@@ -88,9 +105,12 @@ fn join(dst: &mut Vec<u32>, src: &[u32]) {
 }
 
 impl RaceShadow {
-    /// The shadow of a CTA of `threads` threads: one clock more, the async proxy's (TMA).
+    /// The shadow of a CTA of `threads` threads: one clock more, the async proxy's (TMA),
+    /// and one per warpgroup, its wgmma groups' shared-memory reads (clock k: group k's,
+    /// which a thread is ordered after once a wait_group retiring the group orders it).
     fn new(threads: usize, bytes: usize) -> Self {
-        let n = threads + 1;
+        let nwg = threads.div_ceil(128);
+        let n = threads + 1 + nwg;
         let mut vc = vec![0; n * n];
         for t in 0..n {
             vc[t * n + t] = 1;
@@ -111,6 +131,8 @@ impl RaceShadow {
             async_reads: vec![0; bytes],
             async_read_line: vec![0; bytes],
             async_read_kind: vec![AsyncReader::Wgmma; bytes],
+            threads,
+            wg_groups: (0..nwg).map(|_| Default::default()).collect(),
         }
     }
 
@@ -182,7 +204,91 @@ impl RaceShadow {
 
     /// The index of the async proxy's clock (TMA copies' writes).
     pub fn async_proxy(&self) -> usize {
-        self.n - 1
+        self.threads
+    }
+
+    /// The index of the clock of warpgroup `wg`'s wgmma operand reads.
+    pub fn wgmma_reads(&self, wg: usize) -> usize {
+        self.threads + 1 + wg
+    }
+
+    /// Who a pseudo-thread (async proxy, a warpgroup's wgmma reads) is, if `t` is one, and
+    /// what orders an access after it.
+    fn pseudo(&self, t: usize) -> Option<(String, &'static str)> {
+        if t == self.async_proxy() {
+            Some(("the async proxy (a TMA copy)".to_string(), ""))
+        } else if t > self.threads && t < self.n {
+            let wg = t - self.threads - 1;
+            Some((
+                format!("the wgmma.mma_async of warpgroup {wg} (warps {}-{})", 4 * wg, 4 * wg + 3),
+                " (its reads are complete only for threads ordered after a wgmma.wait_group that retired its group)",
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// Warp `warp`'s lanes `lanes` issue a wgmma.mma_async of their warpgroup's group `seq`
+    /// reading `bytes` (in flight until a wait_group retires the group).
+    pub fn wgmma_issue(&mut self, warp: usize, lanes: u32, seq: u64, bytes: Vec<u32>, line: u32) {
+        self.async_reads_begin(&bytes, line, AsyncReader::Wgmma);
+        let n = self.n;
+        let g = self.wg_groups[warp / 4].entry(seq).or_default();
+        g.reads[warp % 4].extend(bytes);
+        for l in 0..32 {
+            if lanes >> l & 1 != 0 {
+                let t = warp * 32 + l;
+                join(&mut g.issued, &self.vc[t * n..(t + 1) * n]);
+            }
+        }
+    }
+
+    /// A wgmma.wait_group of warp `warp` (lanes `lanes`) retires its warpgroup's groups up
+    /// to `seq`, of which `from..` were still in flight: their reads by every warp of the
+    /// warpgroup end, and count as reads of the warpgroup's wgmma clock at the group's
+    /// number; the waiting lanes are ordered after those reads and after every issue of the
+    /// groups `waited+1..=seq` (the warp's earlier waits covered the rest).
+    pub fn wgmma_retire(&mut self, warp: usize, lanes: u32, from: u64, seq: u64, waited: u64) {
+        let (n, wg) = (self.n, warp / 4);
+        let actor = self.wgmma_reads(wg);
+        let mut groups = std::mem::take(&mut self.wg_groups[wg]);
+        for (&s, g) in groups.range_mut(from..).take_while(|(&s, _)| s <= seq) {
+            for reads in &mut g.reads {
+                for &b in reads.iter() {
+                    let i = b as usize;
+                    if let Some(c) = self.async_reads.get_mut(i) {
+                        *c = c.saturating_sub(1);
+                        self.reader[i] = actor as u32 + 1;
+                        self.rclk[i] = s as u32;
+                        self.rline[i] = self.async_read_line[i];
+                    }
+                }
+                reads.clear();
+            }
+        }
+        let mut row = Vec::new();
+        for (_, g) in groups.range(waited + 1..).take_while(|(&s, _)| s <= seq) {
+            join(&mut row, &g.issued);
+        }
+        for l in 0..32 {
+            if lanes >> l & 1 != 0 {
+                let t = warp * 32 + l;
+                let mine = &mut self.vc[t * n..(t + 1) * n];
+                for (d, &s) in mine.iter_mut().zip(&row) {
+                    *d = (*d).max(s);
+                }
+                mine[actor] = mine[actor].max(seq as u32);
+            }
+        }
+        self.wg_groups[wg] = groups;
+    }
+
+    /// Forgets warpgroup `wg`'s groups up to `seq` (every live warp has waited past them).
+    pub fn wgmma_forget(&mut self, wg: usize, seq: u64) {
+        let g = &mut self.wg_groups[wg];
+        while g.first_key_value().is_some_and(|(&s, _)| s <= seq) {
+            g.pop_first();
+        }
     }
 
     /// Records a write of byte `i` by `t` (no check): async copies landing.
@@ -214,9 +320,15 @@ impl RaceShadow {
             let me = t as u32 + 1;
             for (who, clk, oline, what) in [(self.writer[i], self.wclk[i], self.wline[i], "write"), (self.reader[i], self.rclk[i], self.rline[i], "read")] {
                 if who != 0 && who != me && clk > self.vc[t * self.n + (who - 1) as usize] {
+                    let other = if (who - 1) as usize == self.async_proxy() {
+                        "an earlier async copy (the CTA's async proxy)".to_string()
+                    } else if let Some((p, note)) = self.pseudo((who - 1) as usize) {
+                        format!("{p}{note}")
+                    } else {
+                        format!("thread {} of the CTA", who - 1)
+                    };
                     return Err(format!(
-                        "shared-memory race on byte {i:#x}: async copy issued at PTX line {line} by thread {t} of the CTA, and the {what} at PTX line {oline} by thread {} of the CTA, with no barrier (or mbarrier wait) ordering them before the copy's issue",
-                        who - 1
+                        "shared-memory race on byte {i:#x}: async copy issued at PTX line {line} by thread {t} of the CTA, and the {what} at PTX line {oline} by {other}, with no barrier (or mbarrier wait) ordering them before the copy's issue"
                     ));
                 }
             }
@@ -257,9 +369,9 @@ impl RaceShadow {
 impl Env<'_> {
     /// "CTA (..) thread (..)" of CTA-linear thread `t`.
     fn who_t(&self, t: u32) -> String {
-        if self.race.as_ref().is_some_and(|r| t as usize == r.async_proxy()) {
+        if let Some((p, note)) = self.race.as_ref().and_then(|r| r.pseudo(t as usize)) {
             let c = self.ctaid;
-            return format!("the async proxy (a TMA copy) of CTA ({},{},{})", c[0], c[1], c[2]);
+            return format!("{p} of CTA ({},{},{}){note}", c[0], c[1], c[2]);
         }
         self.who(t / 32, (t % 32) as usize)
     }
@@ -358,6 +470,47 @@ pub(crate) struct Env<'a> {
     pub peers: Vec<Peer>,
     /// The cluster barrier's current phase (barrier.cluster).
     pub cbar_phase: u32,
+    /// wgmma groups per warp and warpgroup.
+    pub wg: WgSync,
+}
+
+/// wgmma.mma_async is one operation of a warpgroup: it executes once all four warps have
+/// issued it, and a `wgmma.wait_group` of any of them that retires its group retires it for
+/// the whole warpgroup. Groups are numbered per warp by its commit_groups (the k-th commit of
+/// each warp closes the warpgroup's group k).
+pub(crate) struct WgSync {
+    /// Per warp: commit_groups executed.
+    pub commits: Vec<u64>,
+    /// Per warp: the last group its own wait_groups retired.
+    pub waited: Vec<u64>,
+    /// Per warp: it has live lanes (a warp that exited holds up no wait).
+    pub live: Vec<bool>,
+    /// Per warpgroup: the last group a wait_group retired.
+    pub retired: Vec<u64>,
+}
+
+impl WgSync {
+    fn new(nwarps: usize) -> Self {
+        WgSync { commits: vec![0; nwarps], waited: vec![0; nwarps], live: vec![true; nwarps], retired: vec![0; nwarps.div_ceil(4)] }
+    }
+
+    /// The live warps of `warp`'s warpgroup other than itself that have not committed group
+    /// `seq` yet (a wait retiring it waits for them: the group cannot execute before).
+    pub fn missing(&self, warp: usize, seq: u64) -> Vec<usize> {
+        let wg = warp / 4;
+        (4 * wg..(4 * wg + 4).min(self.commits.len())).filter(|&s| s != warp && self.live[s] && self.commits[s] < seq).collect()
+    }
+
+    /// The group a `wgmma.wait_group n` of `warp` retires up to (0: none).
+    pub fn target(&self, warp: usize, n: u32) -> u64 {
+        self.commits[warp].saturating_sub(n as u64)
+    }
+
+    /// The oldest group some live warp of `warp`'s warpgroup has not waited past yet, less one.
+    pub fn all_waited(&self, warp: usize) -> u64 {
+        let wg = warp / 4;
+        (4 * wg..(4 * wg + 4).min(self.commits.len())).filter(|&s| self.live[s]).map(|s| self.waited[s]).min().unwrap_or(u64::MAX)
+    }
 }
 
 /// Another CTA of the cluster, as the running CTA sees it: what distributed shared memory
@@ -503,6 +656,7 @@ fn new_cta<'a>(ctx: &'a LaunchCtx<'a>, ctaid: [u32; 3], rank: u32) -> Cta<'a> {
         peers: Vec::new(),
         cbar_phase: 0,
         tx_by_async_proxy: false,
+        wg: WgSync::new(nwarps as usize),
     };
     let warps: Vec<Warp> = (0..nwarps)
         .map(|w| {
@@ -532,6 +686,7 @@ fn step_cta(env: &mut Env<'_>, warps: &mut [Warp]) -> Result<bool> {
         if warps[w].run(env, SLICE)? > 0 && !warps[w].spun {
             progressed = true;
         }
+        env.wg.live[w] = !warps[w].finished();
         if release_barriers(env, warps) {
             progressed = true;
         }

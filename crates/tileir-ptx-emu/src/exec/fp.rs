@@ -526,4 +526,94 @@ mod tests {
         let x = f(1.0 + 2f32.powi(-15));
         assert_eq!(fma(FKind::F32, RN, x, x, f(-1.0)), f(2f32.powi(-14) + 2f32.powi(-30)));
     }
+
+    /// The approximate f32 forms stay within the PTX ISA's documented maximum errors over a
+    /// sweep of inputs (the emulator rounds the f64 value once, so they are far inside),
+    /// and handle subnormals (kept, or flushed with `.ftz`), infinities, zeros and NaN as
+    /// the ISA's tables say.
+    #[test]
+    fn approximate_forms_within_the_isa_error_bounds() {
+        let approx = FMods { approx: true, ..RN };
+        let ftz = FMods { approx: true, ftz: true, ..RN };
+        let run = |op: FUn, m: FMods, x: f32| f32::from_bits(fun(op, FKind::F32, m, f(x)) as u32);
+        // Inputs: a geometric sweep over the whole range (normal and subnormal), both signs,
+        // plus a dense linear sweep over [-8, 8].
+        let mut xs: Vec<f32> = Vec::new();
+        let mut b = 1u32;
+        while b < 0x7f80_0000 {
+            xs.push(f32::from_bits(b));
+            xs.push(-f32::from_bits(b));
+            b = b + b / 97 + 1;
+        }
+        xs.extend((-4096..=4096).map(|i| i as f32 / 512.0));
+        let ulp = |y: f64| {
+            let a = (y.abs() as f32).max(f32::MIN_POSITIVE);
+            (f32::from_bits(a.to_bits() + 1) - a) as f64
+        };
+        for &x in &xs {
+            let xd = x as f64;
+            // rcp.approx.f32: max 1 ulp over the full range.
+            if x != 0.0 && (1.0 / xd).abs() < f32::MAX as f64 {
+                let (got, want) = (run(FUn::Rcp, approx, x) as f64, 1.0 / xd);
+                assert!((got - want).abs() <= ulp(want), "rcp.approx({x:e}) = {got:e}");
+            }
+            if x > 0.0 {
+                // sqrt.approx.f32: max relative error 2^-23; rsqrt.approx.f32: 2^-22.9.
+                let (got, want) = (run(FUn::Sqrt, approx, x) as f64, xd.sqrt());
+                assert!(((got - want) / want).abs() <= 2f64.powf(-23.0), "sqrt.approx({x:e}) = {got:e}");
+                let want = 1.0 / xd.sqrt();
+                if want < f32::MAX as f64 {
+                    let got = run(FUn::Rsqrt, approx, x) as f64;
+                    assert!(((got - want) / want).abs() <= 2f64.powf(-22.9), "rsqrt.approx({x:e}) = {got:e}");
+                }
+                // lg2.approx.f32: max absolute error 2^-22.6 on [0.5, 2], relative 2^-22 elsewhere.
+                let (got, want) = (run(FUn::Lg2, approx, x) as f64, xd.log2());
+                let err = if (0.5..=2.0).contains(&xd) { (got - want).abs() / 2f64.powf(-22.6) } else { ((got - want) / want).abs() / 2f64.powf(-22.0) };
+                assert!(err <= 1.0, "lg2.approx({x:e}) = {got:e}");
+            }
+            // ex2.approx.f32: max relative error 2^-22.5 (results from subnormal to overflow).
+            if xd.abs() <= 126.0 {
+                let (got, want) = (run(FUn::Ex2, approx, x) as f64, xd.exp2());
+                assert!(((got - want) / want).abs() <= 2f64.powf(-22.5), "ex2.approx({x:e}) = {got:e}");
+            }
+            // sin/cos.approx.f32: max absolute error 2^-20.9 on [-100 pi, 100 pi].
+            if xd.abs() <= 100.0 * std::f64::consts::PI {
+                assert!((run(FUn::Sin, approx, x) as f64 - xd.sin()).abs() <= 2f64.powf(-20.9), "sin.approx({x:e})");
+                assert!((run(FUn::Cos, approx, x) as f64 - xd.cos()).abs() <= 2f64.powf(-20.9), "cos.approx({x:e})");
+            }
+            // tanh.approx.f32: max relative error 2^-10.987.
+            if x != 0.0 {
+                let (got, want) = (run(FUn::Tanh, approx, x) as f64, xd.tanh());
+                assert!(((got - want) / want).abs() <= 2f64.powf(-10.987), "tanh.approx({x:e}) = {got:e}");
+            }
+        }
+        // Special values.
+        let (inf, nan, sub) = (f32::INFINITY, f32::NAN, f32::from_bits(0x0000_1234));
+        assert_eq!(run(FUn::Ex2, approx, inf), inf);
+        assert_eq!(run(FUn::Ex2, approx, -inf).to_bits(), 0);
+        assert_eq!(run(FUn::Ex2, approx, -130.0), f32::from_bits(1 << 19), "subnormal result (2^-130) kept");
+        assert_eq!(run(FUn::Ex2, ftz, -130.0).to_bits(), 0, ".ftz flushes a subnormal result");
+        assert_eq!(run(FUn::Ex2, ftz, sub), 1.0, ".ftz flushes a subnormal input");
+        assert_eq!(run(FUn::Lg2, approx, -1.0).to_bits(), 0x7fff_ffff);
+        assert_eq!(run(FUn::Lg2, approx, inf), inf);
+        assert_eq!(run(FUn::Lg2, ftz, sub), -inf);
+        assert!((run(FUn::Lg2, approx, sub) as f64 - (sub as f64).log2()).abs() < 1e-5, "subnormal input kept");
+        assert_eq!(run(FUn::Rcp, approx, -0.0), -inf);
+        assert_eq!(run(FUn::Rcp, approx, inf).to_bits(), 0);
+        assert_eq!(run(FUn::Rcp, ftz, -sub), -inf);
+        assert_eq!(run(FUn::Rsqrt, approx, 0.0), inf);
+        assert_eq!(run(FUn::Rsqrt, approx, -0.0), -inf);
+        assert_eq!(run(FUn::Rsqrt, approx, inf).to_bits(), 0);
+        assert_eq!(run(FUn::Rsqrt, approx, -1.0).to_bits(), 0x7fff_ffff);
+        assert_eq!(run(FUn::Sqrt, approx, -0.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(run(FUn::Sqrt, approx, inf), inf);
+        assert_eq!(run(FUn::Sin, approx, inf).to_bits(), 0x7fff_ffff);
+        assert_eq!(run(FUn::Cos, approx, -inf).to_bits(), 0x7fff_ffff);
+        assert_eq!(run(FUn::Tanh, approx, inf), 1.0);
+        assert_eq!(run(FUn::Tanh, approx, -inf), -1.0);
+        assert_eq!(run(FUn::Tanh, approx, -0.0).to_bits(), (-0.0f32).to_bits());
+        for op in [FUn::Ex2, FUn::Lg2, FUn::Rcp, FUn::Rsqrt, FUn::Sqrt, FUn::Sin, FUn::Cos, FUn::Tanh] {
+            assert_eq!(run(op, approx, nan).to_bits(), 0x7fff_ffff, "{op:?}(NaN) is the canonical NaN");
+        }
+    }
 }

@@ -296,8 +296,9 @@ pub(crate) fn wgmma(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, op: &crate::pr
     if let Some(r) = env.race.as_mut() {
         read_bytes.sort_unstable();
         read_bytes.dedup();
-        r.async_reads_begin(&read_bytes, inst.line, super::cta::AsyncReader::Wgmma);
-        w.wg_reads_uncommitted.extend(read_bytes);
+        // Part of the warpgroup's next group (closed by this warp's next commit_group).
+        let seq = env.wg.commits[w.id as usize] + 1;
+        r.wgmma_issue(w.id as usize, w.live(), seq, read_bytes, inst.line);
     }
     let sign = if neg_a != neg_b { -1.0 } else { 1.0 };
     for lane in 0..32 {

@@ -97,6 +97,8 @@ pub(crate) struct Warp {
     pub spun: bool,
     /// The mbarrier address the parked lanes wait on (for reports).
     pub spin_on: Option<u64>,
+    /// What the parked lanes' wait names: (parity form, the parity or state token).
+    pub spin_wait: Option<(bool, u64)>,
     /// Per lane: return points (return PC, PC of the call) of `.func` calls in progress.
     pub stack: Vec<Vec<(u32, u32)>>,
     /// CC.CF of each lane (add.cc / addc chains).
@@ -107,10 +109,6 @@ pub(crate) struct Warp {
     pub wg_uncommitted: Vec<(Reg, u32)>,
     /// Committed wgmma groups not yet retired by a wait_group, oldest first.
     pub wg_groups: std::collections::VecDeque<Vec<(Reg, u32)>>,
-    /// Race check: shared bytes read by this warp's wgmma.mma_async not yet committed, and
-    /// per committed group not yet retired (in step with `wg_groups`).
-    pub wg_reads_uncommitted: Vec<u32>,
-    pub wg_read_groups: std::collections::VecDeque<Vec<u32>>,
     /// Set while an atomic accesses shared memory (race check: atomics never race).
     pub atomic_access: bool,
     /// Lanes that arrived on the cluster barrier in its current phase.
@@ -158,13 +156,12 @@ impl Warp {
             parked: 0,
             spun: false,
             spin_on: None,
+            spin_wait: None,
             copies: vec![Default::default(); 32],
             carry: 0,
             stack: vec![Vec::new(); 32],
             wg_uncommitted: Vec::new(),
             wg_groups: Default::default(),
-            wg_reads_uncommitted: Vec::new(),
-            wg_read_groups: Default::default(),
             atomic_access: false,
             cl_arr: 0,
             cl_pending: 0,
@@ -300,9 +297,19 @@ impl Warp {
                 match self.spin_on {
                     Some(a) => {
                         let off = if a >= crate::mem::SHARED_WINDOW { from_generic(a).1 } else { a };
-                        format!("spin in an mbarrier wait loop on the {}", super::asyncop::describe(env, off))
+                        let waits = self.spin_wait.map_or(String::new(), |(parity, v)| super::asyncop::describe_wait(env, off, parity, v));
+                        format!("spin in an mbarrier wait loop on the {}{waits}", super::asyncop::describe(env, off))
                     }
                     None => "spin in an mbarrier wait loop".to_string(),
+                }
+            } else if let Some(Op::WgmmaWait { n }) = prog.insts.get(at as usize).map(|i| &i.op) {
+                let seq = env.wg.target(self.id as usize, *n);
+                match env.wg.missing(self.id as usize, seq)[..] {
+                    [] => "are runnable".to_string(),
+                    ref m => format!(
+                        "wait in wgmma.wait_group {n} for warp(s) {} of the warpgroup, which have not committed its wgmma group {seq} yet (a wgmma.mma_async executes once all four warps have issued it)",
+                        m.iter().map(|w| w.to_string()).collect::<Vec<_>>().join(", ")
+                    ),
                 }
             } else {
                 "are runnable".to_string()
@@ -501,6 +508,16 @@ impl Warp {
                     }
                     continue;
                 }
+                Op::WgmmaWait { n } if exec != 0 && !env.wg.missing(self.id as usize, env.wg.target(self.id as usize, *n)).is_empty() => {
+                    // The groups it retires cannot have executed before every warp of the
+                    // warpgroup issued them: wait here (not counted as executed).
+                    done -= 1;
+                    self.steps -= 1;
+                    env.warp_insts -= 1;
+                    env.thread_insts -= exec.count_ones() as u64;
+                    self.set_pc(g.mask, g.pc);
+                    return Ok(done);
+                }
                 op if sync_mask(op).is_some() => {
                     if exec != 0 {
                         let mask = sync_mask(op).unwrap_or(Src::I(u32::MAX as u64));
@@ -561,6 +578,8 @@ impl Warp {
                         self.parked |= failed;
                         let l = failed.trailing_zeros() as usize;
                         self.spin_on = Some(val(&self.regs, addr.base, l).wrapping_add(addr.off as u64));
+                        let parity = matches!(op, MbarOp::TryWait(true));
+                        self.spin_wait = b.map(|b| (parity, val(&self.regs, b, l)));
                         self.set_pc(g.mask, g.pc + 1);
                         match self.schedule() {
                             Some(n) => g = n,
@@ -1160,17 +1179,26 @@ impl Warp {
             Op::WgmmaCommit => {
                 let g = std::mem::take(&mut self.wg_uncommitted);
                 self.wg_groups.push_back(g);
-                let reads = std::mem::take(&mut self.wg_reads_uncommitted);
-                self.wg_read_groups.push_back(reads);
+                env.wg.commits[self.id as usize] += 1;
             }
             Op::WgmmaWait { n } => {
                 while self.wg_groups.len() > *n as usize {
                     self.wg_groups.pop_front();
                 }
-                while self.wg_read_groups.len() > *n as usize {
-                    let reads = self.wg_read_groups.pop_front().unwrap_or_default();
+                // The run loop has made sure every live warp of the warpgroup has committed
+                // the groups this retires.
+                let w = self.id as usize;
+                let seq = env.wg.target(w, *n);
+                let waited = env.wg.waited[w];
+                if seq > waited {
+                    let wg = w / 4;
+                    let from = env.wg.retired[wg] + 1;
+                    env.wg.retired[wg] = env.wg.retired[wg].max(seq);
+                    env.wg.waited[w] = seq;
+                    let done = env.wg.all_waited(w);
                     if let Some(r) = env.race.as_mut() {
-                        r.async_reads_end(&reads, self.id as usize * 32);
+                        r.wgmma_retire(w, exec, from, seq, waited);
+                        r.wgmma_forget(wg, done);
                     }
                 }
             }
@@ -1239,7 +1267,9 @@ impl Warp {
         let (sp, a) = if space == Space::Generic { from_generic(addr) } else { (space, addr) };
         match sp {
             Space::Global | Space::Generic => {
-                if size < 4 {
+                // 2-byte atomics (f16/bf16 add, b16 cas) stay inside one aligned 8-byte
+                // word of the global buffer, like the 4- and 8-byte ones.
+                if size < 2 {
                     return Err(format!("{size}-byte atomics on global memory are not supported"));
                 }
                 env.effects += 1;
