@@ -14,7 +14,9 @@ pair, median of --repeats samples; benches/gpu_check.py's ``time_ms``):
    * tileir: ``gemm`` below, the matmul sample of tests/python/frontend_samples.py (grouped
      tile order, K loop of ``ct.load`` + ``ct.mma``) at tiles 128x128x64 and 64x64x64, each at
      the default ``num_stages`` and ``@ct.kernel(num_stages=1|2|3|4)`` (on sm_90a the depth of
-     the TMA ring feeding wgmma; by default as many stages as fit, up to four; 1 = no ring);
+     the TMA ring feeding wgmma; by default as many stages as fit, up to four; 1 = no ring),
+     the ring fed by a producer warpgroup (AWS, the default), and each tile once more with
+     ``warp_specialize=False`` (AUS: the kernel's own thread 0 issues the copies);
      for fp8 also with B stored K-major (B^T row-major, loaded with ``order=(1, 0)``), the layout
      cuBLAS and Triton get;
    * ``torch.matmul`` (cuBLAS); for fp8 ``torch._scaled_mm`` (cuBLASLt), B column-major;
@@ -126,6 +128,20 @@ GEMM_TILES = [(128, 128, 64), (64, 64, 64)]
 #: as fit, up to four; 1: no ring).
 STAGES = (None, 1, 2, 3, 4)
 FMHA_TILES = [(128, 64), (64, 64)]
+#: Config-name suffix of the warp_specialize hint (None: tileir's default, a producer
+#: warpgroup feeding the TMA ring where the kernel allows it, spec/001's AWS; False: AUS).
+AUS_TAG = {None: "", False: " AUS"}
+
+
+def gemm_configs(dt, stages):
+    """(tile, num_stages, B K-major, warp_specialize) timed for dtype ``dt``: every tile at
+    every num_stages hint; each tile at the default depth once more without the producer
+    warpgroup (AUS), for the AWS/AUS comparison; for fp8 also B K-major at 2 stages."""
+    configs = [(tile, s, 0, None) for tile in GEMM_TILES for s in stages]
+    configs += [(tile, None, 0, False) for tile in GEMM_TILES]
+    if dt == "fp8":
+        configs.append((GEMM_TILES[0], 2, 1, None))
+    return configs
 
 
 def fmha_configs(d):
@@ -331,13 +347,11 @@ def emulate_check(sizes, head_dims, seq) -> int:
     print(f"\nGEMM {n}x{n}x{n} (exact data: bit-exact comparisons)")
     for dt in DTYPES:
         d = DTYPES[dt]
-        configs = [(tile, s, 0) for tile in GEMM_TILES for s in STAGES]
-        if dt == "fp8":
-            configs.append((GEMM_TILES[0], 2, 1))
-        for tile, stages, kmaj in configs:
-            name = f"{dt:4s} {tile[0]}x{tile[1]}x{tile[2]} num_stages={stages or 'default'}{' B K-major' if kmaj else ''}"
+        configs = gemm_configs(dt, STAGES)
+        for tile, stages, kmaj, ws in configs:
+            name = f"{dt:4s} {tile[0]}x{tile[1]}x{tile[2]} num_stages={stages or 'default'}{' B K-major' if kmaj else ''}{AUS_TAG[ws]}"
             try:
-                kern = variant(gemm, num_stages=stages)
+                kern = variant(gemm, num_stages=stages, warp_specialize=ws)
                 a, b, ab, bb = exact_gemm_inputs(rng, dt, n, n, n, kmaj)
                 c_i = np.zeros((n, n), d["out_bits"])
                 c_e = np.zeros((n, n), d["out_bits"])
@@ -733,23 +747,26 @@ TUNE_STAGES = (None, 3, 5)
 
 
 def tune_gemm(res, section, case, a, b, c, dt, n, flops, check):
-    """``ct.tune.exhaustive_search`` over TUNE_TILES x TUNE_STAGES; the best as one cell."""
-    space = [(tile, s) for tile in TUNE_TILES for s in TUNE_STAGES]
+    """``ct.tune.exhaustive_search`` over TUNE_TILES x TUNE_STAGES (warp-specialized where the
+    kernel allows, the default), plus each tile at the default depth without the producer
+    warpgroup (``warp_specialize=False``, AUS); the best as one cell."""
+    space = [(tile, s, None) for tile in TUNE_TILES for s in TUNE_STAGES] + [(tile, None, False) for tile in TUNE_TILES]
     t0 = time.perf_counter()
     try:
         result = ct.tune.exhaustive_search(
             space, None, lambda cfg: gemm_grid(n, n, cfg[0]), gemm, lambda cfg: gemm_args(a, b, c, cfg[0], dt),
-            lambda cfg: {"num_stages": cfg[1]} if cfg[1] else {}, quiet=False)
+            lambda cfg: {k: v for k, v in (("num_stages", cfg[1]), ("warp_specialize", cfg[2])) if v is not None},
+            quiet=False)
     except Exception as e:
         res.add(section, case, "tileir (ct.tune)", "search", check=f"ERROR {_err(e)}")
         return
     if result.best is None:
         res.add(section, case, "tileir (ct.tune)", "search", check=f"ERROR every configuration failed: {result.failures[:2]}")
         return
-    (tile, s) = result.best.config
+    (tile, s, ws) = result.best.config
     c.zero_()
-    ct.launch(None, gemm_grid(n, n, tile), variant(gemm, num_stages=s), gemm_args(a, b, c, tile, dt))
-    cfg = f"best {tile[0]}x{tile[1]}x{tile[2]} num_stages={s or 'default'}"
+    ct.launch(None, gemm_grid(n, n, tile), variant(gemm, num_stages=s, warp_specialize=ws), gemm_args(a, b, c, tile, dt))
+    cfg = f"best {tile[0]}x{tile[1]}x{tile[2]} num_stages={s or 'default'}{AUS_TAG[ws]}"
     res.add(section, case, "tileir (ct.tune)", cfg, ms=result.best.mean_us / 1000.0, flops=flops, check=check(c),
             note=(f"{len(result.successes)} timed, {len(result.failures)} failed, "
                   f"{'cached' if result.cached else f'search {time.perf_counter() - t0:.0f} s'}; "
@@ -862,14 +879,12 @@ def bench_gemm(env, res, sizes, dtypes, repeats, stages, quick, target, cutile, 
                 except Exception as e:
                     res.add(section, case, "cuTile+tileiras", cfg, check=f"ERROR {_err(e)}", peer=True)
             # tileir
-            configs = [(tile, s, 0) for tile in GEMM_TILES for s in stages]
-            if dt == "fp8":
-                configs.append((GEMM_TILES[0], 2, 1))
+            configs = gemm_configs(dt, stages)
             bt_rm = b.t().contiguous()  # B^T row-major, for the K-major variant
-            for tile, s, kmaj in configs:
-                cfg = f"{tile[0]}x{tile[1]}x{tile[2]} num_stages={s or 'default'}{' B K-major' if kmaj else ''}"
+            for tile, s, kmaj, ws in configs:
+                cfg = f"{tile[0]}x{tile[1]}x{tile[2]} num_stages={s or 'default'}{' B K-major' if kmaj else ''}{AUS_TAG[ws]}"
                 try:
-                    kern = variant(gemm, num_stages=s)
+                    kern = variant(gemm, num_stages=s, warp_specialize=ws)
                     c.zero_()
                     args = gemm_args(env.for_tileir(a, dt), env.for_tileir(bt_rm if kmaj else b, dt),
                                      env.for_tileir(c, dt), tile, dt, kmaj)

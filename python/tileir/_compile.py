@@ -16,8 +16,14 @@ from ._frontend import (ArraySpec, ConstantSpec, ListSpec, ScalarSpec, Specializ
 from .errors import LaunchError
 
 #: Hint names ``@kernel`` accepts: cuTile's, plus tileir's ``num_stages`` (software
-#: pipelining depth of loop loads: 1 turns it off; the default pipeline uses 2).
-_HINTS = ("num_ctas", "occupancy", "opt_level", "num_worker_warps", "num_stages")
+#: pipelining depth of loop loads: 1 turns it off; the default pipeline uses 2) and
+#: ``warp_specialize`` (a bool: on sm_90a, whether a K loop's TMA ring may get a producer
+#: warpgroup of its own, spec/001's AWS; default True. False keeps AUS, the kernel's warps
+#: issuing the copies between their mmas).
+_HINTS = ("num_ctas", "occupancy", "opt_level", "num_worker_warps", "num_stages", "warp_specialize")
+
+#: Hints that take a bool rather than an int.
+_BOOL_HINTS = ("warp_specialize",)
 
 #: LLVM cpu for each target tileir accepts; sm_90 means sm_90a (wgmma, setmaxnreg).
 _LLVM_CPU = {"sm_80": "sm_80", "sm_86": "sm_86", "sm_89": "sm_89", "sm_90": "sm_90a", "sm_90a": "sm_90a"}
@@ -70,6 +76,10 @@ def _check_hint(name: str, value: Any) -> None:
         for _, v in value.items():
             _check_hint(name, v)
         return
+    if name in _BOOL_HINTS:
+        if not isinstance(value, bool):
+            raise TypeError(f"kernel hint '{name}' must be a bool or a tileir.ByTarget, got {type(value).__name__}")
+        return
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"kernel hint '{name}' must be an int or a tileir.ByTarget, got {type(value).__name__}")
     ok = {
@@ -85,7 +95,7 @@ def _check_hint(name: str, value: Any) -> None:
 
 def kernel(fn=None, /, **hints):
     """Marks a tile kernel: ``@tileir.kernel`` or ``@tileir.kernel(num_ctas=…, occupancy=…,
-    opt_level=…, num_worker_warps=…, num_stages=…)``."""
+    opt_level=…, num_worker_warps=…, num_stages=…, warp_specialize=…)``."""
     if fn is None:
         return lambda f: Kernel(f, hints)
     return Kernel(fn, hints)
@@ -241,16 +251,24 @@ def _pipeline_for_hints(kernel: Kernel, target: str) -> Optional[str]:
     stages = kernel.hints.get("num_stages")
     if isinstance(stages, ByTarget):
         stages = stages.resolve(target)
-    if stages is None:
+    specialize = kernel.hints.get("warp_specialize")
+    if isinstance(specialize, ByTarget):
+        specialize = specialize.resolve(target)
+    if stages is None and specialize in (None, True):
         return None
-    default = _native.default_pipeline(target)
-    pipelined, n = re.subn(r"tileas-unspecialized-pipeline\{[^}]*\}",
-                           f"tileas-unspecialized-pipeline{{num-stages={stages} peel-epilogue=false}}", default)
-    if n != 1:
-        raise RuntimeError(f"the default pipeline has no tileas-unspecialized-pipeline to set num_stages in: {default}")
-    # On sm_90a the mma operands stay in the loop for the backend's TMA ring: the same
-    # depth sets the ring's stages (1: no ring).
-    return pipelined.replace("keep-mma-operands=true}", f"keep-mma-operands=true mma-operand-stages={stages}}}")
+    pipelined = _native.default_pipeline(target)
+    ring = ""
+    if stages is not None:
+        pipelined, n = re.subn(r"tileas-unspecialized-pipeline\{[^}]*\}",
+                               f"tileas-unspecialized-pipeline{{num-stages={stages} peel-epilogue=false}}", pipelined)
+        if n != 1:
+            raise RuntimeError(f"the default pipeline has no tileas-unspecialized-pipeline to set num_stages in: {pipelined}")
+        # On sm_90a the mma operands stay in the loop for the backend's TMA ring: the same
+        # depth sets the ring's stages (1: no ring).
+        ring += f" mma-operand-stages={stages}"
+    if specialize is False:
+        ring += " mma-warp-specialize=false"
+    return pipelined.replace("keep-mma-operands=true}", f"keep-mma-operands=true{ring}}}")
 
 
 def compile(kernel: Kernel, args: Sequence[Any], target: str = "sm_90a", *, pipeline: Optional[str] = None,

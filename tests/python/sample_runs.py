@@ -12,6 +12,7 @@ different association of sums and fused multiply-adds.
 import numpy as np
 
 import tileir as ct
+from arrays import copy_keeping_strides
 
 from frontend_samples import (attention, batch_matmul, fft, layer_norm_bwd_dwdb, layer_norm_fwd, matmul, moe,
                               persistent_matmul, softmax, transpose, vec_add_gather)
@@ -121,7 +122,7 @@ RUNS = {
 def reference(name, seed=0):
     """The run of sample ``name`` on the interpreter: (kernel, grid, inputs, expected)."""
     kern, grid, args, outputs, tol = RUNS[name](np.random.default_rng(seed))
-    inputs = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-    ref = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    inputs = [copy_keeping_strides(a) for a in args]
+    ref = [copy_keeping_strides(a) for a in args]
     ct.interpret(grid, kern, ref)
     return kern, grid, inputs, {i: ref[i] for i in outputs}, tol

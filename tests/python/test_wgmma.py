@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import tileir as ct
+from arrays import copy_keeping_strides, emulate_and_interpret
 
 C = ct.Constant
 
@@ -85,8 +86,8 @@ def mm_tiled(A, B, Z, tm: C[int], tn: C[int], tk: C[int]):
 
 
 def run_both(kern, grid, args, target="sm_90a", pipeline=None, race_check=False):
-    a1 = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-    a2 = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    a1 = [copy_keeping_strides(a) for a in args]
+    a2 = [copy_keeping_strides(a) for a in args]
     ct.interpret(grid, kern, a1)
     compiled = ct.compile(kern, a2, target=target, pipeline=pipeline)
     ct.emulate(grid, compiled, a2, race_check=race_check)
@@ -263,9 +264,16 @@ def test_only_sm_90a_has_wgmma():
     m, n, k = 64, 64, 32
     args = [np.ones((m, k), np.float16), np.ones((k, n), np.float16), np.ones((m, n), np.float32),
             np.zeros((m, n), np.float32), m, n, k]
+    rng = np.random.default_rng(23)
+    data = [small_ints(rng, (m, k)).astype(np.float16), small_ints(rng, (k, n)).astype(np.float16),
+            small_ints(rng, (m, n), -50, 50), np.zeros((m, n), np.float32), m, n, k]
     for target in ("sm_80", "sm_90"):
-        ptx = ct.compile(mm_f16, args, target=target).asm["ptx"]
+        compiled = ct.compile(mm_f16, args, target=target)
+        ptx = compiled.asm["ptx"]
         assert "wgmma" not in ptx and "mma.sync.aligned.m16n8k16" in ptx, target
+        # The mma.sync kernel runs (on other data of the same specialization).
+        r1, r2 = emulate_and_interpret((1,), mm_f16, compiled, data, race_check=True)
+        assert_bits(r2[3], r1[3])
 
 
 def forced(kern, args, variant, target="sm_90a"):
@@ -284,8 +292,15 @@ def test_forced_wgmma_names_why_it_cannot_apply():
     with pytest.raises(ct.errors.TileIRError) as err:
         forced(mm_f16, big, "wgmma", target="sm_80")
     assert "wgmma: needs sm_90a (target sm_80)" in str(err.value), str(err.value)
-    # Forcing mma.sync on sm_90a still works.
-    assert "mma.sync.aligned.m16n8k16" in forced(mm_f16, big, "mma_sync").asm["ptx"]
+    # Forcing mma.sync on sm_90a still works (the forced wgmma compiles above fail: nothing
+    # to run).
+    compiled = forced(mm_f16, big, "mma_sync")
+    assert "mma.sync.aligned.m16n8k16" in compiled.asm["ptx"]
+    rng = np.random.default_rng(24)
+    data = [small_ints(rng, (64, 32)).astype(np.float16), small_ints(rng, (32, 64)).astype(np.float16),
+            small_ints(rng, (64, 64), -50, 50), np.zeros((64, 64), np.float32), 64, 64, 32]
+    r1, r2 = emulate_and_interpret((1,), mm_f16, compiled, data, race_check=True)
+    assert_bits(r2[3], r1[3])
 
 
 @ct.kernel
@@ -353,11 +368,12 @@ def test_aligned_operands_are_copied_straight_into_shared_memory(tiles, tma_boxe
     a, b = a_full[:, :100], b_full[:, :136]
     args = [a, b, np.zeros((200, 136), np.float32), *tiles]
     compiled, ptx = compile_checked(mm_tiled, args)
-    # With both operands by TMA the K loop runs on a ring of four stages (all fit): the
-    # first three iterations' copies before the loop, iteration i + 3's inside it, waited
-    # for by phase parity.
+    # With both operands by TMA the K loop runs on a ring of four stages (all fit), fed by
+    # a producer warpgroup (its one loop issues every stage's copies), waited for by phase
+    # parity.
     pipelined = not cp_async
-    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster") == tma_boxes * (4 if pipelined else 1)
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster") == tma_boxes
+    assert ("setmaxnreg.dec" in ptx) == pipelined
     assert ("mbarrier.try_wait.parity" in ptx) == pipelined
     assert ("cp.async.cg.shared.global" in ptx) == cp_async
     assert len(compiled.tensor_maps) == (1 if cp_async else 2)
@@ -375,6 +391,9 @@ def test_unaligned_rows_go_through_registers():
     args = [a, b, np.zeros((64, 68), np.float32), 64, 64, 32]
     compiled, ptx = compile_checked(mm_tiled, args)
     assert "wgmma.mma_async" in ptx and "cp.async" not in ptx
+    r1, r2 = emulate_and_interpret((1, 2), mm_tiled, compiled, args, race_check=True)
+    assert_bits(r2[2], r1[2])
+    np.testing.assert_array_equal(r2[2], a.astype(np.float32) @ b.astype(np.float32))
 
 
 @ct.kernel
@@ -443,6 +462,12 @@ def test_two_stages_of_48_kib_leave_room_for_the_mbarriers(tiles):
     a, b = small_ints(rng, (256, 512)).astype(np.float16), small_ints(rng, (512, 256)).astype(np.float16)
     compiled, ptx = compile_checked(mm_tiled, [a, b, np.zeros((256, 256), np.float32), *tiles])
     assert "mbarrier.try_wait.parity" in ptx
+    # Run on one tile of the same specialization (16-element multiples throughout), three K
+    # steps through the two stages so that the ring wraps.
+    tm, tn, tk = tiles
+    small = [a[:tm, :3 * tk].copy(), b[:3 * tk, :tn].copy(), np.zeros((tm, tn), np.float32), *tiles]
+    r1, r2 = emulate_and_interpret((1, 1), mm_tiled, compiled, small, race_check=True)
+    assert_bits(r2[2], r1[2])
 
 
 def ring_operands(rng, k):
@@ -458,18 +483,24 @@ def ring_operands(rng, k):
 RING_DEPTHS = [(None, 4), (1, 1), (2, 2), (3, 3), (5, 5)]
 
 
+@pytest.mark.parametrize("specialized", [True, False], ids=["AWS", "AUS"])
 @pytest.mark.parametrize("hint,stages", RING_DEPTHS, ids=[f"hint{h}" for h, _ in RING_DEPTHS])
-def test_the_tma_ring_is_num_stages_deep_and_race_free(hint, stages):
-    kern = mm_tiled if hint is None else mm_tiled.replace_hints(num_stages=hint)
+def test_the_tma_ring_is_num_stages_deep_and_race_free(hint, stages, specialized):
+    kern = mm_tiled.replace_hints(warp_specialize=specialized)
+    if hint is not None:
+        kern = kern.replace_hints(num_stages=hint)
     rng = np.random.default_rng(30)
     # K ragged (the last tile zero-filled); trip counts below, at and past the ring's depth.
     for trips in [1, 2, 3, 6]:
         a, b = ring_operands(rng, 32 * trips - 8)
         args = [a, b, np.zeros((100, 136), np.float32), 64, 64, 32]
         compiled, ptx = compile_checked(kern, args)
-        # Two boxes per stage (A, B); the loop's refill issues one stage, the prologue the
-        # first S - 1.
-        assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster") == 2 * stages
+        # Two boxes per stage (A, B). AWS: the producer warpgroup's loop issues every stage;
+        # AUS: the loop's refill issues one stage, the prologue the first S - 1.
+        ring_aws = specialized and stages > 1
+        assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster") == (2 if ring_aws else 2 * stages)
+        assert compiled.num_threads == (256 if ring_aws else 128)
+        assert bool(re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+40;", ptx)) == ring_aws
         if stages > 1:
             # The mma of iteration i stays in flight while iteration i + 1 waits for its
             # stage: wait_group 1 in the loop, 0 after it.
@@ -497,12 +528,106 @@ def test_the_tma_ring_settles_on_the_stages_that_fit():
     a = small_ints(rng, (128, 64 * 7)).astype(np.float16)
     b = small_ints(rng, (64 * 7, 128)).astype(np.float16)
     args = [a, b, np.zeros((128, 128), np.float32), 128, 128, 64]
-    compiled, ptx = compile_checked(mm_tiled.replace_hints(num_stages=8), args)
+    compiled, ptx = compile_checked(mm_tiled.replace_hints(num_stages=8, warp_specialize=False), args)
     assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster") == 3 * 7
     assert "_stages[64]" in ptx
     assert compiled.dynamic_smem == 7 * 32 * 1024
+    # This unspecialized ring runs too (below: the default, warp-specialized one).
+    r1, r2 = emulate_and_interpret((1, 1), mm_tiled, compiled, args, race_check=True)
+    assert_bits(r2[2], r1[2])
     r1, r2 = run_both(mm_tiled.replace_hints(num_stages=8), (1, 1), args, race_check=True)
     assert_bits(r2[2], r1[2])
+
+
+@ct.kernel
+def mm_tiled_loaded_acc(A, B, Cin, Z, tm: C[int], tn: C[int], tk: C[int]):
+    # The accumulator starts from memory: a load before the K loop.
+    acc = ct.load(Cin, index=(ct.bid(0), ct.bid(1)), shape=(tm, tn), padding_mode=ct.PaddingMode.ZERO)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(ct.bid(0), k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, index=(k, ct.bid(1)), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(Z, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+
+# (tiles, consumer warps, the consumers' setmaxnreg.inc count or None): one consumer
+# warpgroup starts at the register maximum already (256 threads: 255 each); two share
+# what the producer's 40 leave (232 each, over the 168 a 384-thread launch starts at).
+SPECIALIZED = [((64, 64, 32), 4, None), ((128, 128, 64), 8, 232)]
+
+
+@pytest.mark.parametrize("tiles,warps,take", SPECIALIZED, ids=["64x64x32", "128x128x64"])
+def test_a_producer_warpgroup_feeds_the_ring(tiles, warps, take):
+    # AWS: a warpgroup past the kernel's warps gives back registers and runs one loop of
+    # copies (waiting on the empty mbarriers for stages to come back); the kernel's warps
+    # only wait for stages, compute and release them, and after the split their barriers
+    # are named barrier 1 over their own threads. Ragged M, N, K; trip counts below, at
+    # and past the ring's depth; race-checked.
+    rng = np.random.default_rng(36)
+    tm, tn, tk = tiles
+    for trips in [1, 4, 7]:
+        k = tk * trips - 8
+        a = small_ints(rng, (200, 256)).astype(np.float16)[:, :k]
+        b = small_ints(rng, (256, 144)).astype(np.float16)[:k, :136]
+        args = [a, b, np.zeros((200, 144), np.float32)[:, :136], *tiles]
+        compiled, ptx = compile_checked(mm_tiled, args)
+        assert compiled.num_threads == 32 * warps + 128
+        assert re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+40;", ptx)
+        incs = re.findall(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+(\d+);", ptx)
+        assert incs == ([str(take)] if take else [])
+        assert re.search(rf"bar\.sync\s+1, {32 * warps};", ptx), "consumer-only barriers after the split"
+        # The producer's loop is the only place that issues operand copies.
+        assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster") == (3 if tn == 128 else 2)
+        grid = (ct.cdiv(200, tm), ct.cdiv(136, tn))
+        r1, r2 = run_both(mm_tiled, grid, args, race_check=True)
+        assert_bits(r2[2], r1[2])
+        np.testing.assert_array_equal(r2[2], a.astype(np.float32) @ b.astype(np.float32))
+
+
+def test_a_persistent_ring_runs_on_across_tiles():
+    # The persistent_matmul sample: the producer warpgroup splits off before the tile loop
+    # and runs its own copy of it (tile index arithmetic, then the K loop's copies); the
+    # ring's stages and phases count K iterations over all of a CTA's tiles, so it is never
+    # drained or re-initialized between tiles, and the consumers release each tile's last
+    # stage after its loop. Ragged M, N, K; trip counts below, at and past the depth; CTAs
+    # with several tiles, one, and none.
+    from test_frontend_samples import SAMPLES
+
+    kern, _ = SAMPLES["persistent_matmul"]
+    rng = np.random.default_rng(38)
+    m, n = 200, 136
+    for tiles, trips in [((64, 64, 32), 1), ((64, 64, 32), 4), ((64, 64, 32), 7), ((128, 128, 64), 3)]:
+        k = tiles[2] * trips - 8
+        a = small_ints(rng, (m, 256)).astype(np.float16)[:, :k]
+        b = small_ints(rng, (256, 144)).astype(np.float16)[:k, :n]
+        args = [a, b, np.zeros((m, 144), np.float16)[:, :n], *tiles]
+        compiled, ptx = compile_checked(kern, args)
+        assert re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+40;", ptx)
+        assert "mbarrier.inval" not in ptx, "the ring is initialized once, in the entry block"
+        ntiles = ct.cdiv(m, tiles[0]) * ct.cdiv(n, tiles[1])
+        for grid in [(1,), (3,), (ntiles + 2,)]:
+            r1, r2 = run_both(kern, grid, args, race_check=True)
+            assert_bits(r2[2], r1[2])
+            np.testing.assert_array_equal(r2[2], (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16))
+
+
+def test_memory_work_before_the_loop_keeps_one_agent():
+    # The producer warpgroup would run the code before the loop too: a load there (the
+    # accumulator's initial tile) keeps the ring unspecialized (AUS), thread 0 issuing.
+    rng = np.random.default_rng(37)
+    a, b = ring_operands(rng, 96)
+    cin = small_ints(rng, (100, 144)).astype(np.float32)[:, :136]
+    args = [a, b, cin, np.zeros((100, 144), np.float32)[:, :136], 64, 64, 32]
+    compiled, ptx = compile_checked(mm_tiled_loaded_acc, args)
+    assert compiled.num_threads == 128 and "setmaxnreg" not in ptx
+    assert "mbarrier.try_wait.parity" in ptx
+    r1, r2 = run_both(mm_tiled_loaded_acc, (2, 3), args, race_check=True)
+    assert_bits(r2[3], r1[3])
+
+
+def test_warp_specialize_hint_is_a_bool():
+    with pytest.raises(TypeError, match="must be a bool"):
+        mm_tiled.replace_hints(warp_specialize=1)
 
 
 def test_batched_matmul_copies_3d_boxes_through_the_tma_ring():
@@ -572,6 +697,9 @@ def test_the_samples_convert_fragments_and_store_them_by_tma(sample):
         # Inside the persistent loop the next tile's loads follow: the copies must complete
         # (wait_group 0); at the kernel's end they need only have read the image (.read).
         persistent = sample == "persistent_matmul"
+        # Both rings get a producer warpgroup; the persistent one runs its own copy of the
+        # tile loop, so the ring (never drained between tiles) is one loop of copies in it.
+        assert "setmaxnreg.dec" in ptx
         assert ("cp.async.bulk.wait_group 0;" in ptx) == persistent
         assert ("cp.async.bulk.wait_group.read 0;" in ptx) == (not persistent)
         grid = (3,) if persistent else (ct.cdiv(m, tiles[0]) * ct.cdiv(n, tiles[1]),)

@@ -170,6 +170,12 @@ impl DenseElements {
 /// `tileas-materialize-async{mma-operand-stages=N}`; read by the sm_90a LLVM writer).
 pub const NUM_STAGES_ATTR: &str = "tileir.num_stages";
 
+/// The discardable boolean attribute on a `cuda_tile.for` that lets the sm_90a backend run
+/// its mma operands' ring warp-specialized (spec/001's AWS): a producer warpgroup of its
+/// own issues the copies while the kernel's warps run the mma (stamped by
+/// `tileas-materialize-async{mma-warp-specialize=…}`; false is AUS, one agent doing both).
+pub const WARP_SPECIALIZE_ATTR: &str = "tileir.warp_specialize";
+
 /// An attribute value before an op constructor gives it a type: what the generic form
 /// and the Python builder hand over.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

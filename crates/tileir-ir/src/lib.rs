@@ -36,7 +36,7 @@ pub mod parse_type;
 pub mod print;
 pub mod types;
 
-pub use attrs::{Attr, NUM_STAGES_ATTR, AtomicRmwMode, ComparisonOrdering, ComparisonPredicate, DenseElements, KeywordEnum, SymbolVisibility, IntegerOverflow, MemoryOrdering, MemoryScope, RoundingMode, Signedness};
+pub use attrs::{Attr, NUM_STAGES_ATTR, WARP_SPECIALIZE_ATTR, AtomicRmwMode, ComparisonOrdering, ComparisonPredicate, DenseElements, KeywordEnum, SymbolVisibility, IntegerOverflow, MemoryOrdering, MemoryScope, RoundingMode, Signedness};
 pub use diag::{Diagnostic, Diagnostics, Severity};
 pub use dialect::cuda_tile::{AssumePredicate, CtOp, CudaTileOp};
 pub use dialect::tileaa::{is_residual_cuda_tile, TileAaOp, TiledAccess};

@@ -103,7 +103,7 @@ pub(crate) struct ValTy {
 }
 
 impl ValTy {
-    fn num(&self) -> Option<NumType> {
+    pub(crate) fn num(&self) -> Option<NumType> {
         match self.elem {
             TileElem::Num(n) => Some(n),
             TileElem::Ptr(_) => None,
@@ -248,9 +248,20 @@ impl FuncWriter<'_> {
         self.line(&format!("call void @{name}({})", list.join(", ")));
     }
 
+    /// A barrier of every thread running the kernel's code: the whole CTA, or once a
+    /// warp-specialized ring's producer warpgroup has left, named barrier 1 over the
+    /// kernel's own warps.
     pub(crate) fn barrier(&mut self) {
-        self.declare("declare void @llvm.nvvm.barrier.cta.sync.aligned.all(i32)");
-        self.line("call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)");
+        match self.producer_warps {
+            Some(warps) => {
+                self.declare("declare void @llvm.nvvm.barrier.cta.sync.aligned.count(i32, i32)");
+                self.line(&format!("call void @llvm.nvvm.barrier.cta.sync.aligned.count(i32 1, i32 {})", 32 * warps));
+            }
+            None => {
+                self.declare("declare void @llvm.nvvm.barrier.cta.sync.aligned.all(i32)");
+                self.line("call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)");
+            }
+        }
     }
 
     pub(crate) fn new_label(&mut self, hint: &str) -> String {
@@ -298,8 +309,9 @@ impl FuncWriter<'_> {
     pub(crate) fn scratch(&mut self, bytes: u64) {
         let bytes = bytes.div_ceil(16) * 16;
         self.smem_bytes = self.smem_bytes.max(bytes);
-        if self.ring_loop_depth > 0 {
-            // Used while a TMA ring's copies fly: the stages must lie past it.
+        if self.ring_loop_depth > 0 || self.persistent_ring.is_some() {
+            // Used while a TMA ring's copies fly (in a persistent ring's tile loop, its
+            // producer runs ahead into the next tile's): the stages must lie past it.
             self.ring_scratch_bytes = self.ring_scratch_bytes.max(bytes);
         }
     }
@@ -973,6 +985,11 @@ impl FuncWriter<'_> {
 
     fn for_loop(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
         let m = self.m;
+        // A persistent tile loop whose ring runs warp-specialized: the producer warpgroup
+        // splits off here, with its own copy of this loop.
+        if let Some((inner, pipe)) = self.persistent_ws_candidate(op) {
+            self.split_persistent_producer(op, inner, &pipe)?;
+        }
         let data = m.ops[op].clone();
         let (lb, ub, step) = (data.operands[0], data.operands[1], data.operands[2]);
         let it = self.val_ty(lb).num().ok_or("loop bounds must be integers")?;
@@ -1000,7 +1017,21 @@ impl FuncWriter<'_> {
         let cmp = if c.flag("unsignedCmp") { "ult" } else { "slt" };
         // A carried wgmma reading both operands by TMA: double-buffered, stage 0 issued here.
         let pipeline = self.plan_tma_pipeline(op, &carries);
-        let ring = pipeline.as_ref().map(|p| self.add_tma_ring(p));
+        let persistent = self.persistent_ring.clone().filter(|pr| pr.inner == op);
+        let ring = pipeline.as_ref().map(|p| match &persistent {
+            Some(pr) => pr.ring,
+            None => self.add_tma_ring(p),
+        });
+        // A persistent ring counts its iterations over the tiles: this tile's first index.
+        let (base, trips) = match &persistent {
+            Some(pr) if pipeline.is_some() => {
+                let outer_body = m.entry_block(pr.outer, 0).ok_or("missing body")?;
+                let t = self.elems(m.blocks[outer_body].args[0])?[0].clone();
+                let (base, trips) = self.ring_base(pr.outer, op, &t)?;
+                (Some(base), Some(trips))
+            }
+            _ => (None, None),
+        };
         let mut pipeline_loop = pipeline.as_ref().zip(ring).map(|(p, ring)| crate::wgmma::TmaPipelineLoop {
             iv: String::new(),
             lb: lbv.clone(),
@@ -1014,6 +1045,9 @@ impl FuncWriter<'_> {
             ring,
             requested: p.requested,
             warps: p.warps,
+            specialized: p.split_at.is_some(),
+            base: base.clone(),
+            trips: trips.clone(),
         });
         if let (Some(p), Some(pl)) = (&pipeline, &pipeline_loop) {
             self.tma_pipeline_prologue(pl, &p.plan)?;
@@ -1076,6 +1110,9 @@ impl FuncWriter<'_> {
             let accs = exit_vals[first..first + counts[at]].to_vec();
             let done = self.wgmma_wait_with(0, &p.plan, &accs);
             exit_vals.splice(first..first + counts[at], done);
+            if let Some(pl) = self.tma_pipeline_loops.get(&p.mma).cloned() {
+                self.release_last_stage(&pl);
+            }
         }
         self.bind_iter_values(&data.results, &exit_vals, &counts, &carries, false)?;
         Ok(())

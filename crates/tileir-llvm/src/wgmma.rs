@@ -27,7 +27,7 @@
 //! i64 add of the constant high word is the shape that crashes ptxas 12.9 (docs/nvptx.md,
 //! P2).
 
-use crate::lower_ct::ValTy;
+use crate::lower_ct::{elem_llvm, ValTy};
 use crate::mma_sync::{fp8_name, num, num_warps};
 use crate::writer::{FuncWriter, Lowered};
 use std::collections::HashMap;
@@ -692,6 +692,11 @@ impl FuncWriter<'_> {
     }
 }
 
+/// Whether `op` holds no `continue` or `break` in its regions.
+fn has_no_exit(m: &tileir_ir::Module, op: OpId) -> bool {
+    !has_loop_exit(m, op)
+}
+
 /// Whether `op` holds a `continue` or `break` in its regions (at any depth).
 fn has_loop_exit(m: &tileir_ir::Module, op: OpId) -> bool {
     m.ops[op].regions.iter().any(|&r| {
@@ -1079,6 +1084,22 @@ pub(crate) struct TmaPipeline {
     pub(crate) requested: u32,
     /// Warps of the CTA.
     pub(crate) warps: i64,
+    /// Whether the ring runs warp-specialized: a producer warpgroup past the kernel's
+    /// warps issues every copy, and the kernel's warps only wait for stages and release
+    /// them. The op before which the producer splits off: the ring loop itself, or the
+    /// persistent tile loop around it ([`FuncWriter::ws_split_point`]).
+    pub(crate) split_at: Option<OpId>,
+}
+
+/// A warp-specialized ring inside a persistent tile loop (`outer`): the producer split off
+/// before `outer` and runs its own copy of it; the ring (`ring` in `tma_rings`) is never
+/// drained or re-initialized between tiles, its stages and phases counted over every
+/// iteration of `inner` the kernel runs.
+#[derive(Clone, Debug)]
+pub(crate) struct PersistentRing {
+    pub(crate) outer: OpId,
+    pub(crate) inner: OpId,
+    pub(crate) ring: usize,
 }
 
 /// The loop values a pipelined mma needs, once the loop is open.
@@ -1099,6 +1120,37 @@ pub(crate) struct TmaPipelineLoop {
     pub(crate) ring: usize,
     pub(crate) requested: u32,
     pub(crate) warps: i64,
+    /// Warp-specialized: the producer warpgroup's first thread (thread `32 * warps`)
+    /// issues the copies; otherwise thread 0 does, between its own mmas.
+    pub(crate) specialized: bool,
+    /// In a persistent tile loop's ring: the i32 count of the ring's iterations in earlier
+    /// tiles (stage and phase follow the kernel-wide count, not the tile's), and the i32
+    /// trip count of this tile's.
+    pub(crate) base: Option<String>,
+    pub(crate) trips: Option<String>,
+}
+
+/// Registers per thread a warp-specialized kernel's producer warpgroup keeps: enough for
+/// its loop and the copies' coordinates (CUTLASS's producers keep 40 too).
+const PRODUCER_REGISTERS: u32 = 40;
+/// The most registers per thread consumers ask for (ptxas allocates at most 255).
+const CONSUMER_REGISTERS_MAX: u32 = 240;
+/// Threads of a warpgroup.
+const WARPGROUP_THREADS: i64 = 128;
+
+/// The `setmaxnreg` counts of a warp-specialized kernel whose consumers are `warps` warps
+/// (plus one producer warpgroup): (producer's decrease, consumers' increase). A kernel
+/// launched with `T` threads starts at min(256, 65536 / T) registers per thread, rounded
+/// down to a multiple of 8; the producer gives back all but [`PRODUCER_REGISTERS`] and the
+/// consumers share what the CTA's 64 Ki registers then leave them. The increase is None
+/// when it would not be one (one consumer warpgroup already starts at the maximum).
+pub(crate) fn register_split(warps: i64) -> (u32, Option<u32>) {
+    let threads = (32 * warps + WARPGROUP_THREADS) as u32;
+    let at_launch = (65536 / threads / 8 * 8).min(256);
+    let consumer_groups = (warps / 4).max(1) as u32;
+    let per_group = 65536 / WARPGROUP_THREADS as u32 - PRODUCER_REGISTERS;
+    let consumers = (per_group / consumer_groups / 8 * 8).min(CONSUMER_REGISTERS_MAX);
+    (PRODUCER_REGISTERS.min(at_launch), (consumers > at_launch).then_some(consumers))
 }
 
 impl FuncWriter<'_> {
@@ -1117,8 +1169,9 @@ impl FuncWriter<'_> {
             _ => DEFAULT_RING_STAGES,
         };
         // One ring per loop nest: the stage region and mbarriers are shared by the function's
-        // rings, which must not be live at once.
-        if requested < 2 || self.ring_loop_depth > 0 {
+        // rings, which must not be live at once (a persistent ring's producer keeps its ring
+        // live until the kernel ends).
+        if requested < 2 || self.ring_loop_depth > 0 || self.persistent_ring.as_ref().is_some_and(|pr| pr.inner != op) {
             return None;
         }
         // The copies of later iterations fly while this one's body runs: nothing in the
@@ -1166,7 +1219,118 @@ impl FuncWriter<'_> {
             return None;
         }
         let warps = num_warps(&self.val_ty(m.ops[*mma].operands[2]));
-        Some(TmaPipeline { mma: *mma, plan, loads, stage_bytes, bytes_a, requested, warps })
+        let split_at = match &self.persistent_ring {
+            Some(pr) if pr.inner == op => Some(pr.outer),
+            _ => self.ws_split_point(op, warps),
+        };
+        Some(TmaPipeline { mma: *mma, plan, loads, stage_bytes, bytes_a, requested, warps, split_at })
+    }
+
+    /// The warp-specialized ring of persistent tile loop `outer`, if `outer` is where one
+    /// splits off its producer: (the ring loop, its plan).
+    pub(crate) fn persistent_ws_candidate(&self, outer: OpId) -> Option<(OpId, TmaPipeline)> {
+        let m = self.m;
+        if self.producer_warps.is_some() {
+            return None;
+        }
+        let body = m.entry_block(outer, 0)?;
+        let inner = m.blocks[body].ops.iter().copied().find(|&o| m.ops[o].kind.ct() == Some(CtOp::For))?;
+        let p = self.plan_tma_pipeline(inner, &self.fragment_carries(inner))?;
+        (p.split_at == Some(outer)).then_some((inner, p))
+    }
+
+    /// Where ring loop `op` (its mma spread over `warps` warps) splits off a producer
+    /// warpgroup, if it may run warp-specialized: its loop asks for it
+    /// (`tileir.warp_specialize`, stamped by materialize-async), the target has
+    /// `setmaxnreg` (an `a` target, sm_90 on), the kernel has no producer yet, and the
+    /// loop sits in the kernel's body (split before the loop) or in a persistent tile loop
+    /// that does (split before that loop; [`Self::persistent_split`]), after nothing but
+    /// register work. The producer warpgroup runs that code too (for the loop bounds and
+    /// the copies' coordinates) and then only the loop's copies; it leaves before anything
+    /// else, so code before the loop must be safe to run on threads past the kernel's own:
+    /// scalars, tile constants, views, no memory access, no nested region.
+    pub(crate) fn ws_split_point(&self, op: OpId, warps: i64) -> Option<OpId> {
+        if self.warp_specializable(op, warps) {
+            return Some(op);
+        }
+        let outer = self.m.parent_op(op)?;
+        self.persistent_split(outer, op, warps).then_some(outer)
+    }
+
+    /// Whether ring loop `inner` may split off its producer before `outer`: a `for` in the
+    /// kernel's body, after register work only, that carries no values, whose body runs
+    /// register work, then `inner` (whose bounds are the same for every tile: the ring's
+    /// count over tiles is tile index x trips), then anything (the consumers' epilogue),
+    /// with no other region and no `continue` or `break` but the final one.
+    fn persistent_split(&self, outer: OpId, inner: OpId, warps: i64) -> bool {
+        let m = self.m;
+        if m.ops[outer].kind.ct() != Some(CtOp::For) || m.ops[outer].operands.len() != 3 || !self.ring_asks_for_agents(inner) {
+            return false;
+        }
+        if !self.split_allowed(outer, warps) {
+            return false;
+        }
+        let Some(body) = m.entry_block(outer, 0) else { return false };
+        let ops = &m.blocks[body].ops;
+        let Some(at) = ops.iter().position(|&o| o == inner) else { return false };
+        let invariant = |v: ValueId| self.invariant_in(outer, v);
+        ops[..at].iter().all(|&o| self.registers_only(o))
+            && m.ops[inner].operands[..3].iter().all(|&v| invariant(v))
+            && ops[at + 1..].iter().all(|&o| m.ops[o].regions.is_empty() || has_no_exit(m, o))
+            && ops[at + 1..ops.len().saturating_sub(1)].iter().all(|&o| !matches!(m.ops[o].kind.ct(), Some(CtOp::Continue | CtOp::Break)))
+    }
+
+    /// Whether `v` has the same value in every iteration of loop `outer`: defined outside
+    /// it, or by region-free ops inside its body from such values.
+    fn invariant_in(&self, outer: OpId, v: ValueId) -> bool {
+        let m = self.m;
+        match m.defining_op(v) {
+            Some(d) if m.is_ancestor(outer, d) => {
+                d != outer && m.ops[d].regions.is_empty() && !touches_memory(m, d) && m.ops[d].operands.iter().all(|&x| self.invariant_in(outer, x))
+            }
+            Some(_) => true,
+            None => m.value_block(v).and_then(|b| m.parent_op_of_block(b)).is_none_or(|p| !m.is_ancestor(outer, p)),
+        }
+    }
+
+    /// Whether op `o` is register work a producer warpgroup may run too: no memory access,
+    /// no region, and scalar results (or a tile constant).
+    fn registers_only(&self, o: OpId) -> bool {
+        let data = &self.m.ops[o];
+        let small = data.results.iter().all(|&r| self.val_ty(r).shape.iter().product::<i64>() <= 1)
+            || matches!(data.kind.ct(), Some(CtOp::Constant));
+        data.regions.is_empty() && !touches_memory(self.m, o) && small
+    }
+
+    /// Whether ring loop `op` asks for warp specialization (`tileir.warp_specialize`).
+    fn ring_asks_for_agents(&self, op: OpId) -> bool {
+        match &self.m.ops[op].kind {
+            OpKind::CudaTile(c) => {
+                c.discardable.iter().any(|(k, v)| k == tileir_ir::WARP_SPECIALIZE_ATTR && *v == tileir_ir::Attr::Bool(true))
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether a producer warpgroup may split off before `op` (of the kernel's body) in a
+    /// kernel of `warps` warps: the target, no producer yet, whole warpgroups, at most 1024
+    /// threads with the producer, and register work only before `op`.
+    fn split_allowed(&self, op: OpId, warps: i64) -> bool {
+        let m = self.m;
+        let sm = crate::writer::sm_number(&self.target).unwrap_or(0);
+        if sm < 90 || !self.target.ends_with('a') || self.producer_warps.is_some() || !self.loops.is_empty() {
+            return false;
+        }
+        if warps % 4 != 0 || 32 * warps + WARPGROUP_THREADS > 1024 {
+            return false;
+        }
+        let Some(entry) = self.entry_block else { return false };
+        m.ops[op].parent == Some(entry) && m.blocks[entry].ops.iter().take_while(|&&o| o != op).all(|&o| self.registers_only(o))
+    }
+
+    /// Whether ring loop `op` may split off its producer right before itself.
+    fn warp_specializable(&self, op: OpId, warps: i64) -> bool {
+        self.ring_asks_for_agents(op) && self.split_allowed(op, warps)
     }
 
     /// Registers `p`'s ring (its depth is settled when the function is done).
@@ -1228,7 +1392,7 @@ impl FuncWriter<'_> {
         text
     }
 
-    /// The ordinal i32 of the current iteration: (iv - lb) / step.
+    /// The ordinal i32 of the current iteration in this run of the loop: (iv - lb) / step.
     fn iteration_index(&mut self, p: &TmaPipelineLoop) -> String {
         let ilt = p.ilt;
         let i = self.emit("pit", format!("sub {ilt} {}, {}", p.iv, p.lb));
@@ -1237,6 +1401,16 @@ impl FuncWriter<'_> {
             i
         } else {
             self.emit("pit", format!("trunc {ilt} {i} to i32"))
+        }
+    }
+
+    /// The i32 index of the current iteration in the ring's count (kernel-wide in a
+    /// persistent loop's ring, else [`Self::iteration_index`]), which picks stage and phase.
+    fn ring_index(&mut self, p: &TmaPipelineLoop) -> String {
+        let i = self.iteration_index(p);
+        match &p.base {
+            Some(base) => self.emit("pit", format!("add i32 {base}, {i}")),
+            None => i,
         }
     }
 
@@ -1271,7 +1445,8 @@ impl FuncWriter<'_> {
         let buffer = self.emit("stb", format!("mul i32 {stage}, {}", p.stage_bytes));
         let buffer = self.emit("stb", format!("add i32 {buffer}, {STAGE_BASE}"));
         let tid = self.thread_id();
-        let mut issue = self.emit("iss", format!("icmp eq i32 {tid}, 0"));
+        let issuer = if p.specialized { 32 * p.warps } else { 0 };
+        let mut issue = self.emit("iss", format!("icmp eq i32 {tid}, {issuer}"));
         if let Some(go) = go {
             issue = self.emit("iss", format!("and i1 {issue}, {go}"));
         }
@@ -1304,6 +1479,12 @@ impl FuncWriter<'_> {
     /// first S - 1 iterations (those the loop runs). Shared memory's generic uses so far
     /// (the accumulator's trip into fragments) come before the async writes.
     pub(crate) fn tma_pipeline_prologue(&mut self, p: &TmaPipelineLoop, plan: &WgmmaPlan) -> R<()> {
+        if p.base.is_some() {
+            // A persistent loop's ring runs on from the previous tile: its producer split off
+            // (after the fence and barrier) before the persistent loop, and its mbarriers were
+            // initialized in the entry block.
+            return Ok(());
+        }
         // Generic-proxy accesses so far (shared scratch, global stores) before the copies.
         self.intrinsic_void("llvm.nvvm.fence.proxy.async", &[]);
         self.barrier();
@@ -1316,6 +1497,9 @@ impl FuncWriter<'_> {
         self.line(&crate::tma::mbarrier_init_call(&tid, &full, 1, true));
         self.line(&crate::tma::mbarrier_init_call(&tid, &empty, p.warps, true));
         self.barrier();
+        if p.specialized {
+            return self.split_producer(p, plan);
+        }
         let lead = ring_lead_token(p.ring);
         for j in 0..p.requested - 1 {
             let (ilt, step) = (p.ilt, p.step.clone());
@@ -1336,10 +1520,225 @@ impl FuncWriter<'_> {
         Ok(())
     }
 
+    /// The warp-specialized split, where a specialized ring's prologue would issue: the
+    /// producer warpgroup (threads `32 * warps` on) gives back registers, its first thread
+    /// issues the copies of every iteration ([`Self::producer_ring_loop`]), and the
+    /// warpgroup returns. The kernel's own warps take the registers and go on to the loop,
+    /// which then only waits for and releases stages; from here on their barriers count
+    /// only them.
+    fn split_producer(&mut self, p: &TmaPipelineLoop, plan: &WgmmaPlan) -> R<()> {
+        let consumer = self.enter_producer(p.warps)?;
+        self.producer_ring_loop(p, plan)?;
+        self.leave_producer(&consumer, p.warps);
+        Ok(())
+    }
+
+    /// Branches the producer warpgroup off: it gives back registers and all its threads but
+    /// the first return; code emitted next runs on that first thread. Returns the label the
+    /// kernel's own warps continue at ([`Self::leave_producer`]).
+    fn enter_producer(&mut self, warps: i64) -> R<String> {
+        let consumers = 32 * warps;
+        let (give, _) = register_split(warps);
+        let tid = self.thread_id();
+        let is_producer = self.emit("wsp", format!("icmp uge i32 {tid}, {consumers}"));
+        let (producer, consumer, issuer_block) = (self.new_label("producer"), self.new_label("consumer"), self.new_label("issuer"));
+        self.line(&format!("br i1 {is_producer}, label {producer}, label {consumer}"));
+        self.label(&producer);
+        self.intrinsic_void("llvm.nvvm.setmaxnreg.dec.sync.aligned.u32", &[("i32", &give.to_string())]);
+        let issuer = self.emit("wsp", format!("icmp eq i32 {tid}, {consumers}"));
+        let done = self.new_label("prodx");
+        self.line(&format!("br i1 {issuer}, label {issuer_block}, label {done}"));
+        self.label(&done);
+        self.line("ret void");
+        self.label(&issuer_block);
+        Ok(consumer)
+    }
+
+    /// Ends the producer's code (it returns) and continues with the kernel's own warps at
+    /// `consumer`, which take the registers the producer gave back.
+    fn leave_producer(&mut self, consumer: &str, warps: i64) {
+        self.line("ret void");
+        // i64 forms cached in the producer's blocks do not dominate the consumers'.
+        self.wide.clear();
+        self.label(consumer);
+        if let (_, Some(take)) = register_split(warps) {
+            self.intrinsic_void("llvm.nvvm.setmaxnreg.inc.sync.aligned.u32", &[("i32", &take.to_string())]);
+        }
+        self.producer_warps = Some(warps);
+    }
+
+    /// The producer's loop over the ring loop's iterations (`p`'s bounds): iteration j's
+    /// copies go to stage g % S of the kernel-wide count g = base + j, once the consumers
+    /// have released that stage after iteration g - S (for g >= S).
+    fn producer_ring_loop(&mut self, p: &TmaPipelineLoop, plan: &WgmmaPlan) -> R<()> {
+        let (ilt, stages) = (p.ilt, ring_stages_token(p.ring));
+        let (head, body, done) = (self.new_label("prodl"), self.new_label("prodb"), self.new_label("prode"));
+        let entry = self.cur_block.clone();
+        self.line(&format!("br label {head}"));
+        self.label(&head);
+        let j = self.fresh("pj");
+        let iv = self.fresh("piv");
+        let mark = format!("@@PROD{}@@", self.counter);
+        self.line(&format!("{j} = phi i32 [ 0, {entry} ]{mark}j"));
+        self.line(&format!("{iv} = phi {ilt} [ {}, {entry} ]{mark}iv", p.lb));
+        let go = self.emit("pgo", format!("icmp {} {ilt} {iv}, {}", p.cmp, p.ub));
+        self.line(&format!("br i1 {go}, label {body}, label {done}"));
+        self.label(&body);
+        let g = match &p.base {
+            Some(base) => self.emit("pg", format!("add i32 {base}, {j}")),
+            None => j.clone(),
+        };
+        let stage = self.emit("pst", format!("urem i32 {g}, {stages}"));
+        let used = self.emit("pused", format!("icmp uge i32 {g}, {stages}"));
+        // Stage g % S's previous user was iteration g - S: the (g / S - 1)-th completion of
+        // its empty mbarrier, of parity (g / S + 1) % 2.
+        let round = self.emit("pround", format!("udiv i32 {g}, {stages}"));
+        let round = self.emit("pround", format!("add i32 {round}, 1"));
+        let parity = self.emit("ppar", format!("and i32 {round}, 1"));
+        let empty = self.empty_mbarrier(&stage);
+        self.issue_stage(p, plan, &iv, &stage, None, Some((&empty, &parity, &used)))?;
+        let jn = self.emit("pjn", format!("add i32 {j}, 1"));
+        let ivn = self.emit("pivn", format!("add {ilt} {iv}, {}", p.step));
+        let latch = self.cur_block.clone();
+        self.line(&format!("br label {head}"));
+        self.body = self.body.replace(&format!("{mark}j\n"), &format!(", [ {jn}, {latch} ]\n"));
+        self.body = self.body.replace(&format!("{mark}iv\n"), &format!(", [ {ivn}, {latch} ]\n"));
+        self.label(&done);
+        Ok(())
+    }
+
+    /// The split before persistent tile loop `outer` whose ring loop is `inner` (planned as
+    /// `pipe`): every thread's earlier generic accesses are fenced for the async proxy,
+    /// then the producer runs its own copy of `outer`, each tile's register work (for the
+    /// ring loop's bounds and coordinates) and then its copies, counted kernel-wide. Records
+    /// the ring for the consumers' `outer` ([`PersistentRing`]).
+    pub(crate) fn split_persistent_producer(&mut self, outer: OpId, inner: OpId, pipe: &TmaPipeline) -> R<()> {
+        let m = self.m;
+        self.intrinsic_void("llvm.nvvm.fence.proxy.async", &[]);
+        self.barrier();
+        let ring = self.add_tma_ring(pipe);
+        let consumer = self.enter_producer(pipe.warps)?;
+        let outer_op = &m.ops[outer];
+        let OpKind::CudaTile(oc) = &outer_op.kind else { return Err("a persistent loop must be a cuda_tile.for".into()) };
+        let outer_ty = self.val_ty(outer_op.operands[0]).num().ok_or("loop bounds must be integers")?;
+        let olt = elem_llvm(TileElem::Num(outer_ty))?;
+        let ocmp = if oc.flag("unsignedCmp") { "ult" } else { "slt" };
+        let (olb, oub, ostep) = (self.elems(outer_op.operands[0])?[0].clone(), self.elems(outer_op.operands[1])?[0].clone(), self.elems(outer_op.operands[2])?[0].clone());
+        let body = m.entry_block(outer, 0).ok_or("missing body")?;
+        let (head, tile, done) = (self.new_label("ptile"), self.new_label("ptileb"), self.new_label("ptilee"));
+        let entry = self.cur_block.clone();
+        self.line(&format!("br label {head}"));
+        self.label(&head);
+        let t = self.fresh("pt");
+        let mark = format!("@@PTILE{}@@", self.counter);
+        self.line(&format!("{t} = phi {olt} [ {olb}, {entry} ]{mark}"));
+        let go = self.emit("ptgo", format!("icmp {ocmp} {olt} {t}, {oub}"));
+        self.line(&format!("br i1 {go}, label {tile}, label {done}"));
+        self.label(&tile);
+        self.values.insert(m.blocks[body].args[0], Lowered::Scalar(t.clone()));
+        for &o in &m.blocks[body].ops {
+            if o == inner {
+                break;
+            }
+            self.op(o);
+        }
+        let (base, trips) = self.ring_base(outer, inner, &t)?;
+        let inner_op = &m.ops[inner];
+        let OpKind::CudaTile(ic) = &inner_op.kind else { return Err("a ring loop must be a cuda_tile.for".into()) };
+        let ity = self.val_ty(inner_op.operands[0]).num().ok_or("loop bounds must be integers")?;
+        let pl = TmaPipelineLoop {
+            iv: String::new(),
+            lb: self.elems(inner_op.operands[0])?[0].clone(),
+            ub: self.elems(inner_op.operands[1])?[0].clone(),
+            step: self.elems(inner_op.operands[2])?[0].clone(),
+            ilt: elem_llvm(TileElem::Num(ity))?,
+            cmp: if ic.flag("unsignedCmp") { "ult" } else { "slt" },
+            loads: pipe.loads.clone(),
+            stage_bytes: pipe.stage_bytes,
+            bytes_a: pipe.bytes_a,
+            ring,
+            requested: pipe.requested,
+            warps: pipe.warps,
+            specialized: true,
+            base: Some(base),
+            trips: Some(trips),
+        };
+        self.producer_ring_loop(&pl, &pipe.plan)?;
+        let tn = self.emit("ptn", format!("add {olt} {t}, {ostep}"));
+        let latch = self.cur_block.clone();
+        self.line(&format!("br label {head}"));
+        self.body = self.body.replace(&format!("{mark}\n"), &format!(", [ {tn}, {latch} ]\n"));
+        self.label(&done);
+        self.leave_producer(&consumer, pipe.warps);
+        self.persistent_ring = Some(PersistentRing { outer, inner, ring });
+        Ok(())
+    }
+
+    /// The i32 count of ring loop `inner`'s iterations in the tiles of persistent loop
+    /// `outer` before the one whose induction variable is `t` (the tile's ordinal times the
+    /// ring loop's trip count, the same for every tile: [`Self::persistent_split`]), and
+    /// that trip count.
+    pub(crate) fn ring_base(&mut self, outer: OpId, inner: OpId, t: &str) -> R<(String, String)> {
+        let m = self.m;
+        let ordinal = self.ordinal(outer, t)?;
+        let (lb, ub, step) = (m.ops[inner].operands[0], m.ops[inner].operands[1], m.ops[inner].operands[2]);
+        let ty = self.val_ty(lb).num().ok_or("loop bounds must be integers")?;
+        let lt = elem_llvm(TileElem::Num(ty))?;
+        let unsigned = matches!(&m.ops[inner].kind, OpKind::CudaTile(c) if c.flag("unsignedCmp"));
+        let (lb, ub, step) = (self.elems(lb)?[0].clone(), self.elems(ub)?[0].clone(), self.elems(step)?[0].clone());
+        // ceil((ub - lb) / step) when the loop runs at all (a positive step).
+        let runs = self.emit("trips", format!("icmp {} {lt} {lb}, {ub}", if unsigned { "ult" } else { "slt" }));
+        let span = self.emit("trips", format!("sub {lt} {ub}, {lb}"));
+        let span = self.emit("trips", format!("add {lt} {span}, {step}"));
+        let span = self.emit("trips", format!("sub {lt} {span}, 1"));
+        let n = self.emit("trips", format!("{} {lt} {span}, {step}", if unsigned { "udiv" } else { "sdiv" }));
+        let n = if lt == "i32" { n } else { self.emit("trips", format!("trunc {lt} {n} to i32")) };
+        let n = self.emit("trips", format!("select i1 {runs}, i32 {n}, i32 0"));
+        Ok((self.emit("rbase", format!("mul i32 {ordinal}, {n}")), n))
+    }
+
+    /// The i32 ordinal of loop `op`'s iteration whose induction variable is `iv`:
+    /// (iv - lb) / step.
+    fn ordinal(&mut self, op: OpId, iv: &str) -> R<String> {
+        let m = self.m;
+        let ty = self.val_ty(m.ops[op].operands[0]).num().ok_or("loop bounds must be integers")?;
+        let lt = elem_llvm(TileElem::Num(ty))?;
+        let unsigned = matches!(&m.ops[op].kind, OpKind::CudaTile(c) if c.flag("unsignedCmp"));
+        let (lb, step) = (self.elems(m.ops[op].operands[0])?[0].clone(), self.elems(m.ops[op].operands[2])?[0].clone());
+        let d = self.emit("ord", format!("sub {lt} {iv}, {lb}"));
+        let d = self.emit("ord", format!("{} {lt} {d}, {step}", if unsigned { "udiv" } else { "sdiv" }));
+        Ok(if lt == "i32" { d } else { self.emit("ord", format!("trunc {lt} {d} to i32")) })
+    }
+
+    /// After a persistent ring loop's last iteration (its mma retired): each warp releases
+    /// the stage that iteration read, so the producer can refill it for the next tile.
+    pub(crate) fn release_last_stage(&mut self, p: &TmaPipelineLoop) {
+        let (Some(base), Some(trips)) = (&p.base, &p.trips) else { return };
+        let stages = ring_stages_token(p.ring);
+        let last = self.emit("rlast", format!("add i32 {base}, {trips}"));
+        let last = self.emit("rlast", format!("add i32 {last}, -1"));
+        let stage = self.emit("rlast", format!("urem i32 {last}, {stages}"));
+        let ran = self.emit("rlast", format!("icmp sgt i32 {trips}, 0"));
+        self.release_stage(&stage, &ran);
+    }
+
+    /// Lane 0 of each warp arrives on stage `stage`'s empty mbarrier when i1 `when` holds.
+    fn release_stage(&mut self, stage: &str, when: &str) {
+        let empty = self.empty_mbarrier(stage);
+        let tid = self.thread_id();
+        let lane = self.emit("prl", format!("and i32 {tid}, 31"));
+        let lane0 = self.emit("prl", format!("icmp eq i32 {lane}, 0"));
+        let release = self.emit("prl", format!("and i1 {lane0}, {when}"));
+        let release = self.emit("prl", format!("zext i1 {release} to i32"));
+        self.line(&format!(
+            "call void asm sideeffect \"{{\\0A\\09.reg .pred p;\\0A\\09.reg .b64 st;\\0A\\09setp.ne.u32 p, $0, 0;\\0A\\09@p mbarrier.arrive.shared.b64 st, [$1];\\0A\\09}}\", \"r,r,~{{memory}}\"(i32 {release}, i32 {empty})"
+        ));
+    }
+
     /// In iteration i, before its mma: wait for stage i % S, whose phase parity is
     /// (i / S) % 2. Returns the stage's byte offset (i32).
     pub(crate) fn tma_pipeline_wait(&mut self, p: &TmaPipelineLoop) -> String {
-        let i = self.iteration_index(p);
+        let i = self.ring_index(p);
         let stages = ring_stages_token(p.ring);
         let stage = self.emit("pst", format!("urem i32 {i}, {stages}"));
         let round = self.emit("ppar", format!("udiv i32 {i}, {stages}"));
@@ -1357,19 +1756,19 @@ impl FuncWriter<'_> {
     /// warps run up to S - 1 stages apart.
     pub(crate) fn tma_pipeline_refill(&mut self, p: &TmaPipelineLoop, plan: &WgmmaPlan) -> R<()> {
         let (ilt, lead, stages) = (p.ilt, ring_lead_token(p.ring), ring_stages_token(p.ring));
-        let i = self.iteration_index(p);
+        // The previous iteration of this run (a persistent ring's previous tile released
+        // its last stage after its loop).
+        let local = self.iteration_index(p);
+        let had_prev = self.emit("prv", format!("icmp sgt i32 {local}, 0"));
+        let i = self.ring_index(p);
         let prev = self.emit("prv", format!("add i32 {i}, -1"));
-        let had_prev = self.emit("prv", format!("icmp sgt i32 {i}, 0"));
         let prev_stage = self.emit("prv", format!("urem i32 {prev}, {stages}"));
         let empty = self.empty_mbarrier(&prev_stage);
-        let tid = self.thread_id();
-        let lane = self.emit("prl", format!("and i32 {tid}, 31"));
-        let lane0 = self.emit("prl", format!("icmp eq i32 {lane}, 0"));
-        let release = self.emit("prl", format!("and i1 {lane0}, {had_prev}"));
-        let release = self.emit("prl", format!("zext i1 {release} to i32"));
-        self.line(&format!(
-            "call void asm sideeffect \"{{\\0A\\09.reg .pred p;\\0A\\09.reg .b64 st;\\0A\\09setp.ne.u32 p, $0, 0;\\0A\\09@p mbarrier.arrive.shared.b64 st, [$1];\\0A\\09}}\", \"r,r,~{{memory}}\"(i32 {release}, i32 {empty})"
-        ));
+        self.release_stage(&prev_stage, &had_prev);
+        if p.specialized {
+            // The producer warpgroup refills it.
+            return Ok(());
+        }
         let round = self.emit("prp", format!("udiv i32 {prev}, {stages}"));
         let parity = self.emit("prp", format!("and i32 {round}, 1"));
         let ahead = self.emit("pnx", format!("add i32 {i}, {lead}"));

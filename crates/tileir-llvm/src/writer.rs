@@ -167,12 +167,15 @@ pub fn write_module(module: &Module, options: &LlvmOptions) -> Result<LlvmOutput
     for &top in &module.blocks[module.body].ops {
         match &module.ops[top].kind {
             OpKind::TileAa(TileAaOp::Func { sym_name, num_warps, hints, .. }) => {
-                let num_threads = 32 * num_warps.unwrap_or(4);
                 let group = attr_groups.len();
+                let mut f = FuncWriter::new(module, &mut decls, &options.target, format!("@{}.smem", sanitize(sym_name)));
+                let written = f.function(top, sym_name, group);
+                // A warp-specialized ring's producer warpgroup comes on top of the kernel's warps.
+                let producer_threads = if f.producer_warps.is_some() { 128 } else { 0 };
+                let num_threads = 32 * num_warps.unwrap_or(4) + producer_threads;
                 let spec = KernelSpec::resolve(hints.as_deref(), &options.target, num_threads);
                 attr_groups.push(format!("attributes #{group} = {{ nounwind {} }}", spec.nvvm_attributes()));
-                let mut f = FuncWriter::new(module, &mut decls, &options.target, format!("@{}.smem", sanitize(sym_name)));
-                match f.function(top, sym_name, group) {
+                match written {
                     Ok((text, params, dynamic_smem_bytes)) => {
                         out.push_str(&text);
                         out.push('\n');
@@ -303,6 +306,12 @@ pub(crate) struct FuncWriter<'a> {
     pub(crate) tma_pipeline_loops: HashMap<OpId, crate::wgmma::TmaPipelineLoop>,
     /// The function's entry block (its arguments are the kernel parameters).
     pub(crate) entry_block: Option<tileir_ir::BlockId>,
+    /// Set once a warp-specialized ring has split off its producer warpgroup (threads past
+    /// the kernel's `warps` warps, which left): later barriers count only the kernel's
+    /// warps, and the launch has one warpgroup more.
+    pub(crate) producer_warps: Option<i64>,
+    /// The warp-specialized ring of a persistent tile loop, once its producer split off.
+    pub(crate) persistent_ring: Option<crate::wgmma::PersistentRing>,
 }
 
 pub(crate) fn llvm_type(n: NumType) -> Option<&'static str> {
@@ -433,6 +442,8 @@ impl<'a> FuncWriter<'a> {
             tensor_maps: Vec::new(),
             mbarrier_used: false,
             entry_block: None,
+            producer_warps: None,
+            persistent_ring: None,
             stage_mbarriers_used: false,
             tma_rings: Vec::new(),
             ring_loop_depth: 0,

@@ -41,10 +41,23 @@ pass_options! {
         /// mma, recorded on their loop as `tileir.num_stages` (0: the backend's choice,
         /// as many stages as fit, up to four; 1: no ring, each load waited for in place).
         mma_operand_stages("mma-operand-stages"): u32 = 0,
+        /// tileir: whether that ring may be warp-specialized (spec/001's AWS: a producer
+        /// warpgroup issues the copies, the kernel's warps only wait and compute), recorded
+        /// on the loop as `tileir.warp_specialize`; false keeps one agent doing both (AUS).
+        mma_warp_specialize("mma-warp-specialize"): bool = true,
     }
 }
 
-pub use tileir_ir::NUM_STAGES_ATTR;
+pub use tileir_ir::{NUM_STAGES_ATTR, WARP_SPECIALIZE_ATTR};
+
+/// What the backend's ring for the kept mma operands is asked for.
+#[derive(Clone, Copy, Debug)]
+struct KeptMmaOperands {
+    /// Ring depth (0: the backend's choice).
+    stages: u32,
+    /// Whether the ring may run warp-specialized.
+    warp_specialize: bool,
+}
 
 /// The pass.
 pub struct MaterializeAsync {
@@ -60,7 +73,10 @@ impl Pass for MaterializeAsync {
         self.options.to_text()
     }
     fn run(&self, module: &mut Module) -> Result<(), Diagnostics> {
-        let keep = self.options.keep_mma_operands.then_some(self.options.mma_operand_stages);
+        let keep = self.options.keep_mma_operands.then_some(KeptMmaOperands {
+            stages: self.options.mma_operand_stages,
+            warp_specialize: self.options.mma_warp_specialize,
+        });
         let created = materialize(module, keep);
         check_one_producer_per_pipeline(module, &created)
     }
@@ -76,9 +92,9 @@ fn function_has_agents(m: &Module, func: OpId) -> bool {
 
 /// Rewrites every qualifying loop (innermost first, so an outer loop sees its inner loops
 /// already rewritten — and then has side effects of its own pipelines to respect).
-/// `keep_mma_operands`: Some(stages) leaves loads that only feed an mma in place (stamping
-/// their loop with `stages` when nonzero).
-fn materialize(m: &mut Module, keep_mma_operands: Option<u32>) -> Vec<ValueId> {
+/// `keep_mma_operands`: Some(ring) leaves loads that only feed an mma in place (stamping
+/// their loop with the ring's depth when nonzero, and whether it may be warp-specialized).
+fn materialize(m: &mut Module, keep_mma_operands: Option<KeptMmaOperands>) -> Vec<ValueId> {
     let mut created = Vec::new();
     let funcs: Vec<OpId> = m.blocks[m.body].ops.iter().copied().filter(|&f| matches!(m.ops[f].kind, OpKind::TileAa(tileir_ir::TileAaOp::Func { .. }))).collect();
     for f in funcs {
@@ -164,13 +180,16 @@ fn only_mma_operand(m: &Module, v: ValueId) -> bool {
 }
 
 /// Rewrites one loop; returns the pipeline it created, if any.
-fn materialize_loop(m: &mut Module, for_op: OpId, keep_mma_operands: Option<u32>) -> Option<ValueId> {
+fn materialize_loop(m: &mut Module, for_op: OpId, keep_mma_operands: Option<KeptMmaOperands>) -> Option<ValueId> {
     let l = ForLoop::of(m, for_op)?;
-    if let Some(stages @ 1..) = keep_mma_operands {
+    if let Some(kept_for) = keep_mma_operands {
         let kept = m.blocks[l.body].ops.iter().any(|&o| matches!(m.ops[o].kind, OpKind::TileAs(TileAsOp::TiledLoad { .. })) && only_mma_operand(m, m.ops[o].results[0]));
         if let (true, OpKind::CudaTile(ct)) = (kept, &mut m.ops[for_op].kind) {
-            ct.discardable.retain(|(k, _)| k != NUM_STAGES_ATTR);
-            ct.discardable.push((NUM_STAGES_ATTR.into(), tileir_ir::Attr::Int(i64::from(stages))));
+            ct.discardable.retain(|(k, _)| k != NUM_STAGES_ATTR && k != WARP_SPECIALIZE_ATTR);
+            if kept_for.stages >= 1 {
+                ct.discardable.push((NUM_STAGES_ATTR.into(), tileir_ir::Attr::Int(i64::from(kept_for.stages))));
+            }
+            ct.discardable.push((WARP_SPECIALIZE_ATTR.into(), tileir_ir::Attr::Bool(kept_for.warp_specialize)));
         }
     }
     let keep_mma_operands = keep_mma_operands.is_some();

@@ -6,10 +6,16 @@
 // RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async' | FileCheck %s --check-prefix=ALL
 // mma-operand-stages=N records the depth of the backend's TMA ring on the loop that keeps
 // the loads (the kernel's num_stages hint); 0, the default, leaves it to the backend.
+// mma-warp-specialize (default true) records whether the ring may get a producer warpgroup.
 // RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async{keep-mma-operands=true mma-operand-stages=3}' | FileCheck %s --check-prefix=DEPTH
+// RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async{keep-mma-operands=true mma-warp-specialize=false}' | FileCheck %s --check-prefix=AUS
 
 // DEPTH: cuda_tile.for
-// DEPTH: } {tileir.num_stages = 3 : i64}
+// DEPTH: } {tileir.num_stages = 3 : i64, tileir.warp_specialize = true}
+
+// AUS: cuda_tile.for
+// AUS-NOT: tileir.num_stages
+// AUS: } {tileir.warp_specialize = false}
 
 // KEEP: cuda_tile.for
 // KEEP-NEXT: nv_tileas.tiled_load {{.*}} -> tile<64x16xf16
