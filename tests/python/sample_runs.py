@@ -126,3 +126,114 @@ def reference(name, seed=0):
     ref = [copy_keeping_strides(a) for a in args]
     ct.interpret(grid, kern, ref)
     return kern, grid, inputs, {i: ref[i] for i in outputs}, tol
+
+
+# --- Runs at the specialization of frontend_samples.SAMPLES -----------------------------
+#
+# ``SAMPLES[name]`` compiles each sample at its own tile sizes for example arguments too
+# large to emulate quickly (the attention sample's 64 blocks take ~10 s). A kernel is
+# specialized on dtypes, ranks, 16-byte alignment, which sizes and strides are multiples
+# of 16, and Constant values -- not on exact sizes -- so the runs below use the samples'
+# Constants and smaller arrays with the same divisibility facts: the kernel compiled for
+# ``SAMPLES[name]``'s arguments is the very one that runs them (the tests assert it).
+# Matmul operands are small integers, so f16 (and tf32) products accumulated in f32 are
+# exact and the runs compare bit for bit.
+
+
+def _ints(rng, dtype, *shape):
+    return rng.integers(-2, 3, size=shape).astype(dtype)
+
+
+def _spec_vec_add_gather(rng):
+    n = 600  # like 1000: not a multiple of 16; ragged last tile
+    return (ct.cdiv(n, 256),), [_f32(rng, n), _f32(rng, n), np.zeros(n, np.float32), 256], [2], (0, 0)
+
+
+def _spec_matmul_f16(rng):
+    m, n, k = 256, 128, 128
+    args = [_ints(rng, np.float16, m, k), _ints(rng, np.float16, k, n), np.zeros((m, n), np.float16), 128, 128, 64]
+    return ((m // 128) * (n // 128),), args, [2], (0, 0)
+
+
+def _spec_matmul_f32(rng):
+    m, n, k = 128, 64, 64
+    args = [_ints(rng, np.float32, m, k), _ints(rng, np.float32, k, n), np.zeros((m, n), np.float32), 64, 64, 32]
+    return ((m // 64) * (n // 64),), args, [2], (0, 0)
+
+
+def _spec_persistent_matmul(rng):
+    m, n, k = 128, 128, 64  # 4 output tiles on 3 blocks: one block takes two
+    args = [_ints(rng, np.float16, m, k), _ints(rng, np.float16, k, n), np.zeros((m, n), np.float16), 64, 64, 32]
+    return (3,), args, [2], (0, 0)
+
+
+def _spec_batch_matmul(rng):
+    b, m, n, k = 2, 64, 128, 64
+    args = [_ints(rng, np.float16, b, m, k), _ints(rng, np.float16, b, k, n), np.zeros((b, m, n), np.float16),
+            64, 64, 32]
+    return (m // 64, n // 64, b), args, [2], (0, 0)
+
+
+def _spec_transpose(rng):
+    m, n = 64, 128
+    return (m // 32, n // 64), [_f32(rng, m, n), np.zeros((n, m), np.float32), 32, 64], [1], (0, 0)
+
+
+def _spec_layer_norm_fwd(rng):
+    rows, n = 16, 300  # like (64, 1000): rows a multiple of 16, n not; two tiles, the last ragged
+    args = [_f32(rng, rows, n), _f32(rng, n), _f32(rng, n), np.zeros((rows, n), np.float32),
+            np.zeros(rows, np.float32), np.zeros(rows, np.float32), 1e-5, 256]
+    return (rows,), args, [3, 4, 5], (1e-4, 1e-4)
+
+
+def _spec_layer_norm_bwd_dwdb(rng):
+    n = 256
+    args = [_f32(rng, 1, n), _f32(rng, 1, n), np.zeros(n, np.float32), np.zeros(n, np.float32),
+            np.zeros(1, np.int32), 128]
+    return (n // 128,), args, [2, 3, 4], (0, 0)
+
+
+def _spec_softmax(rng):
+    rows, n = 16, 1000  # one 1024-wide tile per row, as in the sample
+    return (rows,), [_f32(rng, rows, n), np.zeros((rows, n), np.float32), 1024], [1], (1e-5, 1e-6)
+
+
+def _spec_attention(rng):
+    h, s, d = 1, 256, 64  # like 8 heads: not a multiple of 16; two causal row blocks
+    args = [_f16(rng, h, s, d), _f16(rng, h, s, d), _f16(rng, h, s, d), np.zeros((h, s, d), np.float16), 0.125,
+            64, 128, 64, 1]
+    return (s // 128, h), args, [3], (2e-2, 2e-2)
+
+
+def _spec_moe(rng):
+    tokens, k, n, experts = 128, 64, 128, 2  # like 8 experts: not a multiple of 16
+    sorted_ids = rng.permutation(tokens).astype(np.int32)
+    expert_ids = rng.integers(0, experts, size=16, dtype=np.int32)
+    args = [_f16(rng, tokens, k), _f16(rng, experts, k, n), np.zeros((tokens, n), np.float16), sorted_ids, expert_ids,
+            100, 64, 64, 32]
+    return (tokens // 64, n // 64), args, [2], (2e-2, 2e-2)
+
+
+def _spec_fft(rng):
+    n, b = 64, 16
+    args = [_ints(rng, np.float32, 2 * b, n), _ints(rng, np.float32, 2 * b, n), _ints(rng, np.float32, n, n),
+            _ints(rng, np.float32, n, n), np.zeros((2 * b, n), np.float32), np.zeros((2 * b, n), np.float32), n, b]
+    return (2,), args, [4, 5], (0, 0)
+
+
+#: ``SPEC_RUNS[name](rng)`` gives ``(grid, args, outputs, tolerance)`` (as in RUNS) for
+#: ``SAMPLES[name]``'s kernel at the specialization of ``SAMPLES[name]``'s arguments.
+SPEC_RUNS = {
+    "vec_add_gather": _spec_vec_add_gather,
+    "matmul_f16": _spec_matmul_f16,
+    "matmul_f32": _spec_matmul_f32,
+    "persistent_matmul": _spec_persistent_matmul,
+    "batch_matmul": _spec_batch_matmul,
+    "transpose": _spec_transpose,
+    "layer_norm_fwd": _spec_layer_norm_fwd,
+    "layer_norm_bwd_dwdb": _spec_layer_norm_bwd_dwdb,
+    "softmax": _spec_softmax,
+    "attention": _spec_attention,
+    "moe": _spec_moe,
+    "fft": _spec_fft,
+}

@@ -1,12 +1,40 @@
-"""Our versions of cuTile's sample kernels compile to cuda_tile IR that verifies."""
+"""Our versions of cuTile's sample kernels compile to cuda_tile IR that verifies, and the
+kernels compiled here run on the PTX emulator like ``ct.interpret``."""
 
 import numpy as np
 import pytest
 
 import tileir as ct
+from tileir._frontend import specialize
 
+import sample_runs
+from arrays import assert_same_bits, emulate_and_interpret
 from frontend_samples import SAMPLES, matmul
 from kernels import vector_add
+
+
+def _assert_outputs_match(interpreted, emulated, outputs, rtol, atol):
+    for i in outputs:
+        if rtol == 0 and atol == 0:
+            assert_same_bits(emulated[i], interpreted[i])
+        else:
+            np.testing.assert_allclose(emulated[i].astype(np.float64), interpreted[i].astype(np.float64), rtol=rtol,
+                                       atol=atol, err_msg=f"output #{i}")
+
+
+def emulate_sample_kernel(name, compiled, seed=0):
+    """Runs ``compiled`` -- ``SAMPLES[name]``'s kernel compiled for ``SAMPLES[name]``'s
+    arguments -- on the PTX emulator over sample_runs.SPEC_RUNS[name]'s smaller arguments
+    and compares its outputs with ``ct.interpret`` on the same inputs."""
+    kern, _ = SAMPLES[name]
+    grid, args, outputs, (rtol, atol) = sample_runs.SPEC_RUNS[name](np.random.default_rng(seed))
+    # The smaller arguments specialize the kernel exactly as the sample's do, so the kernel
+    # compiled for those is the one that runs (ct.emulate checks the arguments fit it, too).
+    assert specialize(kern.fn, tuple(args)) == compiled.spec
+    assert ct.compile(kern, args, target=compiled.target) is compiled
+    interpreted, emulated = emulate_and_interpret(grid, kern, compiled, args, race_check=True)
+    assert any(not np.array_equal(interpreted[i], args[i]) for i in outputs), "the run writes no output"
+    _assert_outputs_match(interpreted, emulated, outputs, rtol, atol)
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))
@@ -21,15 +49,22 @@ def test_vector_add_still_reaches_ptx():
     z = np.zeros(1000, np.float32)
     k = ct.compile(vector_add, (z, z, z, 256))
     assert k.cubin[:4] == b"\x7fELF"
+    rng = np.random.default_rng(0)
+    args = [rng.standard_normal(1000).astype(np.float32), rng.standard_normal(1000).astype(np.float32), z.copy(), 256]
+    interpreted, emulated = emulate_and_interpret((4,), vector_add, k, args)
+    assert np.any(interpreted[2] != 0)
+    _assert_outputs_match(interpreted, emulated, [2], 0, 0)
 
 
 @pytest.mark.parametrize("target", ["sm_80", "sm_90a"])
 @pytest.mark.parametrize("name", sorted(SAMPLES))
 def test_sample_reaches_a_cubin(name, target):
+    # ... and the cubin's PTX, at the sample's own tile sizes, computes what the interpreter does.
     kern, args = SAMPLES[name]
     k = ct.compile(kern, args(), target=target)
     assert k.cubin[:4] == b"\x7fELF"
     assert f".target {target}" in k.asm["ptx"]
+    emulate_sample_kernel(name, k)
 
 
 def test_stage_cuda_tile_returns_the_module():

@@ -7,6 +7,7 @@ import re
 import numpy as np
 
 import tileir as ct
+from arrays import assert_same_bits, emulate_and_interpret
 
 
 @ct.kernel(occupancy=4)
@@ -25,15 +26,21 @@ def test_occupancy_caps_registers_in_the_ptx():
     y = np.zeros_like(x)
     ct.emulate((4,), k, (x, y, 1024))
     assert np.array_equal(y, x * 2)
+    # The capped kernel computes what the interpreter does.
+    interpreted, emulated = emulate_and_interpret((4,), scale, k, (x, np.zeros_like(x), 1024))
+    assert_same_bits(emulated[1], interpreted[1])
 
 
 def test_a_cap_that_would_spill_is_dropped():
     # The attention sample asks for occupancy 2; capped at 2 CTAs per SM its registers
     # spill, so it compiles uncapped (and spills nothing).
-    from test_frontend_samples import SAMPLES
+    from test_frontend_samples import SAMPLES, emulate_sample_kernel
 
     kern, args = SAMPLES["attention"]
     k = ct.compile(kern, args(), target="sm_90a")
     assert k.num_threads == 256  # 65536 / (2 x 256) = 128 registers would spill
     assert k.ptxas_info.spill_stores_bytes == 0 and k.ptxas_info.spill_loads_bytes == 0
     assert "nvvm.maxnreg" not in k.asm["llvm"] and ".maxnreg" not in k.asm["ptx"]
+    # The uncapped kernel runs (emulated, at a smaller size of the same specialization)
+    # like the interpreter.
+    emulate_sample_kernel("attention", k)

@@ -550,6 +550,66 @@ def mm_tiled_loaded_acc(A, B, Cin, Z, tm: C[int], tn: C[int], tk: C[int]):
     ct.store(Z, index=(ct.bid(0), ct.bid(1)), tile=acc)
 
 
+def assert_no_cta_barrier_after_the_split(compiled):
+    """The consumers' code (emitted after the producer's, from the `consumer` label on)
+    uses no CTA-wide barrier: the producer warpgroup has returned."""
+    llvm = compiled.asm["llvm"]
+    split = re.search(r"\nconsumer\.\d+:", llvm)
+    assert split, "no producer split"
+    end = llvm.index("\n}\n", split.start())
+    assert "barrier.cta.sync.aligned.all" not in llvm[split.start():end]
+
+
+@ct.kernel
+def persistent_loaded_acc(A, B, Cin, Z, tm: C[int], tn: C[int], tk: C[int]):
+    # A persistent tile loop whose accumulator starts from memory in every tile.
+    tiles_n = ct.cdiv(Z.shape[1], tn)
+    for t in range(ct.bid(0), ct.cdiv(Z.shape[0], tm) * tiles_n, ct.num_blocks(0)):
+        bm = t // tiles_n
+        bn = t % tiles_n
+        acc = ct.load(Cin, (bm, bn), (tm, tn), padding_mode=ct.PaddingMode.ZERO)
+        for k in range(ct.num_tiles(A, 1, (tm, tk))):
+            a = ct.load(A, (bm, k), (tm, tk), padding_mode=ct.PaddingMode.ZERO)
+            b = ct.load(B, (k, bn), (tk, tn), padding_mode=ct.PaddingMode.ZERO)
+            acc = ct.mma(a, b, acc)
+        ct.store(Z, (bm, bn), acc)
+
+
+@ct.kernel
+def persistent_in_place(A, B, tm: C[int], tn: C[int], tk: C[int]):
+    # Each tile's result overwrites part of A, which later tiles of the loop read.
+    tiles_n = ct.cdiv(B.shape[1], tn)
+    for t in range(ct.bid(0), ct.cdiv(A.shape[0], tm) * tiles_n, ct.num_blocks(0)):
+        bm = t // tiles_n
+        bn = t % tiles_n
+        acc = ct.zeros((tm, tn), ct.float32)
+        for k in range(ct.num_tiles(A, 1, (tm, tk))):
+            a = ct.load(A, (bm, k), (tm, tk), padding_mode=ct.PaddingMode.ZERO)
+            b = ct.load(B, (k, bn), (tk, tn), padding_mode=ct.PaddingMode.ZERO)
+            acc = ct.mma(a, b, acc)
+        ct.store(A, (bm, bn), acc.astype(A.dtype))
+
+
+def test_persistent_loops_that_read_memory_first_or_write_their_operands_keep_one_agent():
+    # A load before the K loop in the tile loop would run on the producer too; a store to
+    # A while the producer copies later tiles' A would be read stale. Both stay AUS (the
+    # ring drained, fenced and re-initialized per tile) and match the interpreter.
+    rng = np.random.default_rng(40)
+    a = small_ints(rng, (128, 128)).astype(np.float16)
+    b = small_ints(rng, (128, 128)).astype(np.float16)
+    cin = small_ints(rng, (128, 128)).astype(np.float32)
+    # (In place, CTAs would race each other: one CTA runs all the tiles, in order.)
+    cases = [(persistent_loaded_acc, [a, b, cin, np.zeros((128, 128), np.float32), 64, 64, 32], 3, [(1,), (3,)]),
+             (persistent_in_place, [a.copy(), b, 64, 64, 64], 0, [(1,)])]
+    for kern, args, out, grids in cases:
+        compiled, ptx = compile_checked(kern, args)
+        assert "setmaxnreg" not in ptx and compiled.num_threads == 128
+        assert "mbarrier.try_wait.parity" in ptx, "still a ring"
+        for grid in grids:
+            r1, r2 = run_both(kern, grid, args, race_check=True)
+            assert_bits(r2[out], r1[out])
+
+
 # (tiles, consumer warps, the consumers' setmaxnreg.inc count or None): one consumer
 # warpgroup starts at the register maximum already (256 threads: 255 each); two share
 # what the producer's 40 leave (232 each, over the 168 a 384-thread launch starts at).
@@ -576,12 +636,34 @@ def test_a_producer_warpgroup_feeds_the_ring(tiles, warps, take):
         incs = re.findall(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+(\d+);", ptx)
         assert incs == ([str(take)] if take else [])
         assert re.search(rf"bar\.sync\s+1, {32 * warps};", ptx), "consumer-only barriers after the split"
+        assert_no_cta_barrier_after_the_split(compiled)
         # The producer's loop is the only place that issues operand copies.
         assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster") == (3 if tn == 128 else 2)
         grid = (ct.cdiv(200, tm), ct.cdiv(136, tn))
         r1, r2 = run_both(mm_tiled, grid, args, race_check=True)
         assert_bits(r2[2], r1[2])
         np.testing.assert_array_equal(r2[2], a.astype(np.float32) @ b.astype(np.float32))
+
+
+def test_an_occupancy_cap_bounds_the_consumers_registers():
+    # 64x64x32 tiles (one consumer warpgroup, 32 accumulator registers) at occupancy=3: with
+    # the producer the CTA has 256 threads, capped at 85 -> 80 registers each (.maxnreg);
+    # the CTA owns 80 x 256, so after the producer's 40 the consumers grow to 120, not to
+    # the 240 an uncapped split asks for (more than the CTA owns would wait forever).
+    # 128x128x64 tiles at occupancy=2 would cap two consumer warpgroups at 80, too few for
+    # their 64 accumulator registers: that ring stays unspecialized (AUS).
+    rng = np.random.default_rng(39)
+    a = small_ints(rng, (128, 128)).astype(np.float16)
+    b = small_ints(rng, (128, 128)).astype(np.float16)
+    for tiles, occupancy, threads, maxnreg, inc in [((64, 64, 32), 3, 256, 80, ["120"]), ((128, 128, 64), 2, 256, 128, [])]:
+        args = [a, b, np.zeros((128, 128), np.float32), *tiles]
+        kern = mm_tiled.replace_hints(occupancy=occupancy)
+        compiled, ptx = compile_checked(kern, args)
+        assert compiled.num_threads == threads and f".maxnreg {maxnreg}" in ptx
+        assert ("setmaxnreg.dec" in ptx) == (tiles[0] == 64)
+        assert re.findall(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+(\d+);", ptx) == inc
+        r1, r2 = run_both(kern, (128 // tiles[0], 128 // tiles[1]), args, race_check=True)
+        assert_bits(r2[2], r1[2])
 
 
 def test_a_persistent_ring_runs_on_across_tiles():
@@ -604,6 +686,7 @@ def test_a_persistent_ring_runs_on_across_tiles():
         compiled, ptx = compile_checked(kern, args)
         assert re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+40;", ptx)
         assert "mbarrier.inval" not in ptx, "the ring is initialized once, in the entry block"
+        assert_no_cta_barrier_after_the_split(compiled)
         ntiles = ct.cdiv(m, tiles[0]) * ct.cdiv(n, tiles[1])
         for grid in [(1,), (3,), (ntiles + 2,)]:
             r1, r2 = run_both(kern, grid, args, race_check=True)

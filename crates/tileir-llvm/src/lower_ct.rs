@@ -1018,6 +1018,10 @@ impl FuncWriter<'_> {
         // A carried wgmma reading both operands by TMA: double-buffered, stage 0 issued here.
         let pipeline = self.plan_tma_pipeline(op, &carries);
         let persistent = self.persistent_ring.clone().filter(|pr| pr.inner == op);
+        if persistent.is_some() && pipeline.as_ref().is_none_or(|p| p.split_at.is_none()) {
+            // The producer already copies for this loop's ring and waits for its releases.
+            return Err("internal: a persistent loop's producer was split off for a ring this loop no longer plans".into());
+        }
         let ring = pipeline.as_ref().map(|p| match &persistent {
             Some(pr) => pr.ring,
             None => self.add_tma_ring(p),

@@ -692,6 +692,20 @@ impl FuncWriter<'_> {
     }
 }
 
+/// The kernel parameter (an array's base pointer) memref `v` was made from, through
+/// `make_memref` (None when it is not such a memref).
+fn memref_root(m: &tileir_ir::Module, v: ValueId) -> Option<ValueId> {
+    let d = m.defining_op(v)?;
+    match &m.ops[d].kind {
+        OpKind::TileAa(tileir_ir::TileAaOp::MakeMemref { .. }) => {
+            let base = *m.ops[d].operands.first()?;
+            // The base must be a kernel parameter (an argument of the function's entry block).
+            (m.defining_op(base).is_none()).then_some(base)
+        }
+        _ => None,
+    }
+}
+
 /// Whether `op` holds no `continue` or `break` in its regions.
 fn has_no_exit(m: &tileir_ir::Module, op: OpId) -> bool {
     !has_loop_exit(m, op)
@@ -1137,20 +1151,28 @@ const PRODUCER_REGISTERS: u32 = 40;
 const CONSUMER_REGISTERS_MAX: u32 = 240;
 /// Threads of a warpgroup.
 const WARPGROUP_THREADS: i64 = 128;
+/// Registers per thread a consumer needs beyond its accumulators (descriptors, addresses,
+/// loop state): an occupancy cap below accumulators + this keeps the ring unspecialized.
+const ACCUMULATOR_HEADROOM: usize = 32;
 
 /// The `setmaxnreg` counts of a warp-specialized kernel whose consumers are `warps` warps
-/// (plus one producer warpgroup): (producer's decrease, consumers' increase). A kernel
-/// launched with `T` threads starts at min(256, 65536 / T) registers per thread, rounded
-/// down to a multiple of 8; the producer gives back all but [`PRODUCER_REGISTERS`] and the
-/// consumers share what the CTA's 64 Ki registers then leave them. The increase is None
-/// when it would not be one (one consumer warpgroup already starts at the maximum).
-pub(crate) fn register_split(warps: i64) -> (u32, Option<u32>) {
+/// (plus one producer warpgroup): (producer's decrease, consumers' increase). A kernel of
+/// `T` threads starts at `maxnreg` registers per thread (the occupancy hint's cap) or else
+/// min(256, 65536 / T), rounded down to a multiple of 8, and its CTA owns T times that. The
+/// producer gives back all but [`PRODUCER_REGISTERS`], and the consumers share what the
+/// CTA then has (an increase past it would wait forever). The increase is None when it
+/// would not be one (one consumer warpgroup already starts at the maximum), the decrease
+/// None when the cap is already that low.
+pub(crate) fn register_split(warps: i64, maxnreg: Option<u32>) -> (Option<u32>, Option<u32>) {
     let threads = (32 * warps + WARPGROUP_THREADS) as u32;
-    let at_launch = (65536 / threads / 8 * 8).min(256);
-    let consumer_groups = (warps / 4).max(1) as u32;
-    let per_group = 65536 / WARPGROUP_THREADS as u32 - PRODUCER_REGISTERS;
-    let consumers = (per_group / consumer_groups / 8 * 8).min(CONSUMER_REGISTERS_MAX);
-    (PRODUCER_REGISTERS.min(at_launch), (consumers > at_launch).then_some(consumers))
+    let mut at_launch = (65536 / threads / 8 * 8).min(256);
+    if let Some(cap) = maxnreg {
+        at_launch = at_launch.min(cap / 8 * 8);
+    }
+    let producer = PRODUCER_REGISTERS.min(at_launch);
+    let pool = at_launch * threads - producer * WARPGROUP_THREADS as u32;
+    let consumers = (pool / (32 * warps as u32) / 8 * 8).min(CONSUMER_REGISTERS_MAX);
+    ((producer < at_launch).then_some(producer), (consumers > at_launch).then_some(consumers))
 }
 
 impl FuncWriter<'_> {
@@ -1219,9 +1241,14 @@ impl FuncWriter<'_> {
             return None;
         }
         let warps = num_warps(&self.val_ty(m.ops[*mma].operands[2]));
+        // With a producer warpgroup the occupancy hint's cap covers 128 threads more: it
+        // must still leave the consumers their accumulators and some working registers
+        // (ptxas asks for 90 for a 64-register m64n128 accumulator), else no split.
+        let cap_fits = self.occupancy_cap(warps).is_none_or(|cap| cap as usize >= plan.fragment_count() + ACCUMULATOR_HEADROOM);
         let split_at = match &self.persistent_ring {
             Some(pr) if pr.inner == op => Some(pr.outer),
-            _ => self.ws_split_point(op, warps),
+            _ if cap_fits => self.ws_split_point(op, warps),
+            _ => None,
         };
         Some(TmaPipeline { mma: *mma, plan, loads, stage_bytes, bytes_a, requested, warps, split_at })
     }
@@ -1274,10 +1301,52 @@ impl FuncWriter<'_> {
         let ops = &m.blocks[body].ops;
         let Some(at) = ops.iter().position(|&o| o == inner) else { return false };
         let invariant = |v: ValueId| self.invariant_in(outer, v);
+        // The producer copies later tiles' operands while the consumers still store this
+        // tile's results: nothing they write may be an array the copies read (an in-place
+        // update of A or B would otherwise be read stale). Every write must name its array.
+        let read = self.ring_load_arrays(inner);
+        if read.iter().any(Option::is_none) || !ops[at + 1..].iter().all(|&o| self.writes_only_other_arrays(o, &read)) {
+            return false;
+        }
         ops[..at].iter().all(|&o| self.registers_only(o))
             && m.ops[inner].operands[..3].iter().all(|&v| invariant(v))
             && ops[at + 1..].iter().all(|&o| m.ops[o].regions.is_empty() || has_no_exit(m, o))
             && ops[at + 1..ops.len().saturating_sub(1)].iter().all(|&o| !matches!(m.ops[o].kind.ct(), Some(CtOp::Continue | CtOp::Break)))
+    }
+
+    /// The kernel parameters (array base pointers) the mma operand loads of ring loop
+    /// `inner` read from (None where a load's memref has no such root).
+    fn ring_load_arrays(&self, inner: OpId) -> Vec<Option<ValueId>> {
+        let m = self.m;
+        let Some(body) = m.entry_block(inner, 0) else { return vec![None] };
+        m.blocks[body]
+            .ops
+            .iter()
+            .filter(|&&o| matches!(m.ops[o].kind, OpKind::TileAs(tileir_ir::TileAsOp::TiledLoad { .. })))
+            .map(|&o| memref_root(m, m.ops[o].operands[0]))
+            .collect()
+    }
+
+    /// Whether op `o` (and every op in its regions) writes, if at all, only through memrefs
+    /// rooted at arrays other than `read` (an op that writes otherwise, or through a memref
+    /// whose array is unknown, may write anything).
+    fn writes_only_other_arrays(&self, o: OpId, read: &[Option<ValueId>]) -> bool {
+        let m = self.m;
+        if !may_write(m, o) {
+            return true;
+        }
+        let nested_ok = m.ops[o].regions.iter().all(|&r| m.regions[r].blocks.iter().all(|&b| m.blocks[b].ops.iter().all(|&i| self.writes_only_other_arrays(i, read))));
+        if !m.ops[o].regions.is_empty() {
+            return nested_ok;
+        }
+        match &m.ops[o].kind {
+            OpKind::TileAs(tileir_ir::TileAsOp::TiledStore { .. }) => {
+                // Operands: memref, value, tile indices, token.
+                let root = memref_root(m, m.ops[o].operands[0]);
+                root.is_some() && !read.contains(&root)
+            }
+            _ => false,
+        }
     }
 
     /// Whether `v` has the same value in every iteration of loop `outer`: defined outside
@@ -1294,12 +1363,25 @@ impl FuncWriter<'_> {
     }
 
     /// Whether op `o` is register work a producer warpgroup may run too: no memory access,
-    /// no region, and scalar results (or a tile constant).
+    /// no region, and scalars in and out (views, tokens and pointers count as scalars), or
+    /// a tile constant. A tile operand or result could be lowered through shared memory and
+    /// a CTA barrier (an extract, a reduce, a relayout), which the producer must not join.
     fn registers_only(&self, o: OpId) -> bool {
         let data = &self.m.ops[o];
-        let small = data.results.iter().all(|&r| self.val_ty(r).shape.iter().product::<i64>() <= 1)
-            || matches!(data.kind.ct(), Some(CtOp::Constant));
+        let scalar = |v: &ValueId| self.val_ty(*v).shape.is_empty();
+        let small = (data.results.iter().all(scalar) && data.operands.iter().all(scalar))
+            || (matches!(data.kind.ct(), Some(CtOp::Constant)) && data.operands.is_empty());
         data.regions.is_empty() && !touches_memory(self.m, o) && small
+    }
+
+    /// Whether `v` is a splat tile constant (every thread gets its accumulator fragments
+    /// as literals, with no trip through shared memory that producer threads would join).
+    fn is_splat_constant(&self, v: ValueId) -> bool {
+        let Some(d) = self.m.defining_op(v) else { return false };
+        match &self.m.ops[d].kind {
+            OpKind::CudaTile(c) if c.op == CtOp::Constant => matches!(c.get("value"), Some(tileir_ir::Attr::Dense(e)) if e.is_splat()),
+            _ => false,
+        }
     }
 
     /// Whether ring loop `op` asks for warp specialization (`tileir.warp_specialize`).
@@ -1328,9 +1410,13 @@ impl FuncWriter<'_> {
         m.ops[op].parent == Some(entry) && m.blocks[entry].ops.iter().take_while(|&&o| o != op).all(|&o| self.registers_only(o))
     }
 
-    /// Whether ring loop `op` may split off its producer right before itself.
+    /// Whether ring loop `op` may split off its producer right before itself: the loop's
+    /// carried values enter their fragments before the split, on every thread, so they
+    /// must be splat constants (no trip through shared memory).
     fn warp_specializable(&self, op: OpId, warps: i64) -> bool {
-        self.ring_asks_for_agents(op) && self.split_allowed(op, warps)
+        let m = self.m;
+        let inits_are_splats = m.ops[op].operands[3..].iter().all(|&v| self.val_ty(v).shape.is_empty() || self.is_splat_constant(v));
+        self.ring_asks_for_agents(op) && inits_are_splats && self.split_allowed(op, warps)
     }
 
     /// Registers `p`'s ring (its depth is settled when the function is done).
@@ -1538,13 +1624,15 @@ impl FuncWriter<'_> {
     /// kernel's own warps continue at ([`Self::leave_producer`]).
     fn enter_producer(&mut self, warps: i64) -> R<String> {
         let consumers = 32 * warps;
-        let (give, _) = register_split(warps);
+        let (give, _) = register_split(warps, self.occupancy_cap(warps));
         let tid = self.thread_id();
         let is_producer = self.emit("wsp", format!("icmp uge i32 {tid}, {consumers}"));
         let (producer, consumer, issuer_block) = (self.new_label("producer"), self.new_label("consumer"), self.new_label("issuer"));
         self.line(&format!("br i1 {is_producer}, label {producer}, label {consumer}"));
         self.label(&producer);
-        self.intrinsic_void("llvm.nvvm.setmaxnreg.dec.sync.aligned.u32", &[("i32", &give.to_string())]);
+        if let Some(give) = give {
+            self.intrinsic_void("llvm.nvvm.setmaxnreg.dec.sync.aligned.u32", &[("i32", &give.to_string())]);
+        }
         let issuer = self.emit("wsp", format!("icmp eq i32 {tid}, {consumers}"));
         let done = self.new_label("prodx");
         self.line(&format!("br i1 {issuer}, label {issuer_block}, label {done}"));
@@ -1554,6 +1642,13 @@ impl FuncWriter<'_> {
         Ok(consumer)
     }
 
+    /// The registers per thread the kernel's occupancy hint allows once a producer
+    /// warpgroup joins its `warps` warps (None: no hint).
+    fn occupancy_cap(&self, warps: i64) -> Option<u32> {
+        let threads = (32 * warps + WARPGROUP_THREADS) as u32;
+        crate::writer::KernelSpec::resolve(self.kernel_hints.as_deref(), &self.target, threads).maxnreg
+    }
+
     /// Ends the producer's code (it returns) and continues with the kernel's own warps at
     /// `consumer`, which take the registers the producer gave back.
     fn leave_producer(&mut self, consumer: &str, warps: i64) {
@@ -1561,7 +1656,7 @@ impl FuncWriter<'_> {
         // i64 forms cached in the producer's blocks do not dominate the consumers'.
         self.wide.clear();
         self.label(consumer);
-        if let (_, Some(take)) = register_split(warps) {
+        if let (_, Some(take)) = register_split(warps, self.occupancy_cap(warps)) {
             self.intrinsic_void("llvm.nvvm.setmaxnreg.inc.sync.aligned.u32", &[("i32", &take.to_string())]);
         }
         self.producer_warps = Some(warps);
@@ -1812,5 +1907,43 @@ impl FuncWriter<'_> {
         }
         *text = text.replace(STAGE_BASE, &base.to_string());
         region
+    }
+}
+
+#[cfg(test)]
+mod register_split_tests {
+    use super::register_split;
+
+    /// Registers of the CTA after the split never exceed what it launched with.
+    fn fits(warps: i64, maxnreg: Option<u32>) {
+        let threads = (32 * warps + 128) as u32;
+        let at_launch = (65536 / threads / 8 * 8).min(256).min(maxnreg.map_or(256, |m| m / 8 * 8));
+        let (give, take) = register_split(warps, maxnreg);
+        if let Some(g) = give {
+            assert!(g % 8 == 0 && (24..=256).contains(&g) && g < at_launch);
+        }
+        let (give, consumers) = (give.unwrap_or(at_launch), take.unwrap_or(at_launch));
+        if let Some(t) = take {
+            assert!(t % 8 == 0 && t > at_launch && t <= 256, "{t}");
+        }
+        assert!(give * 128 + consumers * 32 * warps as u32 <= at_launch * threads, "{warps} warps, cap {maxnreg:?}");
+    }
+
+    #[test]
+    fn counts_follow_the_ctas_register_budget() {
+        // One consumer warpgroup starts at the maximum: only the producer gives back.
+        assert_eq!(register_split(4, None), (Some(40), None));
+        // Two share what a 384-thread launch (168 each) leaves after the producer's 40.
+        assert_eq!(register_split(8, None), (Some(40), Some(232)));
+        // An occupancy cap of 80 per thread shrinks the pool the consumers can take from.
+        assert_eq!(register_split(8, Some(80)), (Some(40), Some(96)));
+        assert_eq!(register_split(16, None), (Some(40), Some(104)));
+        // A cap at the ISA's minimum leaves nothing to move.
+        assert_eq!(register_split(8, Some(24)), (None, None));
+        for warps in [4, 8, 12, 16, 24] {
+            for cap in [None, Some(24), Some(64), Some(80), Some(128), Some(255)] {
+                fits(warps, cap);
+            }
+        }
     }
 }

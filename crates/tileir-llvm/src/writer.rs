@@ -169,10 +169,20 @@ pub fn write_module(module: &Module, options: &LlvmOptions) -> Result<LlvmOutput
             OpKind::TileAa(TileAaOp::Func { sym_name, num_warps, hints, .. }) => {
                 let group = attr_groups.len();
                 let mut f = FuncWriter::new(module, &mut decls, &options.target, format!("@{}.smem", sanitize(sym_name)));
+                f.kernel_hints = hints.clone();
                 let written = f.function(top, sym_name, group);
-                // A warp-specialized ring's producer warpgroup comes on top of the kernel's warps.
+                // A warp-specialized ring's producer warpgroup comes on top of the kernel's warps
+                // (those its consumers' barriers count: they must be the kernel's).
+                let warps = num_warps.unwrap_or(4);
+                let written = match (written, f.producer_warps) {
+                    (Ok(_), Some(w)) if w != i64::from(warps) => Err(vec![Diagnostic::error(
+                        module.op_location(top),
+                        format!("internal: the warp-specialized ring's consumers are {w} warps, but the kernel has {warps}"),
+                    )]),
+                    (w, _) => w,
+                };
                 let producer_threads = if f.producer_warps.is_some() { 128 } else { 0 };
-                let num_threads = 32 * num_warps.unwrap_or(4) + producer_threads;
+                let num_threads = 32 * warps + producer_threads;
                 let spec = KernelSpec::resolve(hints.as_deref(), &options.target, num_threads);
                 attr_groups.push(format!("attributes #{group} = {{ nounwind {} }}", spec.nvvm_attributes()));
                 match written {
@@ -312,6 +322,9 @@ pub(crate) struct FuncWriter<'a> {
     pub(crate) producer_warps: Option<i64>,
     /// The warp-specialized ring of a persistent tile loop, once its producer split off.
     pub(crate) persistent_ring: Option<crate::wgmma::PersistentRing>,
+    /// The kernel's optimization hints (the occupancy cap bounds a producer split's
+    /// register budget).
+    pub(crate) kernel_hints: Option<Vec<(String, tileir_ir::Attr)>>,
 }
 
 pub(crate) fn llvm_type(n: NumType) -> Option<&'static str> {
@@ -444,6 +457,7 @@ impl<'a> FuncWriter<'a> {
             entry_block: None,
             producer_warps: None,
             persistent_ring: None,
+            kernel_hints: None,
             stage_mbarriers_used: false,
             tma_rings: Vec::new(),
             ring_loop_depth: 0,
