@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tileir as ct
-from arrays import copy_keeping_strides
+from arrays import assert_same_bits as assert_bits, copy_keeping_strides, emulate_and_interpret
 
 import sample_runs
 
@@ -65,17 +65,9 @@ def mm_tiled_f32(A, B, Z, tm: C[int], tn: C[int], tk: C[int]):
 
 
 def run_both(kern, grid, args, target="sm_90a"):
-    a1 = [copy_keeping_strides(a) for a in args]
-    a2 = [copy_keeping_strides(a) for a in args]
-    ct.interpret(grid, kern, a1)
-    ct.emulate(grid, kern, a2, target=target)
-    return a1, a2
-
-
-def assert_bits(got, want):
-    assert got.dtype == want.dtype
-    same = (got.view(np.uint8) == want.view(np.uint8)).reshape(got.shape + (-1,)).all(axis=-1)
-    assert same.all(), f"{(~same).sum()} elements differ; first {got[~same][:4]} vs {want[~same][:4]}"
+    """(interpreted, emulated) copies of ``args`` after running ``kern`` both ways."""
+    compiled = ct.compile(kern, [copy_keeping_strides(a) for a in args], target=target)
+    return emulate_and_interpret(grid, kern, compiled, args)
 
 
 def ptx(kern, args, target="sm_90a"):
