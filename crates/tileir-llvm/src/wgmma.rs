@@ -1613,18 +1613,36 @@ impl FuncWriter<'_> {
     /// which then only waits for and releases stages; from here on their barriers count
     /// only them.
     fn split_producer(&mut self, p: &TmaPipelineLoop, plan: &WgmmaPlan) -> R<()> {
-        let consumer = self.enter_producer(p.warps)?;
+        let registers = self.register_plan(p.warps, plan.fragment_count());
+        let consumer = self.enter_producer(p.warps, registers)?;
         self.producer_ring_loop(p, plan)?;
-        self.leave_producer(&consumer, p.warps);
+        self.leave_producer(&consumer, p.warps, registers);
         Ok(())
+    }
+
+    /// The `setmaxnreg` counts (producer's, consumers') of a split whose consumers are
+    /// `warps` warps with `acc_regs` accumulator registers each, or None for no register
+    /// reallocation. ptxas budgets a kernel that reallocates at its launch maximum (the
+    /// whole register file's share per thread), which holds the SM to one CTA: worth it
+    /// only when the consumers' estimated need (accumulators + [`ACCUMULATOR_HEADROOM`])
+    /// would not let two CTAs share the SM anyway, and when the consumers gain registers.
+    fn register_plan(&self, warps: i64, acc_regs: usize) -> Option<(u32, u32)> {
+        let threads = (32 * warps + WARPGROUP_THREADS) as usize;
+        if (acc_regs + ACCUMULATOR_HEADROOM) * threads <= 65536 / 2 {
+            return None;
+        }
+        match register_split(warps, self.occupancy_cap(warps)) {
+            (Some(give), Some(take)) => Some((give, take)),
+            _ => None,
+        }
     }
 
     /// Branches the producer warpgroup off: it gives back registers and all its threads but
     /// the first return; code emitted next runs on that first thread. Returns the label the
     /// kernel's own warps continue at ([`Self::leave_producer`]).
-    fn enter_producer(&mut self, warps: i64) -> R<String> {
+    fn enter_producer(&mut self, warps: i64, registers: Option<(u32, u32)>) -> R<String> {
         let consumers = 32 * warps;
-        let (give, _) = register_split(warps, self.occupancy_cap(warps));
+        let give = registers.map(|(give, _)| give);
         let tid = self.thread_id();
         let is_producer = self.emit("wsp", format!("icmp uge i32 {tid}, {consumers}"));
         let (producer, consumer, issuer_block) = (self.new_label("producer"), self.new_label("consumer"), self.new_label("issuer"));
@@ -1651,12 +1669,12 @@ impl FuncWriter<'_> {
 
     /// Ends the producer's code (it returns) and continues with the kernel's own warps at
     /// `consumer`, which take the registers the producer gave back.
-    fn leave_producer(&mut self, consumer: &str, warps: i64) {
+    fn leave_producer(&mut self, consumer: &str, warps: i64, registers: Option<(u32, u32)>) {
         self.line("ret void");
         // i64 forms cached in the producer's blocks do not dominate the consumers'.
         self.wide.clear();
         self.label(consumer);
-        if let (_, Some(take)) = register_split(warps, self.occupancy_cap(warps)) {
+        if let Some((_, take)) = registers {
             self.intrinsic_void("llvm.nvvm.setmaxnreg.inc.sync.aligned.u32", &[("i32", &take.to_string())]);
         }
         self.producer_warps = Some(warps);
@@ -1712,7 +1730,8 @@ impl FuncWriter<'_> {
         self.intrinsic_void("llvm.nvvm.fence.proxy.async", &[]);
         self.barrier();
         let ring = self.add_tma_ring(pipe);
-        let consumer = self.enter_producer(pipe.warps)?;
+        let registers = self.register_plan(pipe.warps, pipe.plan.fragment_count());
+        let consumer = self.enter_producer(pipe.warps, registers)?;
         let outer_op = &m.ops[outer];
         let OpKind::CudaTile(oc) = &outer_op.kind else { return Err("a persistent loop must be a cuda_tile.for".into()) };
         let outer_ty = self.val_ty(outer_op.operands[0]).num().ok_or("loop bounds must be integers")?;
@@ -1764,7 +1783,7 @@ impl FuncWriter<'_> {
         self.line(&format!("br label {head}"));
         self.body = self.body.replace(&format!("{mark}\n"), &format!(", [ {tn}, {latch} ]\n"));
         self.label(&done);
-        self.leave_producer(&consumer, pipe.warps);
+        self.leave_producer(&consumer, pipe.warps, registers);
         self.persistent_ring = Some(PersistentRing { outer, inner, ring });
         Ok(())
     }
