@@ -700,6 +700,51 @@ def test_a_persistent_ring_runs_on_across_tiles():
             np.testing.assert_array_equal(r2[2], (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16))
 
 
+@ct.kernel
+def mm_index_in_loop(A, B, Z, tm: C[int], tn: C[int], tk: C[int]):
+    # The tile's row index computed inside the K loop (the same in every iteration).
+    acc = ct.full((tm, tn), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        row = (ct.bid(0) * 3) // 3
+        a = ct.load(A, index=(row, k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, index=(k, ct.bid(1)), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(Z, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+
+@ct.kernel
+def persistent_index_in_loop(A, B, Z, tm: C[int], tn: C[int], tk: C[int]):
+    # A persistent tile loop whose K loop computes the tile's coordinates itself.
+    tiles_n = ct.cdiv(Z.shape[1], tn)
+    for t in range(ct.bid(0), ct.cdiv(Z.shape[0], tm) * tiles_n, ct.num_blocks(0)):
+        acc = ct.zeros((tm, tn), ct.float32)
+        for k in range(ct.num_tiles(A, 1, (tm, tk))):
+            a = ct.load(A, (t // tiles_n, k), (tm, tk), padding_mode=ct.PaddingMode.ZERO)
+            b = ct.load(B, (k, t % tiles_n), (tk, tn), padding_mode=ct.PaddingMode.ZERO)
+            acc = ct.mma(a, b, acc)
+        ct.store(Z, (t // tiles_n, t % tiles_n), acc)
+
+
+@pytest.mark.parametrize("specialized", [True, False], ids=["AWS", "AUS"])
+def test_tile_coordinates_computed_inside_the_k_loop_still_feed_the_ring(specialized):
+    # Scalar work inside the K loop that only depends on values from outside it is
+    # computed again where the copies are issued (before the loop, or in the producer).
+    rng = np.random.default_rng(41)
+    a = small_ints(rng, (200, 256)).astype(np.float16)[:, :150]
+    b = small_ints(rng, (256, 144)).astype(np.float16)[:150, :136]
+    want = a.astype(np.float32) @ b.astype(np.float32)
+    for kern, grids in [(mm_index_in_loop, [(4, 3)]), (persistent_index_in_loop, [(1,), (5,)])]:
+        kern = kern.replace_hints(warp_specialize=specialized)
+        args = [a, b, np.zeros((200, 144), np.float32)[:, :136], 64, 64, 32]
+        compiled, ptx = compile_checked(kern, args)
+        assert "mbarrier.try_wait.parity" in ptx and "ld.global" not in ptx, "operands by the TMA ring"
+        assert warp_specialized(compiled) == specialized
+        for grid in grids:
+            r1, r2 = run_both(kern, grid, args, race_check=True)
+            assert_bits(r2[2], r1[2])
+            np.testing.assert_array_equal(r2[2], want)
+
+
 def test_memory_work_before_the_loop_keeps_one_agent():
     # The producer warpgroup would run the code before the loop too: a load there (the
     # accumulator's initial tile) keeps the ring unspecialized (AUS), thread 0 issuing.

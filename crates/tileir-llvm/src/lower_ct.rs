@@ -1052,6 +1052,7 @@ impl FuncWriter<'_> {
             specialized: p.split_at.is_some(),
             base: base.clone(),
             trips: trips.clone(),
+            loop_op: op,
         });
         if let (Some(p), Some(pl)) = (&pipeline, &pipeline_loop) {
             self.tma_pipeline_prologue(pl, &p.plan)?;

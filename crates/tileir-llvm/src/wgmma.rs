@@ -1053,6 +1053,11 @@ pub(crate) enum IndexSource {
     Invariant(ValueId),
     /// A special register (`ctaid.x`, …): a grid query inside the loop is invariant too.
     Special(&'static str),
+    /// A value the loop body computes from values defined outside it, by scalar ops only
+    /// (a tile index such as `t // tiles_n` written inside the K loop): the same in every
+    /// iteration, so copies issued before the loop (or by the producer) compute it there
+    /// too ([`FuncWriter::hoisted_slice`]).
+    Hoisted(ValueId),
 }
 
 /// Stages of a ring whose loop does not ask for a depth (`tileir.num_stages`): as many as
@@ -1142,6 +1147,8 @@ pub(crate) struct TmaPipelineLoop {
     /// trip count of this tile's.
     pub(crate) base: Option<String>,
     pub(crate) trips: Option<String>,
+    /// The `for` op.
+    pub(crate) loop_op: OpId,
 }
 
 /// Registers per thread a warp-specialized kernel's producer warpgroup keeps: enough for
@@ -1227,6 +1234,7 @@ impl FuncWriter<'_> {
                         Some(OpKind::TileAa(tileir_ir::TileAaOp::GetNumPrograms { dim })) => {
                             IndexSource::Special(["nctaid.x", "nctaid.y", "nctaid.z"][*dim as usize % 3])
                         }
+                        _ if self.hoisted_slice(op, ix).is_some() => IndexSource::Hoisted(ix),
                         _ => return None,
                     }
                 };
@@ -1346,6 +1354,62 @@ impl FuncWriter<'_> {
                 root.is_some() && !read.contains(&root)
             }
             _ => false,
+        }
+    }
+
+    /// The ops of loop `op`'s body (in body order) that compute `v` from values defined
+    /// outside the loop, if they are all region-free scalar work directly in the body (None
+    /// otherwise: `v` varies per iteration, or computing it takes more than registers).
+    pub(crate) fn hoisted_slice(&self, op: OpId, v: ValueId) -> Option<Vec<OpId>> {
+        let m = self.m;
+        let body = m.entry_block(op, 0)?;
+        let mut slice = Vec::new();
+        let mut stack = vec![v];
+        while let Some(x) = stack.pop() {
+            let Some(d) = m.defining_op(x) else {
+                // A block argument of the loop (its induction variable or carried values)
+                // varies; any other is from outside.
+                if m.value_block(x).and_then(|b| m.parent_op_of_block(b)).is_some_and(|p| m.is_ancestor(op, p)) {
+                    return None;
+                }
+                continue;
+            };
+            if !m.is_ancestor(op, d) || slice.contains(&d) {
+                continue;
+            }
+            if m.ops[d].parent != Some(body) || !self.registers_only(d) {
+                return None;
+            }
+            slice.push(d);
+            stack.extend(m.ops[d].operands.iter().copied());
+        }
+        let order = &m.blocks[body].ops;
+        slice.sort_by_key(|d| order.iter().position(|o| o == d));
+        Some(slice)
+    }
+
+    /// Lowers, at the current point (before loop `p`, or in its producer), the scalar ops
+    /// its copies' hoisted coordinates need ([`IndexSource::Hoisted`]); the loop body
+    /// lowers them again where they stand.
+    fn lower_hoisted(&mut self, p: &TmaPipelineLoop) {
+        let mut ops: Vec<OpId> = Vec::new();
+        for (_, sources) in &p.loads {
+            for s in sources {
+                if let IndexSource::Hoisted(v) = s {
+                    for o in self.hoisted_slice(p.loop_op, *v).unwrap_or_default() {
+                        if !ops.contains(&o) {
+                            ops.push(o);
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(body) = self.m.entry_block(p.loop_op, 0) {
+            let order = &self.m.blocks[body].ops;
+            ops.sort_by_key(|d| order.iter().position(|o| o == d));
+        }
+        for o in ops {
+            self.op(o);
         }
     }
 
@@ -1517,7 +1581,7 @@ impl FuncWriter<'_> {
             for s in sources {
                 let (v, ty) = match s {
                     IndexSource::InductionVariable => (iv.to_string(), p.ilt),
-                    IndexSource::Invariant(v) => {
+                    IndexSource::Invariant(v) | IndexSource::Hoisted(v) => {
                         let ty = if num(self.val_ty(v).elem) == Some(NumType::I64) { "i64" } else { "i32" };
                         (self.scalar(d.load, v).ok_or("a tile coordinate was not lowered")?, ty)
                     }
@@ -1586,6 +1650,7 @@ impl FuncWriter<'_> {
         if p.specialized {
             return self.split_producer(p, plan);
         }
+        self.lower_hoisted(p);
         let lead = ring_lead_token(p.ring);
         for j in 0..p.requested - 1 {
             let (ilt, step) = (p.ilt, p.step.clone());
@@ -1615,6 +1680,7 @@ impl FuncWriter<'_> {
     fn split_producer(&mut self, p: &TmaPipelineLoop, plan: &WgmmaPlan) -> R<()> {
         let registers = self.register_plan(p.warps, plan.fragment_count());
         let consumer = self.enter_producer(p.warps, registers)?;
+        self.lower_hoisted(p);
         self.producer_ring_loop(p, plan)?;
         self.leave_producer(&consumer, p.warps, registers);
         Ok(())
@@ -1776,7 +1842,9 @@ impl FuncWriter<'_> {
             specialized: true,
             base: Some(base),
             trips: Some(trips),
+            loop_op: inner,
         };
+        self.lower_hoisted(&pl);
         self.producer_ring_loop(&pl, &pipe.plan)?;
         let tn = self.emit("ptn", format!("add {olt} {t}, {ostep}"));
         let latch = self.cur_block.clone();
