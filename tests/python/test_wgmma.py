@@ -946,3 +946,34 @@ def test_rings_match_the_interpreter_on_random_shapes(tiles, m, n, k, stages, sp
     assert "mbarrier.try_wait.parity" in ptx
     r1, r2 = run_both(kern, grid, args, race_check=True)
     assert_bits(r2[2], r1[2])
+
+
+@pytest.mark.gpu
+def test_rings_on_the_gpu_match_the_interpreter():
+    # The same kernels on the device (an sm_90a GPU): AWS with and without register
+    # reallocation, AUS, and the persistent ring across tiles; ragged M, N, K (rows of
+    # 16-element multiples, so the operands go by TMA); bit for bit.
+    from tileir import cuda
+    from tileir._toolchain.cuda import compute_capability
+
+    if compute_capability(0) != (9, 0):
+        pytest.skip("the TMA ring and wgmma need an sm_90a GPU")
+    from test_frontend_samples import SAMPLES
+
+    rng = np.random.default_rng(42)
+    m, n, k = 200, 144, 160
+    a = small_ints(rng, (m, k)).astype(np.float16)
+    b = small_ints(rng, (k, n)).astype(np.float16)
+    persistent = SAMPLES["persistent_matmul"][0]
+    cases = [(mm_tiled, (64, 64, 32), {}, np.float32), (mm_tiled, (128, 128, 64), {}, np.float32),
+             (mm_tiled, (128, 128, 64), {"warp_specialize": False}, np.float32),
+             (persistent, (64, 64, 32), {}, np.float16), (persistent, (128, 128, 64), {}, np.float16)]
+    for kern, tiles, hints, out_dtype in cases:
+        kern = kern.replace_hints(**hints) if hints else kern
+        grid = (5,) if kern.name == "persistent_matmul" else (ct.cdiv(m, tiles[0]), ct.cdiv(n, tiles[1]))
+        want = [a, b, np.zeros((m, n), out_dtype), *tiles]
+        ct.interpret(grid, kern, want)
+        dz = cuda.to_device(np.zeros((m, n), out_dtype))
+        ct.launch(None, grid, kern, (cuda.to_device(a), cuda.to_device(b), dz, *tiles))
+        cuda.synchronize()
+        assert_bits(dz.copy_to_host(), want[2])
