@@ -51,6 +51,10 @@ pub struct Function {
     pub reqntid: Option<[u32; 3]>,
     /// `.maxntid` if given.
     pub maxntid: Option<[u32; 3]>,
+    /// `.maxnreg` if given.
+    pub maxnreg: Option<u32>,
+    /// `.minnctapersm` if given.
+    pub minnctapersm: Option<u32>,
     /// `.reqnctapercluster` if given.
     pub cluster: Option<[u32; 3]>,
     /// `.explicitcluster`.

@@ -245,6 +245,8 @@ impl Decoder {
             shared_bytes: align_up(self.shared_bytes, 16),
             local_bytes: align_up(self.local_bytes, 16),
             reqntid: f.reqntid.or(f.maxntid),
+            maxnreg: f.maxnreg,
+            minnctapersm: f.minnctapersm,
             cluster: f.cluster,
             explicit_cluster: f.explicit_cluster || f.cluster.is_some(),
             module_vars: self.module_vars,
@@ -1026,17 +1028,17 @@ impl Decoder {
                     return Ok(Op::Mov { d, a: Src::I(0), bits: 64 });
                 }
                 if base == "setmaxnreg" {
-                    // Registers are not a resource here, but the count's rules are the ISA's:
-                    // .inc or .dec, an immediate in [24, 256], a multiple of 8.
+                    // The count's rules are the ISA's: .inc or .dec, an immediate in [24, 256],
+                    // a multiple of 8. The executor models the CTA's register pool.
                     self.ops(i, 1)?;
                     if !has("inc") && !has("dec") {
                         return Err(decode_err(line, "setmaxnreg needs .inc or .dec"));
                     }
-                    match self.src(&o[0], 32, line)? {
-                        Src::I(n) if (24..=256).contains(&n) && n % 8 == 0 => {}
-                        Src::I(n) => return Err(decode_err(line, format!("setmaxnreg count {n} must be a multiple of 8 in [24, 256]"))),
-                        Src::R(_) => return Err(decode_err(line, "setmaxnreg needs an immediate register count")),
-                    }
+                    return match self.src(&o[0], 32, line)? {
+                        Src::I(n) if (24..=256).contains(&n) && n % 8 == 0 => Ok(Op::SetMaxNReg { inc: has("inc"), n: n as u32 }),
+                        Src::I(n) => Err(decode_err(line, format!("setmaxnreg count {n} must be a multiple of 8 in [24, 256]"))),
+                        Src::R(_) => Err(decode_err(line, "setmaxnreg needs an immediate register count")),
+                    };
                 }
                 Op::Nop
             }

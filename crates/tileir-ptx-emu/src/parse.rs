@@ -273,6 +273,8 @@ impl Parser {
                     match w.as_str() {
                         ".reqntid" => f.reqntid = Some(self.dims()?),
                         ".maxntid" => f.maxntid = Some(self.dims()?),
+                        ".maxnreg" => f.maxnreg = Some(self.number()? as u32),
+                        ".minnctapersm" => f.minnctapersm = Some(self.number()? as u32),
                         ".reqnctapercluster" => f.cluster = Some(self.dims()?),
                         ".explicitcluster" => f.explicit_cluster = true,
                         _ => {}

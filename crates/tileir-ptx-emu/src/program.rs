@@ -518,9 +518,13 @@ pub enum Op {
     Activemask { d: Reg },
     /// elect.sync d|p, mask
     Elect { d: Option<Reg>, p: Option<Reg>, mask: Src },
-    /// fences, membar, prefetch, griddepcontrol, setmaxnreg, nanosleep, pragmas: no effect
-    /// on a sequentially consistent emulator.
+    /// fences, membar, prefetch, griddepcontrol, nanosleep, pragmas: no effect on a
+    /// sequentially consistent emulator.
     Nop,
+    /// `setmaxnreg.{inc,dec}.sync.aligned.u32 n`: the warp's per-thread register count
+    /// becomes `n`, taking registers from (`inc`, blocking until there are enough) or giving
+    /// them back to (`dec`) its CTA's pool.
+    SetMaxNReg { inc: bool, n: u32 },
     /// `ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16`: `ds.len()` matrices.
     Ldmatrix { space: Space, trans: bool, ds: Vec<Reg>, addr: Addr },
     /// `stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16`.
@@ -689,6 +693,12 @@ pub struct Program {
     pub local_bytes: usize,
     /// `.reqntid` / `.maxntid` if present.
     pub reqntid: Option<[u32; 3]>,
+    /// `.maxnreg` if present: caps the per-thread register count every warp starts with
+    /// (setmaxnreg's starting point).
+    pub maxnreg: Option<u32>,
+    /// `.minnctapersm` if present: with `.reqntid`/`.maxntid` it makes setmaxnreg effective
+    /// (ptxas ignores setmaxnreg in a kernel with neither this nor `.maxnreg`).
+    pub minnctapersm: Option<u32>,
     /// `.reqnctapercluster`.
     pub cluster: Option<[u32; 3]>,
     /// `.explicitcluster` or `.reqnctapercluster`: `%is_explicit_cluster` reads 1.
@@ -886,7 +896,7 @@ impl Op {
                 s(a);
                 s(rank);
             }
-            Op::Bra { .. } | Op::Exit | Op::Ret | Op::CallFunc { .. } | Op::ClusterArrive { .. } | Op::ClusterWait | Op::Trap | Op::Call { .. } | Op::Nop | Op::CpAsyncCommit | Op::CpAsyncWait { .. } | Op::BulkCommit | Op::BulkWait { .. } | Op::WgmmaCommit | Op::WgmmaWait { .. } => {}
+            Op::Bra { .. } | Op::Exit | Op::Ret | Op::CallFunc { .. } | Op::ClusterArrive { .. } | Op::ClusterWait | Op::Trap | Op::Call { .. } | Op::Nop | Op::SetMaxNReg { .. } | Op::CpAsyncCommit | Op::CpAsyncWait { .. } | Op::BulkCommit | Op::BulkWait { .. } | Op::WgmmaCommit | Op::WgmmaWait { .. } => {}
         }
         out.extend(regs);
         out

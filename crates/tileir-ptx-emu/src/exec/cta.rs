@@ -472,6 +472,113 @@ pub(crate) struct Env<'a> {
     pub cbar_phase: u32,
     /// wgmma groups per warp and warpgroup.
     pub wg: WgSync,
+    /// setmaxnreg: register counts per warp and the CTA's pool.
+    pub nreg: RegBudget,
+}
+
+/// `setmaxnreg`: each warp's per-thread register count and the CTA's pool of registers
+/// released by `setmaxnreg.dec`. The CTA owns `initial * threads` registers: every warp
+/// starts at `initial` per thread and the pool empty; a `.dec` to n gives `(count - n) * 32`
+/// to the pool, an `.inc` to n takes `(n - count) * 32` from it and waits until it has that
+/// many. Registers of warps that exit do not return to the pool.
+pub(crate) struct RegBudget {
+    /// setmaxnreg takes effect: ptxas ignores it (advisory C7508, the instruction is
+    /// dropped) unless the kernel has `.maxnreg`, or `.reqntid`/`.maxntid` with
+    /// `.minnctapersm`, which fix the register count at entry.
+    pub effective: bool,
+    /// The per-thread count every warp starts with.
+    pub initial: u32,
+    /// Threads the CTA holds registers for (its warps times 32).
+    pub threads: u32,
+    /// Registers released by `.dec` and not yet taken by an `.inc`.
+    pub pool: u64,
+    /// Per warp: its current per-thread count.
+    pub count: Vec<u32>,
+    /// Per warp: the setmaxnreg instructions it has completed.
+    pub done: Vec<u32>,
+    /// Per warpgroup: its k-th setmaxnreg as the first warp to execute it did (inc, count,
+    /// PTX line, warp); the other warps' k-th must be the same.
+    pub steps: Vec<Vec<(bool, u32, u32, usize)>>,
+}
+
+/// "setmaxnreg.inc 232".
+fn smr(inc: bool, n: u32) -> String {
+    format!("setmaxnreg.{} {n}", if inc { "inc" } else { "dec" })
+}
+
+impl RegBudget {
+    /// Every warp's count at launch: min(256, 65536 / (threads * `.minnctapersm`)), capped
+    /// by `.maxnreg`, rounded down to a multiple of 8 — what ptxas allocates a setmaxnreg
+    /// kernel with `.reqntid` and `.minnctapersm 1` (the CTA gets the SM's 64K registers;
+    /// with n CTAs per SM, its n-th of them).
+    pub fn new(nwarps: usize, prog: &crate::program::Program) -> Self {
+        let threads = (nwarps * 32).max(32) as u32;
+        let ctas = prog.minnctapersm.unwrap_or(1).max(1);
+        let mut initial = (65536 / threads.saturating_mul(ctas)).min(256) / 8 * 8;
+        if let Some(m) = prog.maxnreg {
+            initial = initial.min(m / 8 * 8);
+        }
+        let effective = prog.maxnreg.is_some() || (prog.reqntid.is_some() && prog.minnctapersm.is_some());
+        RegBudget { effective, initial, threads, pool: 0, count: vec![initial; nwarps], done: vec![0; nwarps], steps: vec![Vec::new(); nwarps.div_ceil(4)] }
+    }
+
+    /// Registers an `.inc` to `n` of `warp` takes from the pool.
+    pub fn need(&self, warp: usize, n: u32) -> u64 {
+        n.saturating_sub(self.count[warp]) as u64 * 32
+    }
+
+    /// Warp `warp` (all its live lanes together) executes `setmaxnreg.{inc,dec} n` at PTX
+    /// line `line`; `live`: which warps of the CTA have live lanes. Ok(false): an `.inc`
+    /// whose registers the pool does not have yet (the warp waits and retries). Errors on
+    /// the ISA's rules: `.inc` below / `.dec` above the current count, a warp's second
+    /// setmaxnreg while a warp of its warpgroup has not executed the first (the warpgroup
+    /// must synchronize in between), and warps of a warpgroup executing different ones.
+    pub fn step(&mut self, live: &[bool], warp: usize, inc: bool, n: u32, line: u32) -> std::result::Result<bool, String> {
+        let (wg, k) = (warp / 4, self.done[warp] as usize);
+        let group = 4 * wg..(4 * wg + 4).min(self.count.len());
+        if k > 0 {
+            if let Some(v) = group.clone().find(|&v| v != warp && live[v] && (self.done[v] as usize) < k) {
+                let (pi, pn, pl, _) = self.steps[wg][k - 1];
+                return Err(format!(
+                    "warp {warp} executes {} (its setmaxnreg number {}) while warp {v} of its warpgroup has not executed the previous one ({} at PTX line {pl}): after a setmaxnreg the warpgroup must synchronize before the next",
+                    smr(inc, n),
+                    k + 1,
+                    smr(pi, pn)
+                ));
+            }
+        }
+        match self.steps[wg].get(k) {
+            Some(&(pi, pn, pl, pw)) if (pi, pn) != (inc, n) => {
+                return Err(format!(
+                    "warp {warp} executes {} but warp {pw} of its warpgroup executed {} at PTX line {pl} as the warpgroup's setmaxnreg number {}: every warp of a warpgroup must execute the same setmaxnreg",
+                    smr(inc, n),
+                    smr(pi, pn),
+                    k + 1
+                ));
+            }
+            Some(_) => {}
+            None => self.steps[wg].push((inc, n, line, warp)),
+        }
+        let cur = self.count[warp];
+        if inc && n < cur {
+            return Err(format!("warp {warp}: setmaxnreg.inc to {n} registers per thread is below the warp's current count {cur} (.inc must not lower it)"));
+        }
+        if !inc && n > cur {
+            return Err(format!("warp {warp}: setmaxnreg.dec to {n} registers per thread is above the warp's current count {cur} (.dec must not raise it)"));
+        }
+        if inc {
+            let need = self.need(warp, n);
+            if need > self.pool {
+                return Ok(false);
+            }
+            self.pool -= need;
+        } else {
+            self.pool += (cur - n) as u64 * 32;
+        }
+        self.count[warp] = n;
+        self.done[warp] += 1;
+        Ok(true)
+    }
 }
 
 /// wgmma.mma_async is one operation of a warpgroup: it executes once all four warps have
@@ -657,6 +764,7 @@ fn new_cta<'a>(ctx: &'a LaunchCtx<'a>, ctaid: [u32; 3], rank: u32) -> Cta<'a> {
         cbar_phase: 0,
         tx_by_async_proxy: false,
         wg: WgSync::new(nwarps as usize),
+        nreg: RegBudget::new(nwarps as usize, prog),
     };
     let warps: Vec<Warp> = (0..nwarps)
         .map(|w| {

@@ -283,6 +283,14 @@ impl Warp {
                 format!("wait at the cluster barrier (barrier.cluster.wait, phase {})", self.cl_phase[l])
             } else if waiting_bar {
                 format!("wait at barrier {}", self.bar_id[l])
+            } else if let (true, Some(Op::SetMaxNReg { inc, n })) = (waiting_sync, prog.insts.get(at as usize).map(|i| &i.op)) {
+                let mut here = 0u32;
+                for_lanes(self.sync_wait, |k| {
+                    if self.pcs[k] == pc {
+                        here |= 1 << k;
+                    }
+                });
+                format!("wait in setmaxnreg.{} {n} for {} of the warp (.sync.aligned: every live lane executes it together)", if *inc { "inc" } else { "dec" }, lanes_text(live & !here))
             } else if waiting_sync {
                 let missing = match prog.insts.get(at as usize).and_then(|i| sync_mask(&i.op)) {
                     Some(mask) => {
@@ -301,6 +309,17 @@ impl Warp {
                         format!("spin in an mbarrier wait loop on the {}{waits}", super::asyncop::describe(env, off))
                     }
                     None => "spin in an mbarrier wait loop".to_string(),
+                }
+            } else if let (true, Some(&Op::SetMaxNReg { inc: true, n })) = (env.nreg.effective, prog.insts.get(at as usize).map(|i| &i.op)) {
+                let (w, b) = (self.id as usize, &env.nreg);
+                let need = b.need(w, n);
+                if need > b.pool {
+                    format!(
+                        "wait in setmaxnreg.inc {n} for {need} registers ({} to {n} per thread, 32 threads) while the CTA's pool has {} (registers released by setmaxnreg.dec; the CTA owns {} per thread for {} threads)",
+                        b.count[w], b.pool, b.initial, b.threads
+                    )
+                } else {
+                    "are runnable".to_string()
                 }
             } else if let Some(Op::WgmmaWait { n }) = prog.insts.get(at as usize).map(|i| &i.op) {
                 let seq = env.wg.target(self.id as usize, *n);
@@ -518,6 +537,73 @@ impl Warp {
                     self.set_pc(g.mask, g.pc);
                     return Ok(done);
                 }
+                Op::SetMaxNReg { inc, n } if exec != 0 && env.nreg.effective => {
+                    // .sync.aligned: every live lane of the warp executes the same setmaxnreg,
+                    // together; then the warp's count changes (an .inc waits for the pool).
+                    let (inc, n) = (*inc, *n);
+                    if exec != g.mask {
+                        return Err(EmuError::new(
+                            ErrorKind::Undefined,
+                            inst.line,
+                            format!("warp {}: {} execute setmaxnreg but {} skip it (guard false); setmaxnreg is .sync.aligned: every lane of the warp executes it", self.id, lanes_text(exec), lanes_text(g.mask & !exec)),
+                        ));
+                    }
+                    let (mut here, mut elsewhere, mut other) = (exec, 0u32, 0u32);
+                    for_lanes(self.sync_wait, |l| {
+                        if self.pcs[l] == g.pc {
+                            here |= 1 << l;
+                        } else if matches!(insts.get(self.pcs[l] as usize).map(|i| &i.op), Some(Op::SetMaxNReg { .. })) {
+                            elsewhere |= 1 << l;
+                            other = self.pcs[l];
+                        }
+                    });
+                    if elsewhere != 0 {
+                        return Err(EmuError::new(
+                            ErrorKind::Undefined,
+                            inst.line,
+                            format!(
+                                "warp {}: its lanes disagree on setmaxnreg: {} execute the one at PTX line {}, {} the one at PTX line {} (.sync.aligned: every lane of the warp executes the same setmaxnreg)",
+                                self.id,
+                                lanes_text(here),
+                                inst.line,
+                                lanes_text(elsewhere),
+                                prog.line_of(other)
+                            ),
+                        ));
+                    }
+                    if here != self.live() {
+                        self.sync_wait |= exec;
+                        self.set_pc(g.mask, g.pc);
+                        match self.schedule() {
+                            Some(n) => g = n,
+                            None => return Ok(done),
+                        }
+                        continue;
+                    }
+                    let w = self.id as usize;
+                    let ok = env.nreg.step(&env.wg.live, w, inc, n, inst.line).map_err(|m| {
+                        let c = env.ctaid;
+                        EmuError::new(ErrorKind::Undefined, inst.line, format!("CTA ({},{},{}) {m}", c[0], c[1], c[2]))
+                    })?;
+                    self.sync_wait &= !here;
+                    if !ok {
+                        // The pool lacks the registers: wait here (not counted as executed)
+                        // and retry when the warp runs again.
+                        done -= 1;
+                        self.steps -= 1;
+                        env.warp_insts -= 1;
+                        env.thread_insts -= exec.count_ones() as u64;
+                        self.set_pc(here, g.pc);
+                        return Ok(done);
+                    }
+                    env.effects += 1;
+                    self.set_pc(here, g.pc + 1);
+                    match self.schedule() {
+                        Some(n) => g = n,
+                        None => return Ok(done),
+                    }
+                    continue;
+                }
                 op if sync_mask(op).is_some() => {
                     if exec != 0 {
                         let mask = sync_mask(op).unwrap_or(Src::I(u32::MAX as u64));
@@ -616,7 +702,7 @@ impl Warp {
     /// wgmma.wait_group has retired yet (only later wgmma instructions may use them).
     fn check_wgmma_in_flight(&self, env: &Env<'_>, inst: &Inst) -> Result<()> {
         match &inst.op {
-            Op::Wgmma { .. } | Op::WgmmaCommit | Op::WgmmaWait { .. } | Op::Nop => return Ok(()),
+            Op::Wgmma { .. } | Op::WgmmaCommit | Op::WgmmaWait { .. } | Op::Nop | Op::SetMaxNReg { .. } => return Ok(()),
             _ => {}
         }
         let used = inst.op.registers();
@@ -1248,7 +1334,8 @@ impl Warp {
                 let l = exec.trailing_zeros() as usize;
                 return Err(EmuError::new(ErrorKind::Trap, inst.line, format!("{}: trap", env.who(self.id, l))));
             }
-            Op::Nop => {}
+            // A setmaxnreg ptxas ignores (no register count at entry): nothing.
+            Op::Nop | Op::SetMaxNReg { .. } => {}
             other => return Err(EmuError::new(ErrorKind::Decode, inst.line, format!("internal: {other:?} reached the plain executor"))),
         }
         Ok(())
