@@ -28,9 +28,6 @@ NOT_YET = {}
 
 #: Failing only on some targets: (operation, target) -> (missing op, why).
 NOT_YET_ON = {
-    ("mma", "sm_80"): ("ftof", "fp8 conversions need sm_89 or newer"),
-    ("mma_scaled", "sm_80"): ("mmaf_scaled", "fp8 conversions need sm_89 or newer"),
-    ("astype", "sm_80"): ("ftof", "fp8 conversions need sm_89 or newer"),
     ("grid_dependency_control_wait", "sm_80"): ("gdc_wait_tko", "grid dependency control needs sm_90"),
     ("grid_dependency_control_launch_dependents", "sm_80"):
         ("gdc_launch_dependents_tko", "grid dependency control needs sm_90"),

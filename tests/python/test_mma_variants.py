@@ -195,12 +195,18 @@ def mm_e4m3_bits(A, B, Cin, Z, M: C[int], N: C[int], K: C[int]):
     ct.store(Z, (0, 0), ct.mma(a, b, c))
 
 
-def test_fp8_on_sm_80_lists_why_each_variant_declines():
-    args = [np.ones((32, 32), np.int8)] * 2 + [np.ones((32, 32), np.float32), np.zeros((32, 32), np.float32), 32, 32, 32]
+def test_fp8_on_sm_80_takes_the_fma_loop_with_software_conversions():
+    rng = np.random.default_rng(8)
+    # fp8 bit patterns of finite e4m3 values (0x7F / 0xFF are NaN), accumulating in f32.
+    bits = [rng.integers(0, 0x7E, (32, 32)).astype(np.int8) for _ in range(2)]
+    args = bits + [rng.standard_normal((32, 32)).astype(np.float32), np.zeros((32, 32), np.float32), 32, 32, 32]
+    k = ct.compile(mm_e4m3_bits, args, target="sm_80")
+    assert "mma.sync" not in k.asm["ptx"] and "e4m3x2" not in k.asm["ptx"]
+    want, got = emulate_and_interpret((1,), mm_e4m3_bits, k, args)
+    assert_bits(got[3], want[3])
+    # Forcing the tensor-core variant there names why it cannot apply.
     with pytest.raises(Exception) as err:
-        ct.compile(mm_e4m3_bits, args, target="sm_80")
-    text = str(err.value)
-    assert "mma_sync_fp8: needs sm_89+ (target sm_80)" in text, text
-    assert "mma_sync_tf32:" in text and "mma_sync_i8:" in text and "fma: declined" in text, text
+        ct.compile(mm_e4m3_bits, args, target="sm_80", pipeline="convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas{force-variant=mmaf:mma_sync_fp8}")
+    assert "mma_sync_fp8: needs sm_89+ (target sm_80)" in str(err.value), str(err.value)
     # sm_89 has the instruction.
     assert "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32" in ptx(mm_e4m3_bits, args, "sm_89")

@@ -248,8 +248,19 @@ pub fn round_f64_to_f32_storage(t: NumType, x: f64, rm: RoundingMode) -> f32 {
         }
     }
     let fmt = format_of(t).expect("float type");
-    let bits = encode(fmt, x, rounding_of(rm), Saturation::None);
+    let bits = encode(fmt, x, rounding_of(rm), saturation_of(t));
     bits_to_f32_storage(t, bits)
+}
+
+/// How conversions into `t` treat values past its range. The fp8 formats saturate to their
+/// largest finite value (±inf included; NaN stays NaN), as NVIDIA's compiler converts
+/// (`F2FP.SATFINITE`, the only fp8 conversion Hopper has); the other formats follow
+/// `APFloat` (infinity, or NaN where the format has none; f4E2M1FN always saturates).
+pub fn saturation_of(t: NumType) -> Saturation {
+    match t {
+        NumType::F8E4M3FN | NumType::F8E5M2 => Saturation::Finite,
+        _ => Saturation::None,
+    }
 }
 
 /// The exact `f32` of a bit pattern of a float type stored as `f32` (all but f64). tf32 keeps

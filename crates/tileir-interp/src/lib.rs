@@ -21,8 +21,12 @@
 //!   maximum/minimum with `propagate_nan`, maximumNumber/minimumNumber without; a NaN result
 //!   is the canonical quiet NaN. Math functions are evaluated in `f64` by the platform libm
 //!   and rounded once (error ≤ 0.5 ulp + 2^-29 ulp for f32; f64 carries libm's ≤ 1 ulp).
-//! - **Conversions**: `ftof`/`itof` round once from the exact source value; `ftoi` truncates
-//!   and saturates (NaN gives 0) where the specification says undefined.
+//! - **Conversions**: `ftof`/`itof` round once from the exact source value. Past the range
+//!   of the result: fp8 (e4m3, e5m2) saturates to its largest finite value, infinities
+//!   included (NaN stays NaN), as NVIDIA's compiler converts (`F2FP.SATFINITE`);
+//!   f4E2M1FN always saturates (NaN gives +6); other formats follow `APFloat` (infinity,
+//!   or NaN for e8m0). `ftoi` truncates and saturates (NaN gives 0) where the
+//!   specification says undefined.
 //! - **mma**: sequential in increasing `k`, one rounding per accumulation step in the
 //!   accumulator type (see [`mma`]).
 //! - **reduce/scan**: sequential along `dim`, accumulator first set to the identity, body

@@ -276,23 +276,9 @@ impl Tile {
         }
     }
 
-    /// A tile filled with `n` copies of the padding value of `pad` (zero for `None`).
+    /// The bit pattern of the padding value `pad` in `elem` (zero for `None`).
     pub fn padding_bits(elem: NumType, pad: Option<PaddingValue>) -> u64 {
-        let fmt = crate::float::format_of(elem);
-        match (pad, fmt) {
-            (None | Some(PaddingValue::Zero), _) | (_, None) => 0,
-            (Some(p), Some(f)) => {
-                let neg = matches!(p, PaddingValue::NegZero | PaddingValue::NegInf);
-                match p {
-                    PaddingValue::NegZero => f.zero_bits(true).unwrap_or(0),
-                    PaddingValue::Nan => f.nan_bits().unwrap_or(0),
-                    _ => f
-                        .inf_bits(neg)
-                        .or_else(|| f.nan_bits())
-                        .unwrap_or_else(|| f.max_finite_bits(neg)),
-                }
-            }
-        }
+        PaddingValue::bits(pad, elem)
     }
 }
 

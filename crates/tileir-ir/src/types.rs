@@ -188,6 +188,23 @@ impl PaddingValue {
     pub fn from_keyword(text: &str) -> Option<Self> {
         Self::ALL.iter().copied().find(|p| p.keyword() == text)
     }
+
+    /// The bit pattern of this padding in `elem` (integers always pad with 0). A format
+    /// without the value gets the nearest it has: no infinity gives NaN, no NaN either gives
+    /// the largest finite value of that sign (f4E2M1FN: ±6), and NaN in a format without
+    /// one is 0.
+    pub fn bits(pad: Option<PaddingValue>, elem: NumType) -> u64 {
+        let (Some(pad), Some(f)) = (pad, crate::print::float_format(elem)) else { return 0 };
+        let negative = matches!(pad, PaddingValue::NegZero | PaddingValue::NegInf);
+        match pad {
+            PaddingValue::Zero => 0,
+            PaddingValue::NegZero => f.zero_bits(true).unwrap_or(0),
+            PaddingValue::Nan => f.nan_bits().unwrap_or(0),
+            PaddingValue::PosInf | PaddingValue::NegInf => {
+                f.inf_bits(negative).or_else(|| f.nan_bits()).unwrap_or_else(|| f.max_finite_bits(negative))
+            }
+        }
+    }
 }
 
 /// `tensor_view<shape x elem, strides=[…]>`.

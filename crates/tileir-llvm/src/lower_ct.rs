@@ -9,6 +9,14 @@
 //! row-major position, a CTA barrier, then every thread loads the elements its result
 //! layout gives it. That one data path is correct for every layout pair; faster variants
 //! (shuffles, mma) are chosen by the tile-primitive dispatch in [`crate::dispatch`].
+//!
+//! Conversions round once, like the interpreter, for every pair of formats:
+//! - f64 reaches the narrow formats (fp8, e8m0, tf32) through f32 by round-to-odd, and
+//!   i64 reaches them through f64 the same way, so no value is rounded twice;
+//! - fp8 uses the sm_89+ `cvt` (`.satfinite`: overflow and infinities give the largest
+//!   finite value), and the same rounding in software on older targets; tf32 rounds to nearest even in software (the hardware's `cvt.rna`
+//!   rounds ties away from zero); e8m0 and f4E2M1FN are converted in software on every
+//!   target. An f4E2M1FN element lives in the low nibble of an i8 register, as does i4.
 
 use crate::writer::{llvm_type, FuncWriter, Lowered};
 use std::fmt::Write;
@@ -142,7 +150,9 @@ pub(crate) fn elem_llvm(elem: TileElem) -> Result<&'static str, String> {
         TileElem::Ptr(_) => Ok("ptr addrspace(1)"),
         TileElem::Num(NumType::I1) => Ok("i1"),
         TileElem::Num(NumType::TF32) => Ok("float"),
-        TileElem::Num(NumType::F8E4M3FN | NumType::F8E5M2 | NumType::F8E8M0FNU) => Ok("i8"),
+        // fp8 bits; a 4-bit element (f4E2M1FN's code, i4's bits) in the low nibble, the
+        // high nibble zero.
+        TileElem::Num(NumType::F8E4M3FN | NumType::F8E5M2 | NumType::F8E8M0FNU | NumType::F4E2M1FN | NumType::I4) => Ok("i8"),
         TileElem::Num(n) => llvm_type(n).ok_or_else(|| format!("element type {n} is not supported by the LLVM writer yet")),
     }
 }
@@ -493,6 +503,23 @@ impl FuncWriter<'_> {
         result: ValueId,
         source_offset: &mut dyn FnMut(&mut Self, &[String], &[u64]) -> R<String>,
     ) -> R<()> {
+        let rt = self.val_ty(result);
+        self.through_smem(sources, result, &mut |w, coords, bases| {
+            let off = source_offset(w, coords, bases)?;
+            w.smem_load(rt.elem, &off)
+        })
+    }
+
+    /// Stores `sources` in shared memory (each at its own 16-byte aligned byte offset, every
+    /// element in `smem_elem_bytes`), then computes each register of `result` with `read`
+    /// from its coordinates and the sources' offsets.
+    #[allow(clippy::type_complexity)]
+    fn through_smem(
+        &mut self,
+        sources: &[ValueId],
+        result: ValueId,
+        read: &mut dyn FnMut(&mut Self, &[String], &[u64]) -> R<String>,
+    ) -> R<()> {
         let mut bases = Vec::new();
         let mut total = 0u64;
         for &s in sources {
@@ -502,7 +529,6 @@ impl FuncWriter<'_> {
             total += (n as u64 * smem_elem_bytes(t.elem)).div_ceil(16) * 16;
         }
         self.scratch(total);
-        let rt = self.val_ty(result);
         self.barrier();
         for (i, &s) in sources.iter().enumerate() {
             self.spill_to_smem(s, bases[i])?;
@@ -511,8 +537,7 @@ impl FuncWriter<'_> {
         let coords = self.result_coords(result);
         let mut out = Vec::with_capacity(coords.len());
         for c in coords {
-            let off = source_offset(self, &c, &bases)?;
-            out.push(self.smem_load(rt.elem, &off)?);
+            out.push(read(self, &c, &bases)?);
         }
         self.set_elems(result, out);
         Ok(())
@@ -556,16 +581,55 @@ impl FuncWriter<'_> {
             }
             CtOp::Broadcast | CtOp::Reshape | CtOp::Permute | CtOp::Extract | CtOp::Cat => self.relayout(op, c),
             CtOp::Pack | CtOp::Unpack => {
-                // Both are the tile's bytes read back at another element size: a round trip
-                // through shared memory, written in the source's type, read in the result's.
+                // Both are the tile's bits read back at another element size (low bits
+                // first), through shared memory. Whole-byte elements are written in the
+                // source's type and read in the result's; a sub-byte element (i1 is one bit,
+                // i4 and f4E2M1FN four) takes a byte of its own in shared memory, and each
+                // packed byte is assembled from, or split into, its elements.
                 let (src, result) = (data.operands[0], data.results[0]);
                 let (st, rt) = (self.val_ty(src), self.val_ty(result));
-                let whole_bytes = |e: TileElem| matches!(e, TileElem::Num(n) if n.storage_bytes() >= 1 && !matches!(n, NumType::I1 | NumType::I4 | NumType::F4E2M1FN));
-                if !whole_bytes(st.elem) || !whole_bytes(rt.elem) {
-                    return Err(format!("'{}' of sub-byte elements is not supported yet", c.op.mnemonic()));
+                let packed_bits = |e: TileElem| match e {
+                    TileElem::Num(NumType::I1) => 1,
+                    TileElem::Num(n) => n.bit_width(),
+                    TileElem::Ptr(_) => 64,
+                };
+                let (source_bits, result_bits) = (packed_bits(st.elem), packed_bits(rt.elem));
+                if source_bits >= 8 && result_bits >= 8 {
+                    let size = smem_elem_bytes(rt.elem);
+                    return self.gather_through_smem(&[src], result, &mut |w, coords, _| Ok(w.emit("pk", format!("mul i32 {}, {size}", coords[0]))));
                 }
-                let size = smem_elem_bytes(rt.elem);
-                self.gather_through_smem(&[src], result, &mut |w, coords, _| Ok(w.emit("pk", format!("mul i32 {}, {size}", coords[0]))))
+                if c.op == CtOp::Pack {
+                    // Byte i holds elements i·k .. i·k + k - 1 (k = 8 / bits), the first lowest.
+                    let (per_byte, mask) = (8 / source_bits, (1u32 << source_bits) - 1);
+                    self.through_smem(&[src], result, &mut |w, coords, _| {
+                        let first = w.emit("pk", format!("mul i32 {}, {per_byte}", coords[0]));
+                        let mut byte: Option<String> = None;
+                        for k in 0..per_byte {
+                            let at = w.emit("pk", format!("add i32 {first}, {k}"));
+                            let raw = w.smem_load(TileElem::Num(NumType::I8), &at)?;
+                            let bits = w.emit("pk", format!("and i8 {raw}, {mask}"));
+                            let placed = if k == 0 { bits } else { w.emit("pk", format!("shl i8 {bits}, {}", k * source_bits)) };
+                            byte = Some(match byte {
+                                None => placed,
+                                Some(b) => w.emit("pk", format!("or i8 {b}, {placed}")),
+                            });
+                        }
+                        Ok(byte.unwrap_or_else(|| "0".into()))
+                    })
+                } else {
+                    // Element j is bits (j·bits) % 8 .. of byte j·bits / 8.
+                    let (per_byte, mask) = (8 / result_bits, (1u32 << result_bits) - 1);
+                    self.through_smem(&[src], result, &mut |w, coords, _| {
+                        let at = w.emit("up", format!("udiv i32 {}, {per_byte}", coords[0]));
+                        let raw = w.smem_load(TileElem::Num(NumType::I8), &at)?;
+                        let k = w.emit("up", format!("urem i32 {}, {per_byte}", coords[0]));
+                        let shift32 = w.emit("up", format!("mul i32 {k}, {result_bits}"));
+                        let shift = w.emit("up", format!("trunc i32 {shift32} to i8"));
+                        let moved = w.emit("up", format!("lshr i8 {raw}, {shift}"));
+                        let bits = w.emit("up", format!("and i8 {moved}, {mask}"));
+                        Ok(if result_bits == 1 { w.emit("up", format!("trunc i8 {bits} to i1")) } else { bits })
+                    })
+                }
             }
             CtOp::Reduce | CtOp::Scan | CtOp::MmaF | CtOp::MmaI | CtOp::MmaFScaled => self.dispatch(op, c),
             CtOp::For => self.for_loop(op, c),
@@ -579,13 +643,21 @@ impl FuncWriter<'_> {
                     return Err("expected a pointer tile".into());
                 };
                 let it = self.val_ty(data.operands[1]).num().ok_or("expected an integer offset")?;
-                let pt = llvm_type(pointee).or(if pointee == NumType::I1 { Some("i8") } else { None }).ok_or_else(|| format!("pointers to {pointee} are not supported yet"))?;
+                if pointee == NumType::I4 {
+                    return Err("pointers to i4 cannot be offset: i4 has no memory layout".into());
+                }
+                // Bytes (i1 and fp8 included) step by their storage size; f4E2M1FN by nibbles.
+                let pt = if pointee == NumType::I1 { "i8" } else { elem_llvm(TileElem::Num(pointee))? };
                 let (ps, os) = (self.elems(data.operands[0])?, self.elems(data.operands[1])?);
                 let ilt = elem_llvm(TileElem::Num(it))?;
                 let mut out = Vec::new();
                 for (p, o) in ps.iter().zip(os.iter()) {
                     let w = if ilt == "i64" { o.clone() } else { self.emit("ow", format!("sext {ilt} {o} to i64")) };
-                    out.push(self.emit("gp", format!("getelementptr {pt}, ptr addrspace(1) {p}, i64 {w}")));
+                    out.push(if pointee == NumType::F4E2M1FN {
+                        self.offset_nibble_pointer(p, &w)
+                    } else {
+                        self.emit("gp", format!("getelementptr {pt}, ptr addrspace(1) {p}, i64 {w}"))
+                    });
                 }
                 self.set_elems(data.results[0], out);
                 Ok(())
@@ -857,9 +929,6 @@ impl FuncWriter<'_> {
         let scales = if scaled {
             let (sa_v, sb_v) = (data.operands[3], data.operands[4]);
             let (sat, sbt) = (self.val_ty(sa_v), self.val_ty(sb_v));
-            if matches!(an, NumType::F4E2M1FN) {
-                return Err("the FMA variant of 'mmaf_scaled' cannot read f4E2M1FN operands yet".into());
-            }
             let ks = sat.shape[rank - 1];
             if ks <= 0 || k_dim % ks != 0 {
                 return Err(format!("scale blocks ({ks}) do not divide K ({k_dim})"));
@@ -1352,10 +1421,29 @@ impl FuncWriter<'_> {
         let lt = elem_llvm(rt.elem)?;
         let mem_lt = if lt == "i1" { "i8" } else { lt };
         let sem = ptx_sem(ordering, c.enum_attr::<MemoryScope>("memory_scope"), true)?;
+        let nibbles = rt.elem == TileElem::Num(NumType::F4E2M1FN);
         let mut out = Vec::new();
         for (k, p) in ptrs.iter().enumerate() {
+            // A 4-bit element is read with its byte, then shifted out of it.
+            let (p, shift) = if nibbles {
+                let (byte, shift) = self.split_nibble_pointer(p);
+                (byte, Some(shift))
+            } else {
+                (p.clone(), None)
+            };
+            let p = &p;
+            let post = |w: &mut Self, x: String| match &shift {
+                Some(sh) => {
+                    let moved = w.emit("nb", format!("lshr i8 {x}, {sh}"));
+                    w.emit("nb", format!("and i8 {moved}, 15"))
+                }
+                None => x,
+            };
             let v = match (&mask, sem.as_deref()) {
-                (None, None) => self.emit("lp", format!("load {mem_lt}, ptr addrspace(1) {p}")),
+                (None, None) => {
+                    let x = self.emit("lp", format!("load {mem_lt}, ptr addrspace(1) {p}"));
+                    post(self, x)
+                }
                 _ => {
                     // Masked or ordered: one guarded load per element.
                     let (yes, join) = (self.new_label("ml"), self.new_label("mlj"));
@@ -1367,6 +1455,7 @@ impl FuncWriter<'_> {
                         None => self.emit("lp", format!("load {mem_lt}, ptr addrspace(1) {p}")),
                         Some(s) => self.emit("lp", format!("load atomic {mem_lt}, ptr addrspace(1) {p} {s}, align {}", mem_bytes(mem_lt))),
                     };
+                    let x = post(self, x);
                     let from = self.cur_block.clone();
                     self.line(&format!("br label {join}"));
                     self.label(&join);
@@ -1400,6 +1489,11 @@ impl FuncWriter<'_> {
         let vals = self.elems(data.operands[1])?;
         let mask = if seg.get(2).copied().unwrap_or(0) > 0 { Some(self.elems(data.operands[2])?) } else { None };
         let lt = elem_llvm(self.val_ty(data.operands[1]).elem)?;
+        if self.val_ty(data.operands[1]).elem == TileElem::Num(NumType::F4E2M1FN) {
+            // A byte's two elements may belong to two threads (or CTAs), and PTX has no
+            // byte-sized atomics to merge them with.
+            return Err("stores of f4E2M1FN through a tile of pointers are not supported: two threads may own the two halves of one byte (store through a tensor view whose rows are even)".into());
+        }
         let guard = self.effect_guard(&pt);
         let (yes, join) = (self.new_label("sg"), self.new_label("sgj"));
         self.line(&format!("br i1 {}, label {yes}, label {join}", guard.unwrap_or_else(|| "true".into())));
@@ -1661,7 +1755,21 @@ impl FuncWriter<'_> {
                 let vlt = elem_llvm(rt.elem)?;
                 self.emit("e", format!("select i1 {}, {vlt} {}, {vlt} {}", a[0], a[1], a[2]))
             }
+            CtOp::ExtI if it == NumType::I4 => {
+                // The nibble's sign is bit 3 of its i8 register.
+                let x = if sign == Signedness::Signed {
+                    let up = self.emit("e", format!("shl i8 {}, 4", a[0]));
+                    self.emit("e", format!("ashr i8 {up}, 4"))
+                } else {
+                    a[0].clone()
+                };
+                if rlt == "i8" { x } else { self.emit("e", format!("{} i8 {x} to {rlt}", if sign == Signedness::Signed { "sext" } else { "zext" })) }
+            }
             CtOp::ExtI => self.emit("e", format!("{} {lt} {} to {rlt}", if sign == Signedness::Signed && it != NumType::I1 { "sext" } else { "zext" }, a[0])),
+            CtOp::TruncI if rn == NumType::I4 => {
+                let x = if lt == "i8" { a[0].clone() } else { self.emit("e", format!("trunc {lt} {} to i8", a[0])) };
+                self.emit("e", format!("and i8 {x}, 15"))
+            }
             CtOp::TruncI => self.emit("e", format!("trunc {lt} {} to {rlt}", a[0])),
             CtOp::Bitcast => {
                 if lt == rlt {
@@ -1674,19 +1782,28 @@ impl FuncWriter<'_> {
             CtOp::IntToPtr => self.emit("e", format!("inttoptr {lt} {} to ptr addrspace(1)", a[0])),
             CtOp::PtrToPtr => a[0].clone(),
             CtOp::IToF => {
-                if !rn.is_float() || matches!(rn, NumType::F8E4M3FN | NumType::F8E5M2 | NumType::F8E8M0FNU | NumType::F4E2M1FN) {
-                    return Err(format!("'itof' to {rn} is not supported yet"));
+                if !rn.is_float() || rn == NumType::F8E8M0FNU {
+                    return Err(format!("'itof' to {rn} is not supported"));
                 }
                 if rounding != RoundingMode::NearestEven {
                     return Err(format!("'itof' rounding '{rounding}' is not supported yet"));
                 }
-                self.emit("e", format!("{} {lt} {} to {rlt}", if sign == Signedness::Signed { "sitofp" } else { "uitofp" }, a[0]))
+                let signed = sign == Signedness::Signed && it != NumType::I1;
+                if is_narrow_float(rn) {
+                    // To f64 without losing what decides the final rounding, then one rounding.
+                    let x = self.int_to_f64_round_to_odd(it, &a[0], signed);
+                    return self.ftof(NumType::F64, rn, &x, rounding);
+                }
+                self.emit("e", format!("{} {lt} {} to {rlt}", if signed { "sitofp" } else { "uitofp" }, a[0]))
             }
             CtOp::FToI => {
                 // cuda_tile's conversion saturates (NaN gives 0), like PTX cvt.rzi.sat.
                 let f = if sign == Signedness::Signed { "fptosi" } else { "fptoui" };
-                let src = self.widen_small_float(it, &a[0])?;
-                let slt = if matches!(it, NumType::F16 | NumType::BF16) { "float" } else { lt };
+                let (src, slt) = match it {
+                    NumType::F64 => (a[0].clone(), "double"),
+                    // Every narrower format widens to f32 exactly.
+                    _ => (self.ftof(it, NumType::F32, &a[0], RoundingMode::NearestEven)?, "float"),
+                };
                 // `nearest_int_to_zero` (the default) is truncation, like C's cast.
                 let x = match rounding {
                     RoundingMode::Zero | RoundingMode::NearestIntToZero => src,
@@ -1773,58 +1890,114 @@ impl FuncWriter<'_> {
         if from == to {
             return Ok(v.to_string());
         }
+        if from == NumType::F4E2M1FN {
+            // Every f4E2M1FN value is exact in f32 and in every other float format.
+            let f = self.f4_to_f32(v);
+            return self.ftof(NumType::F32, to, &f, rounding);
+        }
+        if to == NumType::F4E2M1FN {
+            if rounding != RoundingMode::NearestEven {
+                return Err(format!("'ftof' to f4E2M1FN with rounding '{rounding}' is not supported"));
+            }
+            // Compared in f64 for f64 sources, in f32 (an exact widening) for all others.
+            let (x, ty) = match from {
+                NumType::F64 => (v.to_string(), "double"),
+                _ => (self.ftof(from, NumType::F32, v, RoundingMode::NearestEven)?, "float"),
+            };
+            return Ok(self.f4_from_float(&x, ty));
+        }
+        if from == NumType::F64 && is_narrow_float(to) {
+            // fp8 and e8m0 round from f32: narrow to it by round-to-odd so that the value
+            // is rounded once (a round-to-nearest step first could round twice).
+            let x = self.f64_to_f32_round_to_odd(v);
+            return self.ftof(NumType::F32, to, &x, rounding);
+        }
         if from == NumType::F8E8M0FNU {
             let f = self.scale_to_f32(from, v)?;
             return self.ftof(NumType::F32, to, &f, rounding);
         }
         if to == NumType::F8E8M0FNU {
-            // The biased exponent of the f32 value: rounding toward zero takes it as is,
-            // toward +inf adds one when any mantissa bit is set, to nearest when the
-            // mantissa is at least half; NaN gives 255 (e8m0's NaN).
+            // e8m0 holds 2^(e-127) for e in 0..=254 (255 is NaN): the biased exponent of
+            // the f32 value, one more when the rounding goes up. f32 subnormals lie below
+            // 2^-126, between e8m0's 0 (2^-127) and 1. Past 2^127, negative values, +inf
+            // and NaN give NaN, as the interpreter defines (there is no saturation).
             let x = self.ftof(from, NumType::F32, v, RoundingMode::NearestEven)?;
             let b = self.emit("e8", format!("bitcast float {x} to i32"));
-            let e0 = self.emit("e8", format!("lshr i32 {b}, 23"));
-            let e = self.emit("e8", format!("and i32 {e0}, 255"));
+            let shifted = self.emit("e8", format!("lshr i32 {b}, 23"));
+            let e = self.emit("e8", format!("and i32 {shifted}, 255"));
             let mant = self.emit("e8", format!("and i32 {b}, 8388607"));
-            let up = match rounding {
-                RoundingMode::Zero | RoundingMode::NegativeInf => None,
-                RoundingMode::PositiveInf => Some(self.emit("e8", format!("icmp ne i32 {mant}, 0"))),
-                RoundingMode::NearestEven => Some(self.emit("e8", format!("icmp uge i32 {mant}, 4194304"))),
+            // (normal, subnormal): the smallest mantissa that rounds up.
+            let (normal_up, subnormal_up) = match rounding {
+                RoundingMode::Zero => (None, None),
+                // Up from any fraction; a subnormal only past 2^-127 (= mantissa 2^22).
+                RoundingMode::PositiveInf => (Some(("ne", 0)), Some(("ugt", 4194304))),
+                // Ties (half the step) round up, as APFloat does for e8m0.
+                RoundingMode::NearestEven => (Some(("uge", 4194304)), Some(("uge", 6291456))),
                 other => return Err(format!("'ftof' to f8E8M0FNU with rounding '{other}' is not supported")),
             };
-            let e = match up {
-                Some(u) => {
-                    let inc = self.emit("e8", format!("zext i1 {u} to i32"));
-                    let s = self.emit("e8", format!("add i32 {e}, {inc}"));
-                    self.emit("e8", format!("call i32 @llvm.umin.i32(i32 {s}, i32 254)"))
-                }
-                None => e,
+            let e = if let (Some((np, nv)), Some((sp, sv))) = (normal_up, subnormal_up) {
+                let up_normal = self.emit("e8", format!("icmp {np} i32 {mant}, {nv}"));
+                let up_subnormal = self.emit("e8", format!("icmp {sp} i32 {mant}, {sv}"));
+                let is_subnormal = self.emit("e8", format!("icmp eq i32 {e}, 0"));
+                let up = self.emit("e8", format!("select i1 {is_subnormal}, i1 {up_subnormal}, i1 {up_normal}"));
+                let inc = self.emit("e8", format!("zext i1 {up} to i32"));
+                // 254 + 1 is 255: NaN, the overflow.
+                self.emit("e8", format!("add i32 {e}, {inc}"))
+            } else {
+                e
             };
-            self.declare("declare i32 @llvm.umin.i32(i32, i32)");
             let nan = self.emit("e8", format!("fcmp uno float {x}, 0.0"));
-            let e = self.emit("e8", format!("select i1 {nan}, i32 255, i32 {e}"));
+            let negative = self.emit("e8", format!("fcmp olt float {x}, 0.0"));
+            let invalid = self.emit("e8", format!("or i1 {nan}, {negative}"));
+            let e = self.emit("e8", format!("select i1 {invalid}, i32 255, i32 {e}"));
             return Ok(self.emit("e8", format!("trunc i32 {e} to i8")));
         }
         if is_fp8(from) || is_fp8(to) {
-            if !self.target.starts_with("sm_9") && !self.target.starts_with("sm_89") {
-                return Err(format!("fp8 conversions need sm_89 or newer, the target is {}", self.target));
-            }
-            let kind = if matches!(from, NumType::F8E4M3FN) || matches!(to, NumType::F8E4M3FN) { "e4m3x2" } else { "e5m2x2" };
+            // sm_89 and newer convert fp8 in hardware; older targets in software, with the
+            // same results.
+            let hardware = self.target.starts_with("sm_9") || self.target.starts_with("sm_89") || self.target.starts_with("sm_1");
+            let kind = |n: NumType| if n == NumType::F8E4M3FN { "e4m3x2" } else { "e5m2x2" };
             if is_fp8(to) {
-                let x = self.widen_small_float(from, v)?;
-                let x = if from == NumType::F64 { self.emit("nf", format!("fptrunc double {x} to float")) } else { x };
-                let pair = self.intrinsic("i16", &format!("llvm.nvvm.ff.to.{kind}.rn"), &[("float", "0.0"), ("float", &x)]);
+                let x = match from {
+                    NumType::F16 | NumType::BF16 => self.widen_small_float(from, v)?,
+                    NumType::F32 | NumType::TF32 => v.to_string(),
+                    // The other fp8 format: exactly through f32.
+                    _ => self.ftof(from, NumType::F32, v, RoundingMode::NearestEven)?,
+                };
+                if !hardware {
+                    return Ok(self.f32_to_fp8_soft(&x, to));
+                }
+                let pair = self.intrinsic("i16", &format!("llvm.nvvm.ff.to.{}.rn", kind(to)), &[("float", "0.0"), ("float", &x)]);
                 return Ok(self.emit("f8", format!("trunc i16 {pair} to i8")));
             }
+            if !hardware {
+                let x = self.fp8_to_f32_soft(v, from);
+                return self.ftof(NumType::F32, to, &x, rounding);
+            }
             let w = self.emit("f8", format!("zext i8 {v} to i16"));
-            let h2 = self.intrinsic("<2 x half>", &format!("llvm.nvvm.{kind}.to.f16x2.rn"), &[("i16", &w)]);
+            let h2 = self.intrinsic("<2 x half>", &format!("llvm.nvvm.{}.to.f16x2.rn", kind(from)), &[("i16", &w)]);
             let h = self.emit("f8", format!("extractelement <2 x half> {h2}, i32 0"));
             return self.ftof(NumType::F16, to, &h, rounding);
         }
         let (fl, tl) = (elem_llvm(TileElem::Num(from))?, elem_llvm(TileElem::Num(to))?);
         if to == NumType::TF32 {
-            let x = self.ftof(from, NumType::F32, v, rounding)?;
-            let t = self.intrinsic("i32", "llvm.nvvm.f2tf32.rna", &[("float", &x)]);
+            if rounding != RoundingMode::NearestEven {
+                return Err(format!("'ftof' to tf32 with rounding '{rounding}' is not supported"));
+            }
+            // Round to nearest even at bit 13 in software: `cvt.rna.tf32.f32` (the only form
+            // sm_80 has) breaks ties away from zero. A carry into the exponent is the right
+            // result (up to infinity); NaN is kept quiet so that clearing its low bits cannot
+            // turn it into infinity.
+            let x = if from == NumType::F64 { self.f64_to_f32_round_to_odd(v) } else { self.ftof(from, NumType::F32, v, rounding)? };
+            let b = self.emit("tf", format!("bitcast float {x} to i32"));
+            let shifted = self.emit("tf", format!("lshr i32 {b}, 13"));
+            let lsb = self.emit("tf", format!("and i32 {shifted}, 1"));
+            let bias = self.emit("tf", format!("add i32 {lsb}, 4095"));
+            let sum = self.emit("tf", format!("add i32 {b}, {bias}"));
+            let nan = self.emit("tf", format!("fcmp uno float {x}, 0.0"));
+            let quiet = self.emit("tf", format!("or i32 {b}, 4194304"));
+            let rounded = self.emit("tf", format!("select i1 {nan}, i32 {quiet}, i32 {sum}"));
+            let t = self.emit("tf", format!("and i32 {rounded}, -8192"));
             return Ok(self.emit("tf", format!("bitcast i32 {t} to float")));
         }
         if from == NumType::TF32 {
@@ -1843,6 +2016,189 @@ impl FuncWriter<'_> {
             return Err(format!("'ftof' rounding '{rounding}' is not supported yet"));
         }
         Ok(self.emit("e", format!("fptrunc {fl} {v} to {tl}")))
+    }
+
+    /// f32 `x` to e4m3 or e5m2 in software, as sm_89's `cvt.rn.satfinite` does it: round to
+    /// nearest even, past the largest finite value (infinities too) saturate to it, NaN
+    /// gives NaN (0x7F). A normal result rounds the f32 bits at the format's last fraction
+    /// bit (a carry moves the exponent up, which is right) and rebiases; a subnormal one
+    /// is the value in units of the format's smallest subnormal, rounded to an integer
+    /// (exact scaling by a power of two, then `roundeven`).
+    fn f32_to_fp8_soft(&mut self, x: &str, to: NumType) -> String {
+        // (fraction bits, exponent bias, largest finite code)
+        let (m, bias, max_code): (u32, i32, u32) = if to == NumType::F8E4M3FN { (3, 7, 0x7E) } else { (2, 15, 0x7B) };
+        let b = self.emit("s8", format!("bitcast float {x} to i32"));
+        let sign32 = self.emit("s8", format!("lshr i32 {b}, 24"));
+        let sign = self.emit("s8", format!("and i32 {sign32}, 128"));
+        let a_bits = self.emit("s8", format!("and i32 {b}, 2147483647"));
+        let a = self.emit("s8", format!("bitcast i32 {a_bits} to float"));
+        // Normal: round away the low 23 - m fraction bits (to nearest even), then rebias.
+        let drop = 23 - m;
+        let lsb_shifted = self.emit("s8", format!("lshr i32 {a_bits}, {drop}"));
+        let lsb = self.emit("s8", format!("and i32 {lsb_shifted}, 1"));
+        let bias_add = self.emit("s8", format!("add i32 {lsb}, {}", (1u32 << (drop - 1)) - 1));
+        let rounded = self.emit("s8", format!("add i32 {a_bits}, {bias_add}"));
+        let kept = self.emit("s8", format!("lshr i32 {rounded}, {drop}"));
+        let normal = self.emit("s8", format!("sub i32 {kept}, {}", ((127 - bias) as u32) << m));
+        // Subnormal: |x| / 2^(1 - bias - m), rounded to an integer (at most 2^m: the
+        // smallest normal, whose code is the same integer).
+        let scale = (2f64).powi(bias - 1 + m as i32) as f32;
+        let scaled = self.emit("s8", format!("fmul float {a}, 0x{:016X}", (scale as f64).to_bits()));
+        let whole = self.intrinsic("float", "llvm.roundeven.f32", &[("float", &scaled)]);
+        let subnormal = self.emit("s8", format!("fptoui float {whole} to i32"));
+        let smallest_normal = (2f64).powi(1 - bias);
+        let is_subnormal = self.emit("s8", format!("fcmp olt float {a}, 0x{:016X}", smallest_normal.to_bits()));
+        let code = self.emit("s8", format!("select i1 {is_subnormal}, i32 {subnormal}, i32 {normal}"));
+        self.declare("declare i32 @llvm.umin.i32(i32, i32)");
+        let saturated = self.emit("s8", format!("call i32 @llvm.umin.i32(i32 {code}, i32 {max_code})"));
+        let signed = self.emit("s8", format!("or i32 {saturated}, {sign}"));
+        let nan = self.emit("s8", format!("fcmp uno float {x}, 0.0"));
+        let out = self.emit("s8", format!("select i1 {nan}, i32 127, i32 {signed}"));
+        self.emit("s8", format!("trunc i32 {out} to i8"))
+    }
+
+    /// e4m3 or e5m2 bits `v` as f32, exactly, in software. e5m2 is the top byte of an f16;
+    /// e4m3 (bias 7, no infinity, S.1111.111 is NaN) is rebuilt field by field.
+    fn fp8_to_f32_soft(&mut self, v: &str, from: NumType) -> String {
+        let w = self.emit("u8", format!("zext i8 {v} to i16"));
+        if from == NumType::F8E5M2 {
+            let h_bits = self.emit("u8", format!("shl i16 {w}, 8"));
+            let h = self.emit("u8", format!("bitcast i16 {h_bits} to half"));
+            return self.emit("u8", format!("fpext half {h} to float"));
+        }
+        let c = self.emit("u8", format!("zext i8 {v} to i32"));
+        let sign_bit = self.emit("u8", format!("and i32 {c}, 128"));
+        let sign = self.emit("u8", format!("shl i32 {sign_bit}, 24"));
+        let e_shifted = self.emit("u8", format!("lshr i32 {c}, 3"));
+        let e = self.emit("u8", format!("and i32 {e_shifted}, 15"));
+        let mant = self.emit("u8", format!("and i32 {c}, 7"));
+        let exponent = self.emit("u8", format!("add i32 {e}, 120"));
+        let exponent = self.emit("u8", format!("shl i32 {exponent}, 23"));
+        let fraction = self.emit("u8", format!("shl i32 {mant}, 20"));
+        let normal = self.emit("u8", format!("or i32 {exponent}, {fraction}"));
+        // Subnormal: mant · 2^-9.
+        let mf = self.emit("u8", format!("uitofp i32 {mant} to float"));
+        let sub = self.emit("u8", format!("fmul float {mf}, 0x3F60000000000000"));
+        let sub_bits = self.emit("u8", format!("bitcast float {sub} to i32"));
+        let is_sub = self.emit("u8", format!("icmp eq i32 {e}, 0"));
+        let magnitude = self.emit("u8", format!("select i1 {is_sub}, i32 {sub_bits}, i32 {normal}"));
+        let low7 = self.emit("u8", format!("and i32 {c}, 127"));
+        let is_nan = self.emit("u8", format!("icmp eq i32 {low7}, 127"));
+        let magnitude = self.emit("u8", format!("select i1 {is_nan}, i32 2143289344, i32 {magnitude}"));
+        let bits = self.emit("u8", format!("or i32 {magnitude}, {sign}"));
+        self.emit("u8", format!("bitcast i32 {bits} to float"))
+    }
+
+    /// A `ptr<f4E2M1FN>` moved by `offset` elements (i64). Such a pointer is its byte's
+    /// address with bit 63 set when it addresses the high nibble (the interpreter's
+    /// encoding; addresses never reach bit 63): its nibble index is address·2 + bit 63.
+    fn offset_nibble_pointer(&mut self, p: &str, offset: &str) -> String {
+        let bits = self.emit("np", format!("ptrtoint ptr addrspace(1) {p} to i64"));
+        let high = self.emit("np", format!("lshr i64 {bits}, 63"));
+        let doubled = self.emit("np", format!("shl i64 {bits}, 1"));
+        let index = self.emit("np", format!("or i64 {doubled}, {high}"));
+        let moved = self.emit("np", format!("add i64 {index}, {offset}"));
+        let byte = self.emit("np", format!("lshr i64 {moved}, 1"));
+        let odd = self.emit("np", format!("shl i64 {moved}, 63"));
+        let encoded = self.emit("np", format!("or i64 {byte}, {odd}"));
+        self.emit("np", format!("inttoptr i64 {encoded} to ptr addrspace(1)"))
+    }
+
+    /// A `ptr<f4E2M1FN>` as its byte's address and the element's shift in that byte (an
+    /// i8: 0 for the low nibble, 4 for the high one).
+    fn split_nibble_pointer(&mut self, p: &str) -> (String, String) {
+        let bits = self.emit("np", format!("ptrtoint ptr addrspace(1) {p} to i64"));
+        let address = self.emit("np", format!("and i64 {bits}, 9223372036854775807"));
+        let byte = self.emit("np", format!("inttoptr i64 {address} to ptr addrspace(1)"));
+        let high = self.emit("np", format!("lshr i64 {bits}, 63"));
+        let high8 = self.emit("np", format!("trunc i64 {high} to i8"));
+        let shift = self.emit("np", format!("shl i8 {high8}, 2"));
+        (byte, shift)
+    }
+
+    /// f32 or f64 `x` (LLVM type `ty`) to f4E2M1FN, rounding to nearest even and saturating
+    /// (cuda_tile's `ftof`: ±∞ and everything past 6 give ±6, NaN gives +6).
+    ///
+    /// The magnitude's code (0..=7 for 0, 0.5, 1, 1.5, 2, 3, 4, 6) is the number of rounding
+    /// boundaries it reaches; a value exactly on a boundary is a tie and goes to the even
+    /// code, so the boundary counts as reached (`oge`) when the code above is even and only
+    /// when passed (`ogt`) otherwise. The comparisons are exact, so this rounds once.
+    fn f4_from_float(&mut self, x: &str, ty: &str) -> String {
+        const BOUNDARIES: [(&str, &str); 7] =
+            [("ogt", "0.25"), ("oge", "0.75"), ("ogt", "1.25"), ("oge", "1.75"), ("ogt", "2.5"), ("oge", "3.5"), ("ogt", "5.0")];
+        let magnitude = self.intrinsic(ty, &format!("llvm.fabs.{}", fsuffix(ty)), &[(ty, x)]);
+        let mut code: Option<String> = None;
+        for (pred, bound) in BOUNDARIES {
+            let reached = self.emit("f4", format!("fcmp {pred} {ty} {magnitude}, {bound}"));
+            let step = self.emit("f4", format!("zext i1 {reached} to i8"));
+            code = Some(match code {
+                None => step,
+                Some(c) => self.emit("f4", format!("add i8 {c}, {step}")),
+            });
+        }
+        let code = code.unwrap_or_default();
+        // The sign bit is kept, even on a zero result (-0.1 gives -0).
+        let int_ty = if ty == "double" { "i64" } else { "i32" };
+        let bits = self.emit("f4", format!("bitcast {ty} {x} to {int_ty}"));
+        let negative = self.emit("f4", format!("icmp slt {int_ty} {bits}, 0"));
+        let sign = self.emit("f4", format!("select i1 {negative}, i8 8, i8 0"));
+        let signed = self.emit("f4", format!("or i8 {code}, {sign}"));
+        let nan = self.emit("f4", format!("fcmp uno {ty} {x}, 0.0"));
+        self.emit("f4", format!("select i1 {nan}, i8 7, i8 {signed}"))
+    }
+
+    /// An f4E2M1FN code (low nibble of `v`) as f32, exactly: the subnormal codes 0 and 1 are
+    /// 0 and 0.5; code m >= 2 has exponent m/2 - 1 and fraction bit m & 1.
+    fn f4_to_f32(&mut self, v: &str) -> String {
+        let c = self.emit("f4", format!("zext i8 {v} to i32"));
+        let m = self.emit("f4", format!("and i32 {c}, 7"));
+        let half_m = self.emit("f4", format!("lshr i32 {m}, 1"));
+        let biased = self.emit("f4", format!("add i32 {half_m}, 126"));
+        let exponent = self.emit("f4", format!("shl i32 {biased}, 23"));
+        let odd = self.emit("f4", format!("and i32 {m}, 1"));
+        let fraction = self.emit("f4", format!("shl i32 {odd}, 22"));
+        let normal = self.emit("f4", format!("or i32 {exponent}, {fraction}"));
+        let is_half = self.emit("f4", format!("icmp eq i32 {m}, 1"));
+        let subnormal = self.emit("f4", format!("select i1 {is_half}, i32 1056964608, i32 0"));
+        let is_normal = self.emit("f4", format!("icmp uge i32 {m}, 2"));
+        let magnitude = self.emit("f4", format!("select i1 {is_normal}, i32 {normal}, i32 {subnormal}"));
+        let sign_bit = self.emit("f4", format!("and i32 {c}, 8"));
+        let sign = self.emit("f4", format!("shl i32 {sign_bit}, 28"));
+        let bits = self.emit("f4", format!("or i32 {magnitude}, {sign}"));
+        self.emit("f4", format!("bitcast i32 {bits} to float"))
+    }
+
+    /// `x` (f64) narrowed to f32 with round-to-odd: truncate, then set the last bit when
+    /// anything was dropped. Rounding that f32 to a format with at least two fewer
+    /// significand bits (fp8, e8m0, f4) gives the correctly rounded value of `x`, where a
+    /// round-to-nearest narrowing first can round twice (1.25 + 2^-40 would become the tie
+    /// 1.25 and then 1.0 in f4E2M1FN, where 1.5 is right).
+    fn f64_to_f32_round_to_odd(&mut self, x: &str) -> String {
+        let truncated = self.intrinsic("float", "llvm.nvvm.d2f.rz", &[("double", x)]);
+        let back = self.emit("ro", format!("fpext float {truncated} to double"));
+        let inexact = self.emit("ro", format!("fcmp one double {back}, {x}"));
+        let bits = self.emit("ro", format!("bitcast float {truncated} to i32"));
+        let sticky = self.emit("ro", format!("zext i1 {inexact} to i32"));
+        let odd = self.emit("ro", format!("or i32 {bits}, {sticky}"));
+        self.emit("ro", format!("bitcast i32 {odd} to float"))
+    }
+
+    /// An integer (`ty`, signed or not) as f64 with round-to-odd: exact up to 32 bits; an i64
+    /// is truncated and its last bit set when inexact, so a later narrowing rounds once.
+    fn int_to_f64_round_to_odd(&mut self, ty: NumType, v: &str, signed: bool) -> String {
+        let lt = elem_llvm(TileElem::Num(ty)).unwrap_or("i64");
+        if ty != NumType::I64 {
+            return self.emit("ro", format!("{} {lt} {v} to double", if signed { "sitofp" } else { "uitofp" }));
+        }
+        let (to_double, back) = if signed { ("llvm.nvvm.ll2d.rz", "fptosi") } else { ("llvm.nvvm.ull2d.rz", "fptoui") };
+        let truncated = self.intrinsic("double", to_double, &[("i64", v)]);
+        // The truncated value is no larger in magnitude than `v`, so it converts back exactly.
+        let again = self.emit("ro", format!("{back} double {truncated} to i64"));
+        let inexact = self.emit("ro", format!("icmp ne i64 {again}, {v}"));
+        let bits = self.emit("ro", format!("bitcast double {truncated} to i64"));
+        let sticky = self.emit("ro", format!("zext i1 {inexact} to i64"));
+        let odd = self.emit("ro", format!("or i64 {bits}, {sticky}"));
+        self.emit("ro", format!("bitcast i64 {odd} to double"))
     }
 
     /// Float arithmetic and math.
@@ -2127,6 +2483,11 @@ impl FuncWriter<'_> {
         let nan = self.emit("at", format!("fcmp uno float {x}, {y}"));
         self.emit("at", format!("select i1 {nan}, float 0x7FF8000000000000, float {r}"))
     }
+}
+
+/// Float formats narrower than 16 bits, which conversions reach only in software or from f32.
+fn is_narrow_float(n: NumType) -> bool {
+    matches!(n, NumType::F8E4M3FN | NumType::F8E5M2 | NumType::F8E8M0FNU | NumType::F4E2M1FN)
 }
 
 fn fsuffix(lt: &str) -> &'static str {

@@ -370,33 +370,22 @@ impl PtxScalar {
     }
 }
 
-/// The padding value's bit pattern as a PTX hex immediate of the element's register width.
+/// What a 4-bit tiled access needs to address its elements.
+struct NibbleAccess<'a> {
+    /// Per dimension, this thread's first coordinate (i64).
+    origin: &'a [String],
+    /// Whether this thread owns elements at all (replicated threads do not).
+    valid: &'a Option<String>,
+    sizes: &'a [String],
+    strides: &'a [String],
+    base: &'a str,
+    /// PTX qualifier of ordered accesses (`.relaxed.gpu`), or empty.
+    qualifier: &'a str,
+}
+
+/// The padding value's bit pattern as a PTX hex immediate (the interpreter's rule).
 fn padding_bits(n: NumType, pad: Option<PaddingValue>) -> String {
-    let pad = pad.unwrap_or(PaddingValue::Zero);
-    if n.is_int() {
-        return "0".to_string();
-    }
-    let bits: u64 = match (n, pad) {
-        (_, PaddingValue::Zero) => 0,
-        (NumType::F16, PaddingValue::NegZero) => 0x8000,
-        (NumType::F16, PaddingValue::Nan) => 0x7E00,
-        (NumType::F16, PaddingValue::PosInf) => 0x7C00,
-        (NumType::F16, PaddingValue::NegInf) => 0xFC00,
-        (NumType::BF16, PaddingValue::NegZero) => 0x8000,
-        (NumType::BF16, PaddingValue::Nan) => 0x7FC0,
-        (NumType::BF16, PaddingValue::PosInf) => 0x7F80,
-        (NumType::BF16, PaddingValue::NegInf) => 0xFF80,
-        (NumType::F32, PaddingValue::NegZero) => 0x8000_0000,
-        (NumType::F32, PaddingValue::Nan) => 0x7FC0_0000,
-        (NumType::F32, PaddingValue::PosInf) => 0x7F80_0000,
-        (NumType::F32, PaddingValue::NegInf) => 0xFF80_0000,
-        (NumType::F64, PaddingValue::NegZero) => 0x8000_0000_0000_0000,
-        (NumType::F64, PaddingValue::Nan) => 0x7FF8_0000_0000_0000,
-        (NumType::F64, PaddingValue::PosInf) => 0x7FF0_0000_0000_0000,
-        (NumType::F64, PaddingValue::NegInf) => 0xFFF0_0000_0000_0000,
-        _ => 0,
-    };
-    format!("0x{bits:X}")
+    format!("0x{:X}", PaddingValue::bits(pad, n))
 }
 
 /// The LLVM symbol of an nv_tileaa global named `name`.
@@ -474,7 +463,13 @@ impl<'a> FuncWriter<'a> {
 
     pub(crate) fn fresh(&mut self, hint: &str) -> String {
         self.counter += 1;
-        format!("%{hint}{}", self.counter)
+        // A hint ending in a digit is kept apart from the counter: "e8" + 81 must not read
+        // as "e" + 881.
+        if hint.ends_with(|c: char| c.is_ascii_digit()) {
+            format!("%{hint}_{}", self.counter)
+        } else {
+            format!("%{hint}{}", self.counter)
+        }
     }
 
     pub(crate) fn line(&mut self, text: &str) {
@@ -930,7 +925,7 @@ impl<'a> FuncWriter<'a> {
         let Type::Tile { shape, elem: TileElem::Num(elem), layout: Some(layout) } = m.types.get(tile_ty).clone() else {
             return self.error(op, "expected a numeric tile with a layout".into());
         };
-        let Some(lt) = llvm_type(elem) else {
+        let Ok(lt) = crate::lower_ct::elem_llvm(TileElem::Num(elem)) else {
             return self.error(op, format!("loads and stores of {elem} are not supported by the LLVM writer yet"));
         };
         let Some(ptx) = PtxScalar::of(elem) else {
@@ -1025,6 +1020,25 @@ impl<'a> FuncWriter<'a> {
         };
         if !is_load && stored.len() != groups.len() * group {
             return self.error(op, format!("stored tile has {} elements per thread, expected {}", stored.len(), groups.len() * group));
+        }
+        if elem == NumType::F4E2M1FN {
+            let nibbles = NibbleAccess { origin: &origin, valid: &coords.valid, sizes: &sizes, strides: &strides, base: &base, qualifier: &qualifier };
+            let loaded = if is_load {
+                let pad = PaddingValue::bits(access.padding, elem);
+                self.load_nibbles(&nibbles, &groups, group, pad)
+            } else if vector_width >= 2 {
+                self.store_nibble_pairs(&nibbles, &groups, group, &stored);
+                Vec::new()
+            } else {
+                return self.error(
+                    op,
+                    "a store of f4E2M1FN elements must write whole bytes in one thread: it needs a unit stride along the \
+                     last dimension, even strides along the others (static, or stated with assume div_by<2>) and even tile \
+                     origins"
+                        .into(),
+                );
+            };
+            return self.finish_tiled(&data, access, is_load, llvm_scope, loaded);
         }
         let id = self.counter;
         let (l_fast, l_slow, l_join) = (format!("%fast.{id}"), format!("%slow.{id}"), format!("%join.{id}"));
@@ -1145,22 +1159,123 @@ impl<'a> FuncWriter<'a> {
         }
         self.line(&format!("br label {l_join}"));
         self.label(&l_join);
-        let acquire = is_load && matches!(access.ordering, MemoryOrdering::Acquire | MemoryOrdering::AcqRel);
+        let mut loaded = Vec::with_capacity(fast_vals.len());
+        for (f, s) in fast_vals.iter().zip(slow_vals.iter()) {
+            let r = self.fresh("v");
+            self.line(&format!("{r} = phi {lt} [ {f}, {l_fast} ], [ {s}, {l_slow} ]"));
+            loaded.push(r);
+        }
+        self.finish_tiled(&data, access, is_load, llvm_scope, loaded);
+    }
+
+    /// The end of a tiled access: the acquire fence of an ordered load (after the phis,
+    /// which must open the block), and the op's results.
+    fn finish_tiled(&mut self, data: &tileir_ir::OpData, access: &TiledAccess, is_load: bool, llvm_scope: &str, loaded: Vec<String>) {
         if is_load {
-            let mut loaded = Vec::with_capacity(fast_vals.len());
-            for (f, s) in fast_vals.iter().zip(slow_vals.iter()) {
-                let r = self.fresh("v");
-                self.line(&format!("{r} = phi {lt} [ {f}, {l_fast} ], [ {s}, {l_slow} ]"));
-                loaded.push(r);
-            }
-            if acquire {
-                // After the phis, which must open the block.
+            if matches!(access.ordering, tileir_ir::MemoryOrdering::Acquire | tileir_ir::MemoryOrdering::AcqRel) {
                 self.line(&format!("fence {llvm_scope}acquire"));
             }
             self.values.insert(data.results[0], Lowered::Tile(loaded));
             self.values.insert(data.results[1], Lowered::Token);
         } else {
             self.values.insert(data.results[0], Lowered::Token);
+        }
+    }
+
+    /// One element of a 4-bit tiled access: whether it is in bounds (and owned), and its
+    /// index in elements from the memref's base.
+    fn nibble_element(&mut self, a: &NibbleAccess, offsets: &[i64], j: i64) -> (String, String) {
+        let rank = a.origin.len();
+        let mut ok: Option<String> = a.valid.clone();
+        let mut index: Option<String> = None;
+        for (d, &offset) in offsets.iter().enumerate().take(rank) {
+            let delta = offset + if d + 1 == rank { j } else { 0 };
+            let c = if delta == 0 {
+                a.origin[d].clone()
+            } else {
+                let c = self.fresh("nc");
+                self.line(&format!("{c} = add i64 {}, {delta}", a.origin[d]));
+                c
+            };
+            // Unsigned: a negative coordinate is out of bounds too.
+            let inside = self.fresh("nin");
+            self.line(&format!("{inside} = icmp ult i64 {c}, {}", a.sizes[d]));
+            ok = Some(self.chain(ok, inside, "and i1", "nok"));
+            let term = if a.strides[d] == "1" {
+                c
+            } else {
+                let t = self.fresh("nt");
+                self.line(&format!("{t} = mul i64 {c}, {}", a.strides[d]));
+                t
+            };
+            index = Some(match index {
+                None => term,
+                Some(i) => {
+                    let sum = self.fresh("ni");
+                    self.line(&format!("{sum} = add i64 {i}, {term}"));
+                    sum
+                }
+            });
+        }
+        (ok.unwrap_or_else(|| "true".into()), index.unwrap_or_else(|| "0".into()))
+    }
+
+    /// The byte holding element `index` of a 4-bit memref.
+    fn nibble_byte_address(&mut self, base: &str, index: &str) -> String {
+        let byte = self.fresh("nby");
+        self.line(&format!("{byte} = lshr i64 {index}, 1"));
+        let p = self.fresh("nadr");
+        self.line(&format!("{p} = getelementptr i8, ptr addrspace(1) {base}, i64 {byte}"));
+        p
+    }
+
+    /// Loads of 4-bit elements (two to a byte, the lower index in the low nibble): each
+    /// element reads its byte under its own predicate and shifts its nibble out;
+    /// out-of-bounds elements are the padding code.
+    fn load_nibbles(&mut self, a: &NibbleAccess, groups: &[Vec<i64>], group: usize, pad: u64) -> Vec<String> {
+        let byte_ptx = PtxScalar::of(NumType::I8).expect("bytes have a PTX type");
+        let mut out = Vec::with_capacity(groups.len() * group);
+        for offsets in groups {
+            for j in 0..group as i64 {
+                let (ok, index) = self.nibble_element(a, offsets, j);
+                let p = self.nibble_byte_address(a.base, &index);
+                let byte = self.predicated_load(byte_ptx, "i8", &[p], std::slice::from_ref(&ok), &|_| 0, "0x0", a.qualifier).remove(0);
+                let odd = self.fresh("nod");
+                self.line(&format!("{odd} = trunc i64 {index} to i8"));
+                let bit = self.fresh("nod");
+                self.line(&format!("{bit} = and i8 {odd}, 1"));
+                let shift = self.fresh("nsh");
+                self.line(&format!("{shift} = shl i8 {bit}, 2"));
+                let moved = self.fresh("nmv");
+                self.line(&format!("{moved} = lshr i8 {byte}, {shift}"));
+                let code = self.fresh("ncd");
+                self.line(&format!("{code} = and i8 {moved}, 15"));
+                let v = self.fresh("nv");
+                self.line(&format!("{v} = select i1 {ok}, i8 {code}, i8 {pad}"));
+                out.push(v);
+            }
+        }
+        out
+    }
+
+    /// Stores of 4-bit elements where each byte's two elements are in one thread (the
+    /// access's vector width is at least 2: unit stride along the last dimension, even
+    /// strides and origins elsewhere, even runs per thread): a pair is one byte, written
+    /// when its first element is in bounds. The second then is too: a unit-stride dimension
+    /// of 4-bit elements has an even size (odd ones are undefined behaviour).
+    fn store_nibble_pairs(&mut self, a: &NibbleAccess, groups: &[Vec<i64>], group: usize, stored: &[String]) {
+        let byte_ptx = PtxScalar::of(NumType::I8).expect("bytes have a PTX type");
+        for (gi, offsets) in groups.iter().enumerate() {
+            for j in (0..group).step_by(2) {
+                let (ok, index) = self.nibble_element(a, offsets, j as i64);
+                let p = self.nibble_byte_address(a.base, &index);
+                let (lo, hi) = (&stored[gi * group + j], &stored[gi * group + j + 1]);
+                let high = self.fresh("nhi");
+                self.line(&format!("{high} = shl i8 {hi}, 4"));
+                let byte = self.fresh("nbt");
+                self.line(&format!("{byte} = or i8 {lo}, {high}"));
+                self.predicated_store(byte_ptx, "i8", &[p], &[ok], &|_| 0, &[byte], a.qualifier);
+            }
         }
     }
 

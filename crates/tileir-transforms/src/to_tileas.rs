@@ -313,7 +313,10 @@ impl FuncConverter<'_> {
             let rows_aligned = stride_div[..rank - 1].iter().all(|v| v % w as i64 == 0);
             // A strided view's tile origins must stay aligned too.
             let origins_aligned = origin_step.is_none_or(|st| st.last().is_some_and(|&v| v % w as i64 == 0));
-            if rows_aligned && origins_aligned && alignment >= w * bytes {
+            // w elements span (w · bits) / 8 bytes: for 4-bit elements, a pair is one byte,
+            // which every base (a byte address) is aligned to.
+            let vector_bytes = (w * elem.bit_width()).div_ceil(8);
+            if rows_aligned && origins_aligned && alignment.max(1) >= vector_bytes {
                 break;
             }
             w /= 2;
