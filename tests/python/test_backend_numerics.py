@@ -346,6 +346,30 @@ def test_shape_ops_are_bit_exact():
 
 
 @ct.kernel
+def renamed_shapes(X, Y, Z, W):
+    x = ct.load(X, (0,), (512,))
+    # A unit dimension added, then broadcast along it: each thread already holds its
+    # elements at the same registers, so neither op moves data.
+    y = ct.reshape(x, (1, 512))
+    ct.store(Y, (0, 0), y * 2.0)
+    ct.store(Z, (0, 0), ct.broadcast_to(y, (1, 512)) + 1.0)
+    # A row-to-column reshape of the same tile does move data.
+    ct.store(W, (0, 0), ct.reshape(x, (512, 1)))
+
+
+def test_relayouts_that_move_no_data_rename_registers():
+    x = np.random.default_rng(6).standard_normal(512).astype(np.float32)
+    args = [x, np.zeros((1, 512), np.float32), np.zeros((1, 512), np.float32), np.zeros((512, 1), np.float32)]
+    r1, r2 = run_both(renamed_shapes, (1,), args)
+    for i in (1, 2, 3):
+        assert_bits(r2[i], r1[i])
+    # Only the column reshape goes through shared memory: one store of the tile, between
+    # its two barriers.
+    ptx = ct.compile(renamed_shapes, args, target="sm_90a").asm["ptx"]
+    assert len(re.findall(r"\bst\.shared", ptx)) == 1 and len(re.findall(r"\bbar(rier)?\.(cta\.)?sync", ptx)) == 2, ptx
+
+
+@ct.kernel
 def atomics(H, X, CNT, OLD, T: C[int]):
     x = ct.load(X, (ct.bid(0),), (T,))
     ct.atomic_add(H, (x,), 1)

@@ -18,6 +18,7 @@
 mod debug_ops;
 mod dispatch;
 mod epilogue;
+mod in_thread;
 mod reduce_tree;
 mod lower_ct;
 mod mma_sync;

@@ -744,6 +744,47 @@ impl FuncWriter<'_> {
         let size = smem_elem_bytes(rt.elem);
         let sshape = st.shape.clone();
         let rshape = rt.shape.clone();
+        // Where every thread already holds what it needs, the op renames registers.
+        if let (Some(sl), Some(rl)) = (&st.layout, &rt.layout) {
+            let source_of: Option<crate::in_thread::SourceOf> = match c.op {
+                CtOp::Broadcast => {
+                    let sshape = sshape.clone();
+                    Some(Box::new(move |rc: &[i64]| rc.iter().zip(&sshape).map(|(&x, &s)| if s == 1 { 0 } else { x }).collect()))
+                }
+                CtOp::Reshape => {
+                    let (sshape, rshape) = (sshape.clone(), rshape.clone());
+                    Some(Box::new(move |rc: &[i64]| {
+                        let mut flat = crate::in_thread::flat_index(rc, &rshape);
+                        let mut sc = vec![0; sshape.len()];
+                        for d in (0..sshape.len()).rev() {
+                            sc[d] = flat % sshape[d];
+                            flat /= sshape[d];
+                        }
+                        sc
+                    }))
+                }
+                CtOp::Permute => match c.get("permutation") {
+                    Some(Attr::IntArray(perm)) => {
+                        let perm = perm.clone();
+                        Some(Box::new(move |rc: &[i64]| {
+                            let mut sc = vec![0; rc.len()];
+                            for (i, &p) in perm.iter().enumerate() {
+                                sc[p as usize] = rc[i];
+                            }
+                            sc
+                        }))
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(plan) = source_of.and_then(|f| crate::in_thread::in_thread_sources((sl, &sshape), (rl, &rshape), &*f)) {
+                let e = self.elems(src)?;
+                let out = plan.iter().map(|&k| e[k].clone()).collect();
+                self.set_elems(result, out);
+                return Ok(());
+            }
+        }
         match c.op {
             CtOp::Broadcast => self.gather_through_smem(&[src], result, &mut |w, coords, _| {
                 let sc: Vec<String> =

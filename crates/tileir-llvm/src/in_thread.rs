@@ -1,0 +1,185 @@
+//! Relayouts that move no data between threads.
+//!
+//! A shape op (reshape, permute, broadcast) whose every result element is already held by
+//! the thread that needs it, at a register index the same in every thread, is a renaming of
+//! registers: no shared memory, no barrier. Whether that holds is decided here at compile
+//! time by evaluating both blocked layouts for every thread (tiles are at most a few tens of
+//! thousands of elements, so the check is cheap), which makes it exact for every pair of
+//! layouts, including replicated ones (a replica thread owns no element and needs none).
+
+use std::collections::HashMap;
+use tileir_ir::Layout;
+
+use crate::lower_ct::reg_offsets;
+
+/// Where a relayout takes each result element from: source coordinates of result ones.
+pub(crate) type SourceOf = Box<dyn Fn(&[i64]) -> Vec<i64>>;
+
+/// Beyond this many (thread, register) pairs the check is skipped and the caller takes the
+/// shared-memory path.
+const MAX_PAIRS: usize = 1 << 20;
+
+/// One blocked layout evaluated on concrete threads.
+struct Evaluated<'a> {
+    shape: &'a [i64],
+    spt: &'a [u32],
+    tpw: &'a [u32],
+    wpc: &'a [u32],
+    order: &'a [u32],
+    offsets: Vec<Vec<i64>>,
+}
+
+impl<'a> Evaluated<'a> {
+    fn new(layout: &'a Layout, shape: &'a [i64]) -> Evaluated<'a> {
+        let Layout::Blocked { size_per_thread, threads_per_warp, warps_per_cta, order } = layout;
+        Evaluated { shape, spt: size_per_thread, tpw: threads_per_warp, wpc: warps_per_cta, order, offsets: reg_offsets(layout, shape) }
+    }
+
+    fn threads(&self) -> u32 {
+        32 * self.wpc.iter().product::<u32>()
+    }
+
+    /// This thread's first coordinate per dimension, or `None` for a replica (a thread past
+    /// the tile in some dimension, which owns nothing), as the code generator computes it.
+    fn base(&self, thread: u32) -> Option<Vec<i64>> {
+        let (lane, warp) = (thread % 32, thread / 32);
+        let rank = self.shape.len();
+        let mut base = vec![0i64; rank];
+        let (mut lane_div, mut warp_div) = (1u32, 1u32);
+        for &d in self.order {
+            let d = d as usize;
+            let lane_d = (lane / lane_div) % self.tpw[d];
+            let warp_d = (warp / warp_div) % self.wpc[d];
+            lane_div *= self.tpw[d];
+            warp_div *= self.wpc[d];
+            base[d] = ((warp_d * self.tpw[d] + lane_d) * self.spt[d]) as i64;
+            if base[d] >= self.shape[d] {
+                return None;
+            }
+        }
+        Some(base)
+    }
+
+    fn coords(&self, base: &[i64], reg: usize) -> Vec<i64> {
+        base.iter().zip(&self.offsets[reg]).map(|(b, o)| b + o).collect()
+    }
+}
+
+/// Row-major index of `coords` in `shape`.
+pub(crate) fn flat_index(coords: &[i64], shape: &[i64]) -> i64 {
+    coords.iter().zip(shape).fold(0, |acc, (c, s)| acc * s + c)
+}
+
+/// For a relayout whose result element at coordinates `c` is the source element at
+/// `source_of(c)`: the source register each result register takes, when every thread
+/// already holds what it needs at the same register index; `None` otherwise.
+pub(crate) fn in_thread_sources(
+    source: (&Layout, &[i64]),
+    result: (&Layout, &[i64]),
+    source_of: &dyn Fn(&[i64]) -> Vec<i64>,
+) -> Option<Vec<usize>> {
+    let (src, dst) = (Evaluated::new(source.0, source.1), Evaluated::new(result.0, result.1));
+    let threads = src.threads();
+    if threads != dst.threads() || (threads as usize) * (src.offsets.len() + dst.offsets.len()) > MAX_PAIRS {
+        return None;
+    }
+    let mut held: HashMap<(u32, i64), usize> = HashMap::new();
+    for t in 0..threads {
+        if let Some(base) = src.base(t) {
+            for k in 0..src.offsets.len() {
+                held.entry((t, flat_index(&src.coords(&base, k), src.shape))).or_insert(k);
+            }
+        }
+    }
+    let mut chosen: Vec<Option<usize>> = vec![None; dst.offsets.len()];
+    for t in 0..threads {
+        let Some(base) = dst.base(t) else { continue };
+        for (r, pick) in chosen.iter_mut().enumerate() {
+            let needed = source_of(&dst.coords(&base, r));
+            let k = *held.get(&(t, flat_index(&needed, src.shape)))?;
+            // The same register in every thread: the renaming is one list for all.
+            match pick {
+                None => *pick = Some(k),
+                Some(p) if *p == k => {}
+                Some(_) => return None,
+            }
+        }
+    }
+    Some(chosen.into_iter().map(|k| k.unwrap_or(0)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocked(spt: &[u32], tpw: &[u32], wpc: &[u32]) -> Layout {
+        let rank = spt.len() as u32;
+        Layout::Blocked {
+            size_per_thread: spt.to_vec(),
+            threads_per_warp: tpw.to_vec(),
+            warps_per_cta: wpc.to_vec(),
+            order: (0..rank).rev().collect(),
+        }
+    }
+
+    fn reshape_map(from: Vec<i64>, to: Vec<i64>) -> impl Fn(&[i64]) -> Vec<i64> {
+        move |c: &[i64]| {
+            let mut flat = flat_index(c, &to);
+            let mut out = vec![0; from.len()];
+            for d in (0..from.len()).rev() {
+                out[d] = flat % from[d];
+                flat /= from[d];
+            }
+            out
+        }
+    }
+
+    #[test]
+    fn adding_a_unit_dimension_renames_registers() {
+        let src = blocked(&[4], &[32], &[4]);
+        let dst = blocked(&[1, 4], &[1, 32], &[1, 4]);
+        let map = reshape_map(vec![512], vec![1, 512]);
+        let perm = in_thread_sources((&src, &[512]), (&dst, &[1, 512]), &map).expect("in thread");
+        assert_eq!(perm, (0..4).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_transpose_across_threads_is_not_in_thread() {
+        let l = blocked(&[1, 4], &[8, 4], &[4, 1]);
+        let perm = |c: &[i64]| vec![c[1], c[0]];
+        assert!(in_thread_sources((&l, &[16, 16]), (&l, &[16, 16]), &perm).is_none());
+    }
+
+    #[test]
+    fn a_transpose_of_a_tile_held_by_one_thread_per_block_permutes_registers() {
+        // Each thread holds a 2x2 block at (2i, 2j); the transposed layout hands it the
+        // block at (2j, 2i): only when i == j is that in thread, so not in general.
+        let l = blocked(&[2, 2], &[4, 8], &[1, 1]);
+        let perm = |c: &[i64]| vec![c[1], c[0]];
+        assert!(in_thread_sources((&l, &[8, 16]), (&blocked(&[2, 2], &[8, 4], &[1, 1]), &[16, 8]), &perm).is_none());
+        // A 1x1 "transpose" of a tile one thread holds entirely is a register permutation.
+        let one = blocked(&[2, 2], &[1, 32], &[1, 1]);
+        let got = in_thread_sources((&one, &[2, 2]), (&one, &[2, 2]), &perm).expect("in thread");
+        assert_eq!(got, vec![0, 2, 1, 3]);
+    }
+
+    #[test]
+    fn replicas_need_nothing() {
+        // 16 elements over 128 threads: threads 4.. own nothing in either layout.
+        let src = blocked(&[4], &[32], &[4]);
+        let dst = blocked(&[1, 4], &[1, 32], &[1, 4]);
+        let map = reshape_map(vec![16], vec![1, 16]);
+        let perm = in_thread_sources((&src, &[16]), (&dst, &[1, 16]), &map).expect("in thread");
+        assert_eq!(perm, vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn gathering_onto_one_thread_is_not_in_thread() {
+        // The result puts all 16 elements on thread 0 (the others are replicas along the
+        // unit dimension); the source spreads them over four threads.
+        let src = blocked(&[4], &[32], &[4]);
+        let dst = blocked(&[1, 4], &[32, 1], &[4, 1]);
+        let map = reshape_map(vec![16], vec![1, 16]);
+        assert!(in_thread_sources((&src, &[16]), (&dst, &[1, 16]), &map).is_none());
+    }
+}
