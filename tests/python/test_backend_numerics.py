@@ -370,6 +370,25 @@ def test_relayouts_that_move_no_data_rename_registers():
 
 
 @ct.kernel
+def warp_transposes(X, Y, Z):
+    x = ct.load(X, (0, 0), (32, 1))
+    # A column (one element per lane) becomes a row (four per lane on eight lanes): the
+    # elements move within the warp.
+    ct.store(Y, (0, 0), ct.permute(x, (1, 0)))
+    ct.store(Z, (0,), ct.reshape(ct.astype(x, ct.float16), (32,)))
+
+
+def test_relayouts_within_a_warp_are_shuffles():
+    x = np.random.default_rng(7).standard_normal((32, 1)).astype(np.float32)
+    args = [x, np.zeros((1, 32), np.float32), np.zeros(32, np.float16)]
+    r1, r2 = run_both(warp_transposes, (1,), args)
+    assert_bits(r2[1], r1[1])
+    assert_bits(r2[2], r1[2])
+    ptx = ct.compile(warp_transposes, args, target="sm_90a").asm["ptx"]
+    assert "shfl.sync.idx" in ptx and not re.search(r"\bst\.shared", ptx), ptx
+
+
+@ct.kernel
 def atomics(H, X, CNT, OLD, T: C[int]):
     x = ct.load(X, (ct.bid(0),), (T,))
     ct.atomic_add(H, (x,), 1)

@@ -1,4 +1,4 @@
-//! Relayouts that move no data between threads.
+//! Relayouts that move no data between threads, or only within warps.
 //!
 //! A shape op (reshape, permute, broadcast) whose every result element is already held by
 //! the thread that needs it, at a register index the same in every thread, is a renaming of
@@ -6,6 +6,11 @@
 //! time by evaluating both blocked layouts for every thread (tiles are at most a few tens of
 //! thousands of elements, so the check is cheap), which makes it exact for every pair of
 //! layouts, including replicated ones (a replica thread owns no element and needs none).
+//!
+//! Where the data stays within each warp instead, and each result register comes from one
+//! source register whose lane is a GF(2)-affine function of the reading lane (as it is
+//! between the power-of-two blocked layouts, see Triton's linear layouts), one
+//! `shfl.sync.idx` per register replaces the shared-memory round trip and its barriers.
 
 use std::collections::HashMap;
 use tileir_ir::Layout;
@@ -108,6 +113,75 @@ pub(crate) fn in_thread_sources(
     Some(chosen.into_iter().map(|k| k.unwrap_or(0)).collect())
 }
 
+/// Where one result register comes from in a warp shuffle: every lane sends source register
+/// `reg`, and lane `l` reads lane `offset ^ (xor of columns[j] for each bit j set in l)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ShuffleSource {
+    pub(crate) reg: usize,
+    pub(crate) columns: [u32; 5],
+    pub(crate) offset: u32,
+}
+
+/// For a relayout as in [`in_thread_sources`] that keeps every element within its warp:
+/// each result register's [`ShuffleSource`], or `None` when some element crosses warps, a
+/// register's source register differs between lanes, or a lane map is not affine.
+pub(crate) fn warp_shuffle_sources(
+    source: (&Layout, &[i64]),
+    result: (&Layout, &[i64]),
+    source_of: &dyn Fn(&[i64]) -> Vec<i64>,
+) -> Option<Vec<ShuffleSource>> {
+    let (src, dst) = (Evaluated::new(source.0, source.1), Evaluated::new(result.0, result.1));
+    let threads = src.threads();
+    if threads != dst.threads() || (threads as usize) * (src.offsets.len() + dst.offsets.len()) > MAX_PAIRS {
+        return None;
+    }
+    // Valid owners are unique in a blocked layout (replicas own nothing).
+    let mut owner: HashMap<i64, (u32, usize)> = HashMap::new();
+    for t in 0..threads {
+        if let Some(base) = src.base(t) {
+            for k in 0..src.offsets.len() {
+                owner.insert(flat_index(&src.coords(&base, k), src.shape), (t, k));
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(dst.offsets.len());
+    let bases: Vec<Option<Vec<i64>>> = (0..threads).map(|t| dst.base(t)).collect();
+    for r in 0..dst.offsets.len() {
+        let mut reg: Option<usize> = None;
+        let mut lane_map: [Option<u32>; 32] = [None; 32];
+        for t in 0..threads {
+            let Some(base) = &bases[t as usize] else { continue };
+            let needed = source_of(&dst.coords(base, r));
+            let &(from, k) = owner.get(&flat_index(&needed, src.shape))?;
+            if from / 32 != t / 32 || reg.is_some_and(|x| x != k) {
+                return None;
+            }
+            reg = Some(k);
+            let slot = &mut lane_map[(t % 32) as usize];
+            if slot.is_some_and(|x| x != from % 32) {
+                return None;
+            }
+            *slot = Some(from % 32);
+        }
+        // lane ↦ offset ^ A·lane, fitted on lane 0 and the unit lanes, then checked on all.
+        let offset = lane_map[0].unwrap_or(0);
+        let mut columns = [0u32; 5];
+        for (j, col) in columns.iter_mut().enumerate() {
+            *col = lane_map[1 << j].map(|l| l ^ offset).unwrap_or(0);
+        }
+        let fits = (0..32u32).all(|l| {
+            lane_map[l as usize].is_none_or(|want| {
+                (0..5).filter(|j| l & (1 << j) != 0).fold(offset, |acc, j| acc ^ columns[j]) == want
+            })
+        });
+        if !fits {
+            return None;
+        }
+        out.push(ShuffleSource { reg: reg.unwrap_or(0), columns, offset });
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,6 +245,32 @@ mod tests {
         let map = reshape_map(vec![16], vec![1, 16]);
         let perm = in_thread_sources((&src, &[16]), (&dst, &[1, 16]), &map).expect("in thread");
         assert_eq!(perm, vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn a_transpose_within_a_warp_is_a_shuffle() {
+        // 8x4 over one warp, one element per lane: lane 4·row + col. The transposed 4x8
+        // tile puts result element (row, col) on lane 8·row + col: the lane bits rotate.
+        let src = blocked(&[1, 1], &[8, 4], &[1, 1]);
+        let dst = blocked(&[1, 1], &[4, 8], &[1, 1]);
+        let perm = |c: &[i64]| vec![c[1], c[0]];
+        assert!(in_thread_sources((&src, &[8, 4]), (&dst, &[4, 8]), &perm).is_none());
+        let plan = warp_shuffle_sources((&src, &[8, 4]), (&dst, &[4, 8]), &perm).expect("within the warp");
+        assert_eq!(plan.len(), 1);
+        let s = &plan[0];
+        for lane in 0..32u32 {
+            let (row, col) = (lane / 8, lane % 8); // result element (row, col) = source (col, row)
+            let want = 4 * col + row;
+            let got = (0..5).filter(|j| lane & (1 << j) != 0).fold(s.offset, |acc, j| acc ^ s.columns[j]);
+            assert_eq!(got, want, "lane {lane}");
+        }
+    }
+
+    #[test]
+    fn data_crossing_warps_is_no_shuffle() {
+        let l = blocked(&[1, 4], &[8, 4], &[4, 1]);
+        let perm = |c: &[i64]| vec![c[1], c[0]];
+        assert!(warp_shuffle_sources((&l, &[32, 16]), (&l, &[16, 32]), &perm).is_none());
     }
 
     #[test]

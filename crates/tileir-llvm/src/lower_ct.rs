@@ -778,11 +778,17 @@ impl FuncWriter<'_> {
                 },
                 _ => None,
             };
-            if let Some(plan) = source_of.and_then(|f| crate::in_thread::in_thread_sources((sl, &sshape), (rl, &rshape), &*f)) {
-                let e = self.elems(src)?;
-                let out = plan.iter().map(|&k| e[k].clone()).collect();
-                self.set_elems(result, out);
-                return Ok(());
+            if let Some(f) = source_of {
+                if let Some(plan) = crate::in_thread::in_thread_sources((sl, &sshape), (rl, &rshape), &*f) {
+                    let e = self.elems(src)?;
+                    let out = plan.iter().map(|&k| e[k].clone()).collect();
+                    self.set_elems(result, out);
+                    return Ok(());
+                }
+                let shuffleable = matches!(rt.elem, TileElem::Num(_));
+                if let Some(plan) = shuffleable.then(|| crate::in_thread::warp_shuffle_sources((sl, &sshape), (rl, &rshape), &*f)).flatten() {
+                    return self.relayout_by_shuffles(src, result, &plan);
+                }
             }
         }
         match c.op {
@@ -2128,6 +2134,36 @@ impl FuncWriter<'_> {
         let magnitude = self.emit("u8", format!("select i1 {is_nan}, i32 2143289344, i32 {magnitude}"));
         let bits = self.emit("u8", format!("or i32 {magnitude}, {sign}"));
         self.emit("u8", format!("bitcast i32 {bits} to float"))
+    }
+
+    /// A relayout within warps: one `shfl.sync.idx` per result register, from the lane its
+    /// [`crate::in_thread::ShuffleSource`] names (each distinct lane map computed once).
+    fn relayout_by_shuffles(&mut self, src: ValueId, result: ValueId, plan: &[crate::in_thread::ShuffleSource]) -> R<()> {
+        let elems = self.elems(src)?;
+        let lt = elem_llvm(self.val_ty(result).elem)?;
+        let tid = self.thread_id();
+        let lane = self.emit("sl", format!("and i32 {tid}, 31"));
+        let mut lanes: std::collections::HashMap<([u32; 5], u32), String> = std::collections::HashMap::new();
+        let mut out = Vec::with_capacity(plan.len());
+        for s in plan {
+            let from = match lanes.get(&(s.columns, s.offset)) {
+                Some(v) => v.clone(),
+                None => {
+                    let mut acc = s.offset.to_string();
+                    for (j, &col) in s.columns.iter().enumerate().filter(|(_, &c)| c != 0) {
+                        let bit = self.emit("sl", format!("and i32 {lane}, {}", 1u32 << j));
+                        let set = self.emit("sl", format!("icmp ne i32 {bit}, 0"));
+                        let term = self.emit("sl", format!("select i1 {set}, i32 {col}, i32 0"));
+                        acc = self.emit("sl", format!("xor i32 {acc}, {term}"));
+                    }
+                    lanes.insert((s.columns, s.offset), acc.clone());
+                    acc
+                }
+            };
+            out.push(self.shuffle_from_lane(lt, &elems[s.reg], &from));
+        }
+        self.set_elems(result, out);
+        Ok(())
     }
 
     /// A `ptr<f4E2M1FN>` moved by `offset` elements (i64). Such a pointer is its byte's

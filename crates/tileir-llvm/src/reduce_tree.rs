@@ -44,6 +44,18 @@ impl FuncWriter<'_> {
     fn shuffle_xor(&mut self, lt: &str, v: &str, mask: u32) -> String {
         self.declare("declare i32 @llvm.nvvm.shfl.sync.bfly.i32(i32, i32, i32, i32)");
         let shfl = |w: &mut Self, x: &str| w.emit("sh", format!("call i32 @llvm.nvvm.shfl.sync.bfly.i32(i32 -1, i32 {x}, i32 {mask}, i32 31)"));
+        self.shuffle_words(lt, v, &shfl)
+    }
+
+    /// A value of LLVM type `lt` read from lane `lane` (an i32 value) of the warp.
+    pub(crate) fn shuffle_from_lane(&mut self, lt: &str, v: &str, lane: &str) -> String {
+        self.declare("declare i32 @llvm.nvvm.shfl.sync.idx.i32(i32, i32, i32, i32)");
+        let shfl = |w: &mut Self, x: &str| w.emit("sh", format!("call i32 @llvm.nvvm.shfl.sync.idx.i32(i32 -1, i32 {x}, i32 {lane}, i32 31)"));
+        self.shuffle_words(lt, v, &shfl)
+    }
+
+    /// `v` moved through a 32-bit shuffle `shfl` (two for 64-bit types).
+    fn shuffle_words(&mut self, lt: &str, v: &str, shfl: &dyn Fn(&mut Self, &str) -> String) -> String {
         match lt {
             "i32" => shfl(self, v),
             "float" => {
