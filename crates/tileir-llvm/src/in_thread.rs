@@ -75,6 +75,34 @@ pub(crate) fn flat_index(coords: &[i64], shape: &[i64]) -> i64 {
     coords.iter().zip(shape).fold(0, |acc, (c, s)| acc * s + c)
 }
 
+/// Both layouts of a relayout evaluated, with where each source element lives.
+struct Relayout<'a> {
+    src: Evaluated<'a>,
+    dst: Evaluated<'a>,
+    threads: u32,
+    /// Flat source index → (thread, register). Valid owners are unique in a blocked layout
+    /// (replicas own nothing).
+    owner: HashMap<i64, (u32, usize)>,
+}
+
+/// `None` when the thread counts differ or the tiles are too large to check.
+fn evaluate<'a>(source: (&'a Layout, &'a [i64]), result: (&'a Layout, &'a [i64])) -> Option<Relayout<'a>> {
+    let (src, dst) = (Evaluated::new(source.0, source.1), Evaluated::new(result.0, result.1));
+    let threads = src.threads();
+    if threads != dst.threads() || (threads as usize) * (src.offsets.len() + dst.offsets.len()) > MAX_PAIRS {
+        return None;
+    }
+    let mut owner = HashMap::new();
+    for t in 0..threads {
+        if let Some(base) = src.base(t) {
+            for k in 0..src.offsets.len() {
+                owner.insert(flat_index(&src.coords(&base, k), src.shape), (t, k));
+            }
+        }
+    }
+    Some(Relayout { src, dst, threads, owner })
+}
+
 /// For a relayout whose result element at coordinates `c` is the source element at
 /// `source_of(c)`: the source register each result register takes, when every thread
 /// already holds what it needs at the same register index; `None` otherwise.
@@ -83,31 +111,19 @@ pub(crate) fn in_thread_sources(
     result: (&Layout, &[i64]),
     source_of: &dyn Fn(&[i64]) -> Vec<i64>,
 ) -> Option<Vec<usize>> {
-    let (src, dst) = (Evaluated::new(source.0, source.1), Evaluated::new(result.0, result.1));
-    let threads = src.threads();
-    if threads != dst.threads() || (threads as usize) * (src.offsets.len() + dst.offsets.len()) > MAX_PAIRS {
-        return None;
-    }
-    let mut held: HashMap<(u32, i64), usize> = HashMap::new();
-    for t in 0..threads {
-        if let Some(base) = src.base(t) {
-            for k in 0..src.offsets.len() {
-                held.entry((t, flat_index(&src.coords(&base, k), src.shape))).or_insert(k);
-            }
-        }
-    }
+    let Relayout { src, dst, threads, owner } = evaluate(source, result)?;
     let mut chosen: Vec<Option<usize>> = vec![None; dst.offsets.len()];
     for t in 0..threads {
         let Some(base) = dst.base(t) else { continue };
         for (r, pick) in chosen.iter_mut().enumerate() {
             let needed = source_of(&dst.coords(&base, r));
-            let k = *held.get(&(t, flat_index(&needed, src.shape)))?;
-            // The same register in every thread: the renaming is one list for all.
-            match pick {
-                None => *pick = Some(k),
-                Some(p) if *p == k => {}
-                Some(_) => return None,
+            let &(from, k) = owner.get(&flat_index(&needed, src.shape))?;
+            // Held by this thread, at the same register in every thread: the renaming is
+            // one list for all.
+            if from != t || pick.is_some_and(|p| p != k) {
+                return None;
             }
+            *pick = Some(k);
         }
     }
     Some(chosen.into_iter().map(|k| k.unwrap_or(0)).collect())
@@ -130,20 +146,7 @@ pub(crate) fn warp_shuffle_sources(
     result: (&Layout, &[i64]),
     source_of: &dyn Fn(&[i64]) -> Vec<i64>,
 ) -> Option<Vec<ShuffleSource>> {
-    let (src, dst) = (Evaluated::new(source.0, source.1), Evaluated::new(result.0, result.1));
-    let threads = src.threads();
-    if threads != dst.threads() || (threads as usize) * (src.offsets.len() + dst.offsets.len()) > MAX_PAIRS {
-        return None;
-    }
-    // Valid owners are unique in a blocked layout (replicas own nothing).
-    let mut owner: HashMap<i64, (u32, usize)> = HashMap::new();
-    for t in 0..threads {
-        if let Some(base) = src.base(t) {
-            for k in 0..src.offsets.len() {
-                owner.insert(flat_index(&src.coords(&base, k), src.shape), (t, k));
-            }
-        }
-    }
+    let Relayout { src, dst, threads, owner } = evaluate(source, result)?;
     let mut out = Vec::with_capacity(dst.offsets.len());
     let bases: Vec<Option<Vec<i64>>> = (0..threads).map(|t| dst.base(t)).collect();
     for r in 0..dst.offsets.len() {
