@@ -389,6 +389,27 @@ def test_relayouts_within_a_warp_are_shuffles():
 
 
 @ct.kernel
+def row_softmax(X, Y, N: C[int]):
+    x = ct.load(X, (0, 0), (1, N))
+    # Each reduction leaves its one element in every thread (replicas too), so the two
+    # broadcasts back over the row move no data.
+    x = x - ct.max(x, axis=1, keepdims=True)
+    e = ct.exp(x)
+    ct.store(Y, (0, 0), e / ct.sum(e, axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize("n", [16, 1024])
+def test_broadcasts_of_a_reduced_element_move_no_data(n):
+    x = np.random.default_rng(n).standard_normal((1, n)).astype(np.float32)
+    args = [x, np.zeros((1, n), np.float32), n]
+    r1, r2 = run_both(row_softmax, (1,), args)
+    np.testing.assert_allclose(r2[1], r1[1], rtol=1e-5, atol=1e-7)
+    ptx = ct.compile(row_softmax, args, target="sm_90a").asm["ptx"]
+    # Two barriers around each reduction's cross-warp step, nothing else.
+    assert len(re.findall(r"\bbar(rier)?\.(cta\.)?sync", ptx)) == 4, ptx
+
+
+@ct.kernel
 def atomics(H, X, CNT, OLD, T: C[int]):
     x = ct.load(X, (ct.bid(0),), (T,))
     ct.atomic_add(H, (x,), 1)

@@ -540,6 +540,10 @@ impl FuncWriter<'_> {
             out.push(read(self, &c, &bases)?);
         }
         self.set_elems(result, out);
+        // Replicas read the coordinates they replicate: a single element reaches every thread.
+        if is_single_element(&self.val_ty(result).shape) {
+            self.uniform_values.insert(result);
+        }
         Ok(())
     }
 
@@ -734,11 +738,27 @@ impl FuncWriter<'_> {
             let v = self.elems(src)?[0].clone();
             let count = rt.layout.as_ref().map(|l| reg_offsets(l, &rt.shape).len()).unwrap_or(1);
             self.set_elems(result, vec![v; count]);
+            if is_single_element(&rt.shape) {
+                self.uniform_values.insert(result);
+            }
             return Ok(());
         }
         if st.layout == rt.layout && st.shape == rt.shape {
             let e = self.elems(src)?;
             self.set_elems(result, e);
+            if self.uniform_values.contains(&src) {
+                self.uniform_values.insert(result);
+            }
+            return Ok(());
+        }
+        // A single element every thread holds is broadcast or reshaped in place.
+        if matches!(c.op, CtOp::Broadcast | CtOp::Reshape) && self.uniform_values.contains(&src) {
+            let v = self.elems(src)?[0].clone();
+            let count = rt.layout.as_ref().map(|l| reg_offsets(l, &rt.shape).len()).unwrap_or(1);
+            self.set_elems(result, vec![v; count]);
+            if is_single_element(&rt.shape) {
+                self.uniform_values.insert(result);
+            }
             return Ok(());
         }
         let size = smem_elem_bytes(rt.elem);
@@ -1688,6 +1708,10 @@ impl FuncWriter<'_> {
             out.push(self.scalar_ct(c, &in_t, &rt, &args)?);
         }
         self.set_elems(r, out);
+        // Of values every thread holds, every thread computes the same.
+        if is_single_element(&rt.shape) && !data.operands.is_empty() && data.operands.iter().all(|&v| self.val_ty(v).shape.is_empty() || self.uniform_values.contains(&v)) {
+            self.uniform_values.insert(r);
+        }
         Ok(())
     }
 
@@ -2560,6 +2584,11 @@ impl FuncWriter<'_> {
         let nan = self.emit("at", format!("fcmp uno float {x}, {y}"));
         self.emit("at", format!("select i1 {nan}, float 0x7FF8000000000000, float {r}"))
     }
+}
+
+/// A tile (rank at least 1) of one element.
+fn is_single_element(shape: &[i64]) -> bool {
+    !shape.is_empty() && shape.iter().product::<i64>() == 1
 }
 
 /// Float formats narrower than 16 bits, which conversions reach only in software or from f32.

@@ -227,6 +227,10 @@ impl FuncWriter<'_> {
         }
         for (i, &r) in results.iter().enumerate() {
             self.set_elems(r, std::mem::take(&mut outs[i]));
+            // Every thread, replicas included, read the one slot row of a single-element result.
+            if out_count == 1 && !out_shape.is_empty() {
+                self.uniform_values.insert(r);
+            }
         }
         Ok(())
     }

@@ -287,6 +287,10 @@ pub(crate) struct FuncWriter<'a> {
     /// Accumulator tiles held as wgmma fragment registers rather than in their layout
     /// (a loop's carried accumulator; see `FuncWriter::fragment_carries`).
     pub(crate) fragment_values: std::collections::HashSet<ValueId>,
+    /// Single-element tiles every thread holds, replicas included, in every register (a
+    /// reduction's result, a shared-memory gather's, element-wise ops of those): broadcasting
+    /// or reshaping one moves no data.
+    pub(crate) uniform_values: std::collections::HashSet<ValueId>,
     /// mma ops whose result stays in fragment registers.
     pub(crate) fragment_mmas: std::collections::HashSet<OpId>,
     /// Tiled loads (by their tile) that their wgmma copies straight into shared memory
@@ -437,6 +441,7 @@ impl<'a> FuncWriter<'a> {
             function_name: String::new(),
             failed: Default::default(),
             fragment_values: Default::default(),
+            uniform_values: Default::default(),
             fragment_mmas: Default::default(),
             direct_loads: HashMap::new(),
             direct_copied_ops: Default::default(),
