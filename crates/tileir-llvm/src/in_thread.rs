@@ -103,6 +103,16 @@ fn evaluate<'a>(source: (&'a Layout, &'a [i64]), result: (&'a Layout, &'a [i64])
     Some(Relayout { src, dst, threads, owner })
 }
 
+/// The coordinates in `shape` of row-major index `flat` (the inverse of [`flat_index`]).
+pub(crate) fn unflatten(mut flat: i64, shape: &[i64]) -> Vec<i64> {
+    let mut coords = vec![0; shape.len()];
+    for d in (0..shape.len()).rev() {
+        coords[d] = flat % shape[d];
+        flat /= shape[d];
+    }
+    coords
+}
+
 /// For a relayout whose result element at coordinates `c` is the source element at
 /// `source_of(c)`: the source register each result register takes, when every thread
 /// already holds what it needs at the same register index; `None` otherwise.
@@ -200,15 +210,7 @@ mod tests {
     }
 
     fn reshape_map(from: Vec<i64>, to: Vec<i64>) -> impl Fn(&[i64]) -> Vec<i64> {
-        move |c: &[i64]| {
-            let mut flat = flat_index(c, &to);
-            let mut out = vec![0; from.len()];
-            for d in (0..from.len()).rev() {
-                out[d] = flat % from[d];
-                flat /= from[d];
-            }
-            out
-        }
+        move |c: &[i64]| unflatten(flat_index(c, &to), &from)
     }
 
     #[test]

@@ -773,15 +773,7 @@ impl FuncWriter<'_> {
                 }
                 CtOp::Reshape => {
                     let (sshape, rshape) = (sshape.clone(), rshape.clone());
-                    Some(Box::new(move |rc: &[i64]| {
-                        let mut flat = crate::in_thread::flat_index(rc, &rshape);
-                        let mut sc = vec![0; sshape.len()];
-                        for d in (0..sshape.len()).rev() {
-                            sc[d] = flat % sshape[d];
-                            flat /= sshape[d];
-                        }
-                        sc
-                    }))
+                    Some(Box::new(move |rc: &[i64]| crate::in_thread::unflatten(crate::in_thread::flat_index(rc, &rshape), &sshape)))
                 }
                 CtOp::Permute => match c.get("permutation") {
                     Some(Attr::IntArray(perm)) => {

@@ -978,21 +978,6 @@ impl<'a> FuncWriter<'a> {
             tile_start.push(t);
             origin.push(o);
         }
-        // The whole tile is inside the memref: 0 <= start and start + shape <= size in
-        // every dimension (signed: a negative tile index must not pass as a huge one).
-        let mut full: Option<String> = coords.valid.clone();
-        for d in 0..rank {
-            let lo = self.fresh("lo");
-            self.line(&format!("{lo} = icmp sge i64 {}, 0", tile_start[d]));
-            let end = self.fresh("end");
-            self.line(&format!("{end} = add i64 {}, {}", tile_start[d], shape[d]));
-            let hi = self.fresh("hi");
-            self.line(&format!("{hi} = icmp sle i64 {end}, {}", sizes[d]));
-            let both = self.fresh("inb");
-            self.line(&format!("{both} = and i1 {lo}, {hi}"));
-            full = Some(self.chain(full, both, "and i1", "inb"));
-        }
-        let full = full.unwrap_or_else(|| "true".into());
         let reps: Vec<i64> = (0..rank).map(|d| (shape[d] / (spt[d] * tpw[d] * wpc[d]) as i64).max(1)).collect();
         let footprint: Vec<i64> = (0..rank).map(|d| (spt[d] * tpw[d] * wpc[d]) as i64).collect();
         let group = spt[rank - 1] as usize; // contiguous run along the fastest dimension
@@ -1045,6 +1030,21 @@ impl<'a> FuncWriter<'a> {
             };
             return self.finish_tiled(&data, access, is_load, llvm_scope, loaded);
         }
+        // The whole tile is inside the memref: 0 <= start and start + shape <= size in
+        // every dimension (signed: a negative tile index must not pass as a huge one).
+        let mut full: Option<String> = coords.valid.clone();
+        for d in 0..rank {
+            let lo = self.fresh("lo");
+            self.line(&format!("{lo} = icmp sge i64 {}, 0", tile_start[d]));
+            let end = self.fresh("end");
+            self.line(&format!("{end} = add i64 {}, {}", tile_start[d], shape[d]));
+            let hi = self.fresh("hi");
+            self.line(&format!("{hi} = icmp sle i64 {end}, {}", sizes[d]));
+            let both = self.fresh("inb");
+            self.line(&format!("{both} = and i1 {lo}, {hi}"));
+            full = Some(self.chain(full, both, "and i1", "inb"));
+        }
+        let full = full.unwrap_or_else(|| "true".into());
         let id = self.counter;
         let (l_fast, l_slow, l_join) = (format!("%fast.{id}"), format!("%slow.{id}"), format!("%join.{id}"));
         self.line(&format!("br i1 {full}, label {l_fast}, label {l_slow}"));
