@@ -85,6 +85,7 @@ fn stage_name(pass: &str) -> String {
     match pass {
         t::to_tileaa::NAME => "nv_tileaa".into(),
         t::to_tileas::NAME
+        | t::assign_layouts::NAME
         | t::queue_to_pipeline::NAME
         | t::materialize_async::NAME
         | t::unspecialized_pipeline::NAME

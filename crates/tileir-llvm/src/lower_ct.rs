@@ -144,6 +144,39 @@ pub(crate) fn reg_offsets(layout: &Layout, shape: &[i64]) -> Vec<Vec<i64>> {
     regs
 }
 
+/// The thread's registers of a `shape` tile held in `layout`, in vectors of `vector`
+/// consecutive elements along the layout's fastest dimension (`order[0]`; `vector` divides
+/// the thread's run along it): each vector's first register and all its registers in order.
+pub(crate) fn vector_groups(layout: &Layout, shape: &[i64], vector: usize) -> Vec<(usize, Vec<usize>)> {
+    let offsets = reg_offsets(layout, shape);
+    let Layout::Blocked { order, .. } = layout;
+    let rank = shape.len();
+    let vdim = order.first().map(|&o| o as usize).filter(|&o| o < rank).unwrap_or(rank.saturating_sub(1));
+    if vector <= 1 || rank == 0 {
+        return (0..offsets.len()).map(|r| (r, vec![r])).collect();
+    }
+    if vdim + 1 == rank {
+        // Registers run the last dimension fastest: a vector is consecutive registers.
+        return (0..offsets.len()).step_by(vector).map(|r| (r, (r..r + vector).collect())).collect();
+    }
+    let index: std::collections::HashMap<&[i64], usize> = offsets.iter().enumerate().map(|(i, o)| (o.as_slice(), i)).collect();
+    let mut out = Vec::new();
+    for (r, o) in offsets.iter().enumerate() {
+        if o[vdim] % vector as i64 != 0 {
+            continue;
+        }
+        let members = (0..vector as i64)
+            .map(|j| {
+                let mut m = o.clone();
+                m[vdim] += j;
+                index[m.as_slice()]
+            })
+            .collect();
+        out.push((r, members));
+    }
+    out
+}
+
 /// LLVM type of an element in registers.
 pub(crate) fn elem_llvm(elem: TileElem) -> Result<&'static str, String> {
     match elem {
@@ -397,10 +430,10 @@ impl FuncWriter<'_> {
         self.spill_to_smem_vectors(v, scalar_bytes, 1, offset)
     }
 
-    /// [`Self::spill_to_smem_at`] in vectors of `vector` registers: consecutive registers
-    /// along the layout's last dimension, which the caller knows `offset` places
-    /// contiguously (`vector` divides the layout's elements per thread along it, and the
-    /// vector's bytes are a power of two its first offset is aligned to).
+    /// [`Self::spill_to_smem_at`] in vectors of `vector` registers: consecutive elements
+    /// along the layout's fastest dimension (`order[0]`), which the caller knows `offset`
+    /// places contiguously (`vector` divides the layout's elements per thread along it, and
+    /// the vector's bytes are a power of two its first offset is aligned to).
     pub(crate) fn spill_to_smem_vectors(
         &mut self,
         v: ValueId,
@@ -431,16 +464,17 @@ impl FuncWriter<'_> {
             join
         });
         let lt = elem_llvm(t.elem)?;
-        for (r, c) in coords.iter().enumerate().step_by(vector.max(1)) {
-            let off = offset(self, c);
-            if vector <= 1 || lt == "i1" {
+        let vector = if lt == "i1" { 1 } else { vector.max(1) };
+        for (r, members) in vector_groups(&layout, &t.shape, vector) {
+            let off = offset(self, &coords[r]);
+            if vector == 1 {
                 self.smem_store(t.elem, &off, &elems[r])?;
                 continue;
             }
             let vt = format!("<{vector} x {lt}>");
             let mut acc = "poison".to_string();
-            for (i, e) in elems[r..r + vector].iter().enumerate() {
-                acc = self.emit("sv", format!("insertelement {vt} {acc}, {lt} {e}, i32 {i}"));
+            for (i, &m) in members.iter().enumerate() {
+                acc = self.emit("sv", format!("insertelement {vt} {acc}, {lt} {}, i32 {i}", elems[m]));
             }
             let p = self.smem_ptr(&off);
             let align = vector as u64 * smem_elem_bytes(t.elem);
@@ -727,7 +761,7 @@ impl FuncWriter<'_> {
         Ok(())
     }
 
-    fn relayout(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
+    pub(crate) fn relayout(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
         let data = self.m.ops[op].clone();
         let src = data.operands[0];
         let result = data.results[0];

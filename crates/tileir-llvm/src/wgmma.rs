@@ -492,13 +492,21 @@ impl FuncWriter<'_> {
             self.label(&join);
             tma_wait = Some((mbar, state));
         }
-        let vector = |t: &ValTy| match &t.layout {
-            Some(Layout::Blocked { size_per_thread, .. }) => {
-                (*size_per_thread.last().unwrap_or(&1) as i64).min(16 / eb).max(1) as usize
+        // Vectors of up to 16 bytes along `dim`, the dimension the shared-memory image keeps
+        // contiguous, when the operand's layout holds a run along it (its fastest dimension).
+        let vector = |t: &ValTy, dim: usize| match &t.layout {
+            Some(Layout::Blocked { size_per_thread, order, .. }) if order.first() == Some(&(dim as u32)) => {
+                (size_per_thread[dim] as i64).min(16 / eb).max(1) as usize
             }
-            None => 1,
+            _ => 1,
         };
-        let (va, vb) = (vector(&self.val_ty(a)), vector(&self.val_ty(b)));
+        // A 16-bit B staged from registers that hold it K-fastest (a transposed view's load
+        // under `tileas-assign-layouts`) is written K-major, in vectors along K, and read
+        // untransposed; otherwise 16-bit B images are MN-major.
+        let b_k_fastest = matches!(&self.val_ty(b).layout, Some(Layout::Blocked { order, .. }) if order.first() == Some(&0));
+        let b_mn_major = form.b_mn_major && !(direct_b.is_none() && b_k_fastest);
+        // A [M, K] and an MN-major B [K, N] are contiguous along dimension 1; a K-major B along 0.
+        let (va, vb) = (vector(&self.val_ty(a), 1), vector(&self.val_ty(b), if b_mn_major { 1 } else { 0 }));
         let mut copies = false;
         match direct_a {
             Some(d) if d.swizzle > 0 => {}
@@ -514,10 +522,10 @@ impl FuncWriter<'_> {
                 self.copy_tile_async(&plan, d.load, d.image, bytes_a)?;
                 copies = true;
             }
-            None if form.b_mn_major => {
+            None if b_mn_major => {
                 self.spill_to_smem_vectors(b, 0, vb, &mut |w, kc| w.mn_major_offset(bytes_a, &kc[0], &kc[1], k, eb))?
             }
-            None => self.spill_to_smem_at(b, 0, &mut |w, kc| w.core_matrix_offset(bytes_a, &kc[1], &kc[0], k, eb))?,
+            None => self.spill_to_smem_vectors(b, 0, vb, &mut |w, kc| w.core_matrix_offset(bytes_a, &kc[1], &kc[0], k, eb))?,
         }
         if copies {
             self.intrinsic_void("llvm.nvvm.cp.async.commit.group", &[]);
@@ -576,7 +584,7 @@ impl FuncWriter<'_> {
                 let geo = Geometry { lbo: k * sw, sbo: 8 * sw, mode: swizzle_mode(d.swizzle) };
                 (geo, sw / eb, k * sw, Box::new(move |step| step * form.k * sw))
             }
-            None if form.b_mn_major => {
+            None if b_mn_major => {
                 let run = k / 8 * CORE_MATRIX_BYTES;
                 (Geometry { lbo: CORE_MATRIX_BYTES, sbo: run, mode: 0 }, 8, run, Box::new(move |step| step * form.k / 8 * CORE_MATRIX_BYTES))
             }
@@ -586,7 +594,7 @@ impl FuncWriter<'_> {
             }
         };
         // 16-bit forms say how B is read: MN-major (transposed, 1) unless its image is K-major.
-        let tail = if form.b_mn_major && b_kmajor_tma.is_some() { ", 1, 1, 0, 0" } else { form.tail };
+        let tail = if form.b_mn_major && (b_kmajor_tma.is_some() || (tma_b.is_none() && !b_mn_major)) { ", 1, 1, 0, 0" } else { form.tail };
         let b_cols = self.emit("wb0", format!("udiv i32 {}, {b_col_unit}", l.col_base));
         let b_cols = self.emit("wb0", format!("mul i32 {b_cols}, {b_col_stride}"));
         let b_start = self.emit("wb0", format!("add i32 {base}, {b_cols}"));

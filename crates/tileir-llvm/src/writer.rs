@@ -771,6 +771,14 @@ impl<'a> FuncWriter<'a> {
             OpKind::TileAs(k) => match k {
                 TileAsOp::TiledLoad { access, vector_width } => self.tiled(op, access, *vector_width, true),
                 TileAsOp::TiledStore { access, vector_width } => self.tiled(op, access, *vector_width, false),
+                // The same elements in another register layout: a reshape to the same shape
+                // is exactly that relayout (renaming, warp shuffles or a shared-memory trip,
+                // whichever the planner finds for the two layouts).
+                TileAsOp::ConvertLayout { plan: None, reinterpret_byte: false } => {
+                    if let Err(message) = self.relayout(op, &tileir_ir::CudaTileOp::new(tileir_ir::CtOp::Reshape)) {
+                        self.error(op, message);
+                    }
+                }
                 TileAsOp::Reinterpret
                 | TileAsOp::ExtractSlice { .. }
                 | TileAsOp::InsertSlice { .. }
@@ -962,8 +970,11 @@ impl<'a> FuncWriter<'a> {
                 None => return,
             }
         }
-        let Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, .. } = &layout;
+        let Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, order } = &layout;
         let rank = shape.len();
+        // The vector dimension: the layout's fastest (the last for the canonical layouts;
+        // `tileas-assign-layouts` orders a transposed view's unit-stride dimension first).
+        let vdim = order.first().map(|&o| o as usize).filter(|&o| o < rank).unwrap_or(rank - 1);
         let coords = self.thread_coords(&layout, &shape);
         // Per dimension: the tile's first global coordinate, and this thread's first one.
         let mut tile_start = Vec::new();
@@ -980,17 +991,17 @@ impl<'a> FuncWriter<'a> {
         }
         let reps: Vec<i64> = (0..rank).map(|d| (shape[d] / (spt[d] * tpw[d] * wpc[d]) as i64).max(1)).collect();
         let footprint: Vec<i64> = (0..rank).map(|d| (spt[d] * tpw[d] * wpc[d]) as i64).collect();
-        let group = spt[rank - 1] as usize; // contiguous run along the fastest dimension
-        let outer_spt: Vec<i64> = (0..rank - 1).map(|d| spt[d] as i64).collect();
+        let group = spt[vdim] as usize; // contiguous run along the vector dimension
         let bytes = elem.storage_bytes() as usize;
         let vw = if strong { 1 } else { (vector_width as usize).clamp(1, group) };
-        // Enumerate (rep multi-index, outer j multi-index); each gives one group along the last dim.
-        let mut groups: Vec<Vec<i64>> = vec![vec![]]; // per-dimension offsets from origin (last dim: group start)
+        // Enumerate (rep multi-index, other dimensions' j multi-index); each gives one group
+        // along the vector dimension.
+        let mut groups: Vec<Vec<i64>> = vec![vec![]]; // per-dimension offsets from origin (vdim: group start)
         for d in 0..rank {
             let mut next = Vec::new();
             for g in &groups {
                 for r in 0..reps[d] {
-                    let js = if d + 1 == rank { 1 } else { outer_spt[d] };
+                    let js = if d == vdim { 1 } else { spt[d] as i64 };
                     for j in 0..js {
                         let mut ng = g.clone();
                         ng.push(r * footprint[d] + j);
@@ -1000,18 +1011,41 @@ impl<'a> FuncWriter<'a> {
             }
             groups = next;
         }
+        // Element j of group g is register `register_of[g * group + j]` of the tile (the
+        // identity when the vector dimension is the last: registers run last dimension fastest).
+        let register_of: Vec<usize> = if vdim + 1 == rank {
+            (0..groups.len() * group).collect()
+        } else {
+            let index: HashMap<Vec<i64>, usize> =
+                crate::lower_ct::reg_offsets(&layout, &shape).into_iter().enumerate().map(|(i, o)| (o, i)).collect();
+            let mut out = Vec::with_capacity(groups.len() * group);
+            for g in &groups {
+                for j in 0..group as i64 {
+                    let mut o = g.clone();
+                    o[vdim] += j;
+                    match index.get(&o) {
+                        Some(&i) => out.push(i),
+                        None => return self.error(op, format!("internal: no register holds offsets {o:?} of the tile")),
+                    }
+                }
+            }
+            out
+        };
         let stored: Vec<String> = if is_load {
             Vec::new()
         } else {
             match self.get(op, data.operands[1]) {
-                Some(Lowered::Tile(e)) => e,
+                Some(Lowered::Tile(e)) if e.len() == register_of.len() => register_of.iter().map(|&i| e[i].clone()).collect(),
+                Some(Lowered::Tile(e)) => {
+                    return self.error(op, format!("stored tile has {} elements per thread, expected {}", e.len(), register_of.len()))
+                }
                 _ => return self.error(op, "stored value is not a tile".into()),
             }
         };
-        if !is_load && stored.len() != groups.len() * group {
-            return self.error(op, format!("stored tile has {} elements per thread, expected {}", stored.len(), groups.len() * group));
-        }
         if elem == NumType::F4E2M1FN {
+            if vdim + 1 != rank {
+                return self.error(op, "4-bit tiles must be held with their last dimension fastest".into());
+            }
             let nibbles = NibbleAccess { origin: &origin, valid: &coords.valid, sizes: &sizes, strides: &strides, base: &base, qualifier: &qualifier };
             let loaded = if is_load {
                 let pad = PaddingValue::bits(access.padding, elem);
@@ -1058,7 +1092,7 @@ impl<'a> FuncWriter<'a> {
             for k in 0..group / vw {
                 let p = if k == 0 {
                     addr.clone()
-                } else if strides[rank - 1] == "1" {
+                } else if strides[vdim] == "1" {
                     let p = self.fresh("addr");
                     self.line(&format!("{p} = getelementptr {lt}, ptr addrspace(1) {addr}, i64 {}", k * vw));
                     p
@@ -1066,7 +1100,7 @@ impl<'a> FuncWriter<'a> {
                     // A permuted view walks its fastest tile dimension with a non-unit
                     // stride (then vw is 1).
                     let off = self.fresh("soff");
-                    self.line(&format!("{off} = mul i64 {}, {}", strides[rank - 1], k * vw));
+                    self.line(&format!("{off} = mul i64 {}, {}", strides[vdim], k * vw));
                     let p = self.fresh("addr");
                     self.line(&format!("{p} = getelementptr {lt}, ptr addrspace(1) {addr}, i64 {off}"));
                     p
@@ -1116,14 +1150,14 @@ impl<'a> FuncWriter<'a> {
         let mut slow_vals = Vec::new();
         for (gi, offsets) in groups.iter().enumerate() {
             let (addr, at) = self.group_address(&origin, offsets, &strides, &base, lt);
-            // In-bounds test of the group's outer coordinates (all but the last dimension).
+            // In-bounds test of the group's outer coordinates (all but the vector dimension).
             let mut outer_ok: Option<String> = coords.valid.clone();
-            for (d, c) in at.iter().enumerate().take(rank - 1) {
+            for (d, c) in at.iter().enumerate().filter(|&(d, _)| d != vdim) {
                 let ok = self.fresh("in");
                 self.line(&format!("{ok} = icmp ult i64 {c}, {}", sizes[d]));
                 outer_ok = Some(self.chain(outer_ok, ok, "and i1", "in"));
             }
-            let last = &at[rank - 1];
+            let last = &at[vdim];
             let mut preds = Vec::with_capacity(group);
             for j in 0..group {
                 let cj = if j == 0 {
@@ -1134,12 +1168,12 @@ impl<'a> FuncWriter<'a> {
                     cj
                 };
                 let okj = self.fresh("okj");
-                self.line(&format!("{okj} = icmp ult i64 {cj}, {}", sizes[rank - 1]));
+                self.line(&format!("{okj} = icmp ult i64 {cj}, {}", sizes[vdim]));
                 let okj = self.chain(outer_ok.clone(), okj, "and i1", "okj");
                 preds.push(okj);
             }
-            // Byte offset of element j from the group start along the last dimension.
-            let elem_stride = &strides[rank - 1];
+            // Byte offset of element j from the group start along the vector dimension.
+            let elem_stride = &strides[vdim];
             let step_bytes: Option<i64> = elem_stride.parse::<i64>().ok().map(|s| s * bytes as i64);
             // A static stride addresses every element from the group start by displacement;
             // a dynamic one needs an address per element.
@@ -1164,11 +1198,11 @@ impl<'a> FuncWriter<'a> {
         }
         self.line(&format!("br label {l_join}"));
         self.label(&l_join);
-        let mut loaded = Vec::with_capacity(fast_vals.len());
-        for (f, s) in fast_vals.iter().zip(slow_vals.iter()) {
+        let mut loaded = vec![String::new(); fast_vals.len()];
+        for (k, (f, s)) in fast_vals.iter().zip(slow_vals.iter()).enumerate() {
             let r = self.fresh("v");
             self.line(&format!("{r} = phi {lt} [ {f}, {l_fast} ], [ {s}, {l_slow} ]"));
-            loaded.push(r);
+            loaded[register_of[k]] = r;
         }
         self.finish_tiled(&data, access, is_load, llvm_scope, loaded);
     }

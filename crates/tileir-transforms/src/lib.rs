@@ -31,6 +31,7 @@ pub mod loop_split;
 pub mod materialize_async;
 pub mod materialize_convert_layout;
 pub mod materialize_schedule;
+pub mod assign_layouts;
 pub mod optimize_pipeline_region;
 mod pass_order;
 pub mod pipelines_to_registers;
@@ -165,6 +166,15 @@ pub fn registry() -> Registry {
                 },
             },
             PassInfo {
+                name: assign_layouts::NAME,
+                ordering: &[],
+                summary: "Choose register layouts per value: tiled loads and stores whose contiguous memory dimension is not the last get a layout that vectorizes along it, propagated through their users, with convert_layout where a user needs the old one",
+                options: assign_layouts::AssignLayoutsOptions::describe,
+                create: |opts| {
+                    Ok(Box::new(assign_layouts::AssignLayouts { options: assign_layouts::AssignLayoutsOptions::parse(opts)? }))
+                },
+            },
+            PassInfo {
                 name: to_tileas::NAME,
                 ordering: &[],
                 summary: "Lower nv_tileaa to nv_tileas (warp count, register layouts, vectorized memory ops)",
@@ -179,7 +189,7 @@ pub fn registry() -> Registry {
 /// single-agent software pipelining of loop loads (two stages: each load issued one
 /// iteration ahead; the drain predicated rather than peeled, which keeps one copy of the
 /// loop body for LLVM) and its lowering to loop-carried registers for the general backend.
-pub const DEFAULT_PIPELINE: &str = "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=2 peel-epilogue=false max-inflight-bytes=64},tileas-optimize-pipeline-region,tileas-pipelines-to-registers";
+pub const DEFAULT_PIPELINE: &str = "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-assign-layouts,tileas-materialize-async,tileas-unspecialized-pipeline{num-stages=2 peel-epilogue=false max-inflight-bytes=64},tileas-optimize-pipeline-region,tileas-pipelines-to-registers";
 
 /// The default pipeline for `target`: on sm_90a, loads that only feed an mma stay in place
 /// (`tileas-materialize-async{keep-mma-operands=true}`), for the backend copies them by

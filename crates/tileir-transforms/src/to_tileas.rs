@@ -70,33 +70,42 @@ impl Pass for ConvertTileAaToTileAs {
 /// per thread, then threads and warps fill dimensions from fastest to slowest; threads
 /// left over replicate along the slowest dimension (their extra elements are masked).
 pub fn blocked_layout(shape: &[i64], elem_bytes: u32, num_warps: u32) -> Layout {
+    let order: Vec<u32> = (0..shape.len() as u32).rev().collect();
+    blocked_layout_ordered(shape, elem_bytes, num_warps, &order)
+}
+
+/// [`blocked_layout`] with the dimensions ranked by `order` (fastest first) instead of
+/// last-to-first: the dimension `order[0]` gets the 16-byte run, threads and warps fill the
+/// dimensions in `order`, and leftovers replicate along `order`'s last (slowest) one.
+/// `order` must be a permutation of `0..shape.len()`.
+pub fn blocked_layout_ordered(shape: &[i64], elem_bytes: u32, num_warps: u32, order: &[u32]) -> Layout {
     let rank = shape.len();
-    let order: Vec<u32> = (0..rank as u32).rev().collect();
     let mut spt = vec![1u32; rank];
     let mut tpw = vec![1u32; rank];
     let mut wpc = vec![1u32; rank];
-    let fastest = rank - 1;
+    let fastest = order[0] as usize;
+    let slowest = order[rank - 1] as usize;
     let per_vector = (MAX_VECTOR_BYTES / elem_bytes.max(1)).max(1);
     spt[fastest] = per_vector.min(shape[fastest] as u32).max(1);
     let mut threads_left = 32u32;
-    for &d in &order {
+    for &d in order {
         let d = d as usize;
         let room = (shape[d] as u32 / spt[d]).max(1);
         let t = threads_left.min(room);
         tpw[d] = t;
         threads_left /= t;
     }
-    tpw[0] *= threads_left;
+    tpw[slowest] *= threads_left;
     let mut warps_left = num_warps;
-    for &d in &order {
+    for &d in order {
         let d = d as usize;
         let room = (shape[d] as u32 / (spt[d] * tpw[d])).max(1);
         let w = warps_left.min(room);
         wpc[d] = w;
         warps_left /= w;
     }
-    wpc[0] *= warps_left;
-    Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, order }
+    wpc[slowest] *= warps_left;
+    Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, order: order.to_vec() }
 }
 
 /// `OP:VARIANT;OP:VARIANT` → (op, variant) pairs; the op must be a cuda_tile op name.
@@ -263,65 +272,10 @@ impl FuncConverter<'_> {
 
     /// Vector width for a tiled access of `tile` through `memref` (defined by make_memref).
     fn vector_width(&self, memref: ValueId, tile: TypeId, origin_step: Option<&[i64]>) -> u32 {
-        let src = self.src;
-        let Type::MemRef { elem, strides, .. } = src.types.get(src.value_type(memref)) else { return 1 };
-        let Some(Layout::Blocked { size_per_thread, .. }) = (match self.dst.types.get(tile) {
-            Type::Tile { layout, .. } => layout.clone(),
-            _ => None,
-        }) else {
-            return 1;
-        };
-        let rank = strides.len();
-        if rank == 0 || strides[rank - 1] != Dim::Static(1) {
-            return 1;
+        match self.dst.types.get(tile) {
+            Type::Tile { layout: Some(layout), .. } => vector_width(self.src, memref, layout, origin_step),
+            _ => 1,
         }
-        // Divisibility of each stride: static, or stated by an `assume div_by` on the
-        // dynamic stride operand of make_memref (operands: base, dynamic sizes, dynamic strides).
-        let stride_div: Vec<i64> = {
-            let def = match src.values[memref].def {
-                tileir_ir::ValueDef::OpResult { op, .. } => Some(op),
-                _ => None,
-            };
-            let num_dyn_sizes = match def.map(|o| &src.ops[o].kind) {
-                Some(OpKind::TileAa(TileAaOp::MakeMemref { num_dyn_sizes, .. })) => *num_dyn_sizes as usize,
-                _ => 0,
-            };
-            let mut next_dyn = 1 + num_dyn_sizes;
-            strides
-                .iter()
-                .map(|s| match s {
-                    Dim::Static(v) => *v,
-                    Dim::Dynamic => {
-                        let operand = def.and_then(|o| src.ops[o].operands.get(next_dyn).copied());
-                        next_dyn += 1;
-                        operand.map(|v| src.assumed_divisor(v)).unwrap_or(1)
-                    }
-                })
-                .collect()
-        };
-        let alignment = match src.values[memref].def {
-            tileir_ir::ValueDef::OpResult { op, .. } => match &src.ops[op].kind {
-                OpKind::TileAa(TileAaOp::MakeMemref { base_alignment, .. }) => *base_alignment,
-                _ => 0,
-            },
-            _ => 0,
-        };
-        let bytes = elem.storage_bytes();
-        let mut w = size_per_thread[rank - 1].min((MAX_VECTOR_BYTES / bytes).max(1));
-        // Each row start must stay aligned too: outer strides must be static multiples of w.
-        while w > 1 {
-            let rows_aligned = stride_div[..rank - 1].iter().all(|v| v % w as i64 == 0);
-            // A strided view's tile origins must stay aligned too.
-            let origins_aligned = origin_step.is_none_or(|st| st.last().is_some_and(|&v| v % w as i64 == 0));
-            // w elements span (w · bits) / 8 bytes: for 4-bit elements, a pair is one byte,
-            // which every base (a byte address) is aligned to.
-            let vector_bytes = (w * elem.bit_width()).div_ceil(8);
-            if rows_aligned && origins_aligned && alignment.max(1) >= vector_bytes {
-                break;
-            }
-            w /= 2;
-        }
-        w.max(1)
     }
 
     /// A residual cuda_tile op keeps its kind; its tile types gain layouts and its regions
@@ -445,6 +399,69 @@ impl FuncConverter<'_> {
         }
         Ok(())
     }
+}
+
+/// The widest per-thread vector (in elements) a tiled access through `memref` (of `m`,
+/// defined by `make_memref`) can use for a tile held in `layout`: the run of the layout's
+/// fastest dimension (`order[0]`), when the memref's stride along it is 1, capped at 16
+/// bytes, and halved until every other stride (static, or stated by an `assume div_by` on
+/// make_memref's dynamic stride operand), the tile origins along the vector dimension and
+/// the base alignment keep each vector aligned.
+pub fn vector_width(m: &Module, memref: ValueId, layout: &Layout, origin_step: Option<&[i64]>) -> u32 {
+    let Type::MemRef { elem, strides, .. } = m.types.get(m.value_type(memref)) else { return 1 };
+    let Layout::Blocked { size_per_thread, order, .. } = layout;
+    let rank = strides.len();
+    if rank == 0 || size_per_thread.len() != rank {
+        return 1;
+    }
+    let fast = order.first().map_or(rank - 1, |&o| o as usize);
+    if fast >= rank || strides[fast] != Dim::Static(1) {
+        return 1;
+    }
+    let def = match m.values[memref].def {
+        tileir_ir::ValueDef::OpResult { op, .. } => Some(op),
+        _ => None,
+    };
+    // Divisibility of each stride: static, or stated by an `assume div_by` on the dynamic
+    // stride operand of make_memref (operands: base, dynamic sizes, dynamic strides).
+    let stride_div: Vec<i64> = {
+        let num_dyn_sizes = match def.map(|o| &m.ops[o].kind) {
+            Some(OpKind::TileAa(TileAaOp::MakeMemref { num_dyn_sizes, .. })) => *num_dyn_sizes as usize,
+            _ => 0,
+        };
+        let mut next_dyn = 1 + num_dyn_sizes;
+        strides
+            .iter()
+            .map(|s| match s {
+                Dim::Static(v) => *v,
+                Dim::Dynamic => {
+                    let operand = def.and_then(|o| m.ops[o].operands.get(next_dyn).copied());
+                    next_dyn += 1;
+                    operand.map(|v| m.assumed_divisor(v)).unwrap_or(1)
+                }
+            })
+            .collect()
+    };
+    let alignment = match def.map(|o| &m.ops[o].kind) {
+        Some(OpKind::TileAa(TileAaOp::MakeMemref { base_alignment, .. })) => *base_alignment,
+        _ => 0,
+    };
+    let bytes = elem.storage_bytes();
+    let mut w = size_per_thread[fast].min((MAX_VECTOR_BYTES / bytes).max(1));
+    while w > 1 {
+        // Each vector start must stay aligned: the other strides must be multiples of w.
+        let rows_aligned = stride_div.iter().enumerate().all(|(d, v)| d == fast || v % w as i64 == 0);
+        // A strided view's tile origins must stay aligned too.
+        let origins_aligned = origin_step.is_none_or(|st| st.get(fast).is_some_and(|&v| v % w as i64 == 0));
+        // w elements span (w · bits) / 8 bytes: for 4-bit elements, a pair is one byte,
+        // which every base (a byte address) is aligned to.
+        let vector_bytes = (w * elem.bit_width()).div_ceil(8);
+        if rows_aligned && origins_aligned && alignment.max(1) >= vector_bytes {
+            break;
+        }
+        w /= 2;
+    }
+    w.max(1)
 }
 
 #[cfg(test)]

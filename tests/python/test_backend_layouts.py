@@ -1,0 +1,162 @@
+"""Register layouts chosen per value (`tileas-assign-layouts`): a tile loaded or stored
+through a transposed view (`order=(1, 0)`) is held with its unit-stride dimension fastest, so
+its global accesses are 16-byte vectors instead of one strided element per access. Each
+kernel runs on the PTX emulator for sm_80 and sm_90a and must match `ct.interpret` bit for
+bit (ragged edges included); the PTX and the nv_tileas IR show the layouts chosen."""
+
+import re
+
+import numpy as np
+import pytest
+
+import tileir as ct
+
+from arrays import assert_same_bits, emulate_and_interpret
+
+ConstInt = ct.Constant[int]
+TARGETS = ["sm_80", "sm_90a"]
+VECTOR_LOAD = re.compile(r"ld\.global\.v\d\.b\d+")
+
+
+@ct.kernel
+def transposed_in(x, y, z, tm: ConstInt, tn: ConstInt):
+    """y = 2t + 1 and z = t, where t is x's transposed tile: the element-wise op follows t's
+    layout, y (row-major) is stored through a conversion, z (transposed) directly."""
+    i, j = ct.bid(0), ct.bid(1)
+    t = ct.load(x, index=(i, j), shape=(tm, tn), order=(1, 0))
+    ct.store(y, index=(i, j), tile=t * 2 + 1)
+    ct.store(z, index=(i, j), tile=t, order=(1, 0))
+
+
+@ct.kernel
+def transposed_out(x, y, tm: ConstInt, tn: ConstInt):
+    """A row-major tile stored through a transposed view: converted before the store."""
+    i, j = ct.bid(0), ct.bid(1)
+    t = ct.load(x, index=(i, j), shape=(tm, tn))
+    ct.store(y, index=(i, j), tile=t - 3, order=(1, 0))
+
+
+@ct.kernel
+def matmul_bt(A, Bt, C, tm: ConstInt, tn: ConstInt, tk: ConstInt):
+    """C = A @ Bt^T with Bt stored N x K row-major: B's tiles come through a transposed view."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.full((tm, tn), 0.0, dtype=np.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(i, k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(Bt, index=(k, j), shape=(tk, tn), order=(1, 0), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(i, j), tile=acc)
+
+
+@ct.kernel
+def matmul_bt_batched(A, Bt, C, tm: ConstInt, tn: ConstInt, tk: ConstInt):
+    """As attention loads K: B's tile through a transposed rank-3 view, then reshaped to
+    rank 2 (on sm_90a its registers go to a K-major wgmma image)."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.full((tm, tn), 0.0, dtype=np.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(i, k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(Bt, index=(0, k, j), shape=(1, tk, tn), order=(0, 2, 1), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b.reshape((tk, tn)), acc)
+    ct.store(C, index=(i, j), tile=acc)
+
+
+def _values(rng, shape, dtype):
+    # Small integers: every sum and product below is exact in each type.
+    return rng.integers(-4, 5, size=shape).astype(dtype)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int8])
+def test_transposed_loads_vectorize_and_match(target, dtype):
+    rng = np.random.default_rng(1)
+    tm, tn = 32, 32
+    # The tiles' grid leaves ragged edges in both dimensions; rows of x (48 elements) and y
+    # (80) are multiples of 16 elements, cuTile's stride fact, so both vectorize: y's
+    # row-major store then reads 2t + 1 through a conversion.
+    rows, cols = 48, 80
+    x = _values(rng, (cols, rows), dtype)  # read transposed: t[r, c] = x[c, r]
+    y = np.zeros((rows, cols), dtype)
+    z = np.zeros((cols, rows), dtype)
+    args = [x, y, z, tm, tn]
+    k = ct.compile(transposed_in, args, target=target)
+    tileas = k.asm["nv_tileas"]
+    assert re.search(rf"tiled_load .*vector_width = {16 // np.dtype(dtype).itemsize} .*order=\[0, 1\]", tileas), tileas
+    assert VECTOR_LOAD.search(k.asm["ptx"])
+    assert "convert_layout" in tileas
+    grid = (-(-rows // tm), -(-cols // tn), 1)
+    interpreted, emulated = emulate_and_interpret(grid, transposed_in, k, args, race_check=True)
+    for i in (1, 2):
+        assert_same_bits(emulated[i], interpreted[i])
+    np.testing.assert_array_equal(interpreted[2], x)  # z holds t transposed back: x itself
+    np.testing.assert_array_equal(interpreted[1], (x.T * 2 + 1).astype(dtype))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_transposed_stores_convert_and_match(target):
+    rng = np.random.default_rng(2)
+    tm, tn = 64, 32
+    rows, cols = 112, 90  # y's rows (112 elements) are a multiple of 16: cuTile's stride fact
+    x = _values(rng, (rows, cols), np.float16)
+    y = np.zeros((cols, rows), np.float16)
+    args = [x, y, tm, tn]
+    k = ct.compile(transposed_out, args, target=target)
+    tileas = k.asm["nv_tileas"]
+    assert "convert_layout" in tileas and re.search(r"tiled_store .*vector_width = 8 .*order=\[0, 1\]", tileas), tileas
+    grid = (-(-rows // tm), -(-cols // tn), 1)
+    interpreted, emulated = emulate_and_interpret(grid, transposed_out, k, args, race_check=True)
+    assert_same_bits(emulated[1], interpreted[1])
+    np.testing.assert_array_equal(interpreted[1], x.T - 3)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_mma_operand_through_a_transposed_view(target):
+    rng = np.random.default_rng(3)
+    tm, tn, tk = 64, 64, 32
+    m, n, kk = 96, 80, 80  # ragged in M, N and K; Bt's rows a multiple of 16 elements
+    a = _values(rng, (m, kk), np.float16)
+    bt = _values(rng, (n, kk), np.float16)
+    c = np.zeros((m, n), np.float32)
+    args = [a, bt, c, tm, tn, tk]
+    k = ct.compile(matmul_bt, args, target=target)
+    assert re.search(r"tiled_load .*order=\[0, 1\]", k.asm["nv_tileas"])
+    # B's tile reaches the mma in its own layout: no conversion on the way.
+    assert "convert_layout" not in k.asm["nv_tileas"]
+    grid = (-(-m // tm), -(-n // tn), 1)
+    interpreted, emulated = emulate_and_interpret(grid, matmul_bt, k, args, race_check=True)
+    assert_same_bits(emulated[2], interpreted[2])
+    np.testing.assert_array_equal(interpreted[2], a.astype(np.float32) @ bt.T.astype(np.float32))
+
+
+def test_the_pass_can_be_turned_off():
+    x = np.zeros((64, 32), np.float16)
+    args = [x, np.zeros((32, 64), np.float16), np.zeros((64, 32), np.float16), 32, 32]
+    on = ct.compile(transposed_in, args, target="sm_90a")
+    pipeline = re.sub(r"tileas-assign-layouts(\{[^}]*\})?", "tileas-assign-layouts{anchor-loads=false anchor-stores=false}",
+                      on.pipeline)
+    assert pipeline != on.pipeline
+    off = ct.compile(transposed_in, args, target="sm_90a", pipeline=pipeline)
+    assert "order=[0, 1]" in on.asm["nv_tileas"]
+    assert "order=[0, 1]" not in off.asm["nv_tileas"] and "convert_layout" not in off.asm["nv_tileas"]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_mma_operand_through_a_transposed_rank3_view(target):
+    rng = np.random.default_rng(4)
+    tm, tn, tk = 64, 64, 32
+    m, n, kk = 96, 80, 80
+    a = _values(rng, (m, kk), np.float16)
+    bt = _values(rng, (1, n, kk), np.float16)
+    c = np.zeros((m, n), np.float32)
+    args = [a, bt, c, tm, tn, tk]
+    k = ct.compile(matmul_bt_batched, args, target=target)
+    tileas = k.asm["nv_tileas"]
+    # The reshape's result keeps the load's layout (K fastest): no conversion anywhere.
+    assert re.search(r"reshape .*-> tile<32x64xf16, #nv_tileas.blocked<size_per_thread=\[8, 1\].*order=\[0, 1\]", tileas), tileas
+    assert "convert_layout" not in tileas
+    if target == "sm_90a":
+        assert "wgmma.mma_async" in k.asm["ptx"]
+    grid = (-(-m // tm), -(-n // tn), 1)
+    interpreted, emulated = emulate_and_interpret(grid, matmul_bt_batched, k, args, race_check=True)
+    assert_same_bits(emulated[2], interpreted[2])
+    np.testing.assert_array_equal(interpreted[2], a.astype(np.float32) @ bt[0].T.astype(np.float32))
