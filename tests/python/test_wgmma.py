@@ -344,6 +344,77 @@ def test_an_accumulator_the_loop_also_reads_stays_in_its_layout():
     assert_bits(r2[3], r1[3])
 
 
+@ct.kernel
+def mm_row_scaled(A, B, S, Z, tm: C[int], tn: C[int], tk: C[int]):
+    # Flash attention's rescale: the carried accumulator times a per-row factor each step.
+    acc = ct.full((tm, tn), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(ct.bid(0), k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, index=(k, ct.bid(1)), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO)
+        s = ct.load(S, index=(ct.bid(0), k), shape=(tm, 1), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc * s)
+    ct.store(Z, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+
+@ct.kernel
+def mm_row_scaled_factor_first(A, B, S, Z, tm: C[int], tn: C[int], tk: C[int]):
+    acc = ct.full((tm, tn), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(ct.bid(0), k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, index=(k, ct.bid(1)), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO)
+        s = ct.load(S, index=(ct.bid(0), k), shape=(tm, 1), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, s * acc)
+    ct.store(Z, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+
+@ct.kernel
+def mm_tile_scaled(A, B, S, Z, tm: C[int], tn: C[int], tk: C[int]):
+    # A full-tile factor is not a row scale: the accumulator leaves its fragments each step.
+    acc = ct.full((tm, tn), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(ct.bid(0), k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, index=(k, ct.bid(1)), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO)
+        s = ct.load(S, index=(ct.bid(0), k), shape=(tm, 1), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc * ct.broadcast_to(s, (tm, tn)) + 0.0)
+    ct.store(Z, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+
+@pytest.mark.parametrize("kern", [mm_row_scaled, mm_row_scaled_factor_first], ids=["acc_first", "factor_first"])
+@pytest.mark.parametrize("tiles", [(64, 64, 32), (128, 64, 16), (128, 128, 32)], ids=["64x64x32", "128x64x16", "128x128x32"])
+def test_a_row_scaled_accumulator_stays_in_fragments(kern, tiles):
+    m, n, k = 200, 136, 100
+    tm, tn, tk = tiles
+    steps = ct.cdiv(k, tk)
+    rng = np.random.default_rng(10)
+    a, b = small_ints(rng, (m, k)).astype(np.float16), small_ints(rng, (k, n)).astype(np.float16)
+    factors = rng.choice(np.array([0.5, 1.0, 2.0, -1.0], np.float32), (m, steps))
+    args = [a, b, factors, np.zeros((m, n), np.float32), *tiles]
+    compiled, _ = compile_checked(kern, args)
+    # Only the factors of the thread's fragment rows come from shared memory before the
+    # first wgmma (two rows per 64-row block), never the accumulator.
+    loads = accumulator_loads_before_first_wgmma_in_loop(compiled.asm["llvm"])
+    assert 0 < loads <= 2 * tm // 64, loads
+    grid = (ct.cdiv(m, tm), ct.cdiv(n, tn))
+    r1, r2 = run_both(kern, grid, args, race_check=True)
+    assert_bits(r2[3], r1[3])
+    want = np.zeros((m, n), np.float32)
+    for step in range(steps):
+        ks = slice(step * tk, (step + 1) * tk)
+        want = want * factors[:, step:step + 1] + a[:, ks].astype(np.float32) @ b[ks].astype(np.float32)
+    np.testing.assert_array_equal(r1[3], want)
+
+
+def test_a_tile_scaled_accumulator_leaves_its_fragments():
+    m, n, k = 64, 64, 96
+    rng = np.random.default_rng(11)
+    a, b = small_ints(rng, (m, k)).astype(np.float16), small_ints(rng, (k, n)).astype(np.float16)
+    args = [a, b, np.ones((m, 3), np.float32), np.zeros((m, n), np.float32), 64, 64, 32]
+    compiled, _ = compile_checked(mm_tile_scaled, args)
+    assert accumulator_loads_before_first_wgmma_in_loop(compiled.asm["llvm"]) > 2
+    r1, r2 = run_both(mm_tile_scaled, (1, 1), args)
+    assert_bits(r2[3], r1[3])
+
+
 # (tiles, TMA copies per CTA per K step, cp.async for B): A is copied by TMA in slabs of
 # the widest swizzle its K bytes allow; B by TMA in slabs of each instruction's N bytes,
 # unless an instruction's 8 columns (16 bytes) allow no swizzle: then cp.async.

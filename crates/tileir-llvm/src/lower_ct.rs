@@ -1159,6 +1159,20 @@ impl FuncWriter<'_> {
         let (lbv, ubv, stv) = (self.elems(lb)?[0].clone(), self.elems(ub)?[0].clone(), self.elems(step)?[0].clone());
         // Iter values the loop carries as wgmma fragments enter them here, once.
         let carries = self.fragment_carries(op);
+        // Carried accumulators scaled by a row vector: the scaling runs on the fragments,
+        // and the [M, N] broadcast of the factor is never built.
+        if let Some(body) = m.entry_block(op, 0) {
+            let uses = m.use_counts();
+            for (i, carry) in carries.iter().enumerate() {
+                let (Some((plan, _)), Some(&arg)) = (carry, m.blocks[body].args.get(i + 1)) else { continue };
+                if let Some(scale) = self.fragment_row_scale(body, arg, &uses) {
+                    if uses.get(&m.ops[scale.broadcast].results[0]) == Some(&1) {
+                        self.skipped_ops.insert(scale.broadcast);
+                    }
+                    self.fragment_scales.insert(scale.mul, (scale, plan.clone()));
+                }
+            }
+        }
         let (mut init_vals, mut tys) = (Vec::new(), Vec::new());
         let mut counts = Vec::new();
         for (i, &v) in data.operands[3..].iter().enumerate() {
@@ -1716,6 +1730,9 @@ impl FuncWriter<'_> {
 
     /// Element-wise arithmetic, math, comparisons, selects and conversions.
     fn elementwise_ct(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
+        if let Some((scale, plan)) = self.fragment_scales.get(&op).cloned() {
+            return self.scale_fragments(op, c, &scale, &plan);
+        }
         let data = self.m.ops[op].clone();
         if data.results.len() != 1 {
             return Err(format!("'{}' is not supported by the LLVM writer yet", c.op.mnemonic()));
@@ -1742,7 +1759,7 @@ impl FuncWriter<'_> {
     }
 
     /// One element of an element-wise op.
-    fn scalar_ct(&mut self, c: &CudaTileOp, in_t: &ValTy, rt: &ValTy, a: &[String]) -> R<String> {
+    pub(crate) fn scalar_ct(&mut self, c: &CudaTileOp, in_t: &ValTy, rt: &ValTy, a: &[String]) -> R<String> {
         let it = in_t.num().ok_or("pointer operands")?;
         let rn = rt.num().unwrap_or(it);
         let lt = elem_llvm(TileElem::Num(it))?;

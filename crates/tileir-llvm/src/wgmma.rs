@@ -680,8 +680,13 @@ impl FuncWriter<'_> {
             if uses.get(&arg) != Some(&1) {
                 continue;
             }
+            // The accumulator may first be scaled by a row vector (flash attention's rescale).
+            let acc_in = match self.fragment_row_scale(body, arg, &uses) {
+                Some(scale) => m.ops[scale.mul].results[0],
+                None => arg,
+            };
             let mma = ops.iter().copied().find(|&o| {
-                matches!(m.ops[o].kind.ct(), Some(CtOp::MmaF | CtOp::MmaI)) && m.ops[o].operands.get(2) == Some(&arg)
+                matches!(m.ops[o].kind.ct(), Some(CtOp::MmaF | CtOp::MmaI)) && m.ops[o].operands.get(2) == Some(&acc_in)
             });
             let Some(mma) = mma else { continue };
             let result = m.ops[mma].results[0];
@@ -697,6 +702,102 @@ impl FuncWriter<'_> {
             }
         }
         out
+    }
+}
+
+/// A carried accumulator scaled by a row vector before its mma: `mul` computes
+/// `acc * broadcast(source)` (either operand order), `source` is [M, 1], and `broadcast`
+/// is the op making the [M, N] factor.
+#[derive(Clone, Debug)]
+pub(crate) struct RowScale {
+    pub(crate) mul: OpId,
+    pub(crate) source: ValueId,
+    pub(crate) broadcast: OpId,
+    /// Whether the accumulator is the multiplication's first operand.
+    pub(crate) acc_first: bool,
+}
+
+impl FuncWriter<'_> {
+    /// The row scale applied to the carried accumulator `arg` (a block argument of the loop
+    /// body `body`, used once): a float `mulf` in `body` (cuda_tile's or nv_tileaa's) of
+    /// `arg` and a `broadcast` of an [M, 1] f32 tile, whose result is used once.
+    pub(crate) fn fragment_row_scale(
+        &self,
+        body: tileir_ir::BlockId,
+        arg: ValueId,
+        uses: &HashMap<ValueId, usize>,
+    ) -> Option<RowScale> {
+        let m = self.m;
+        let mul = m.blocks[body].ops.iter().copied().find(|&o| m.ops[o].operands.contains(&arg))?;
+        let is_mul = match &m.ops[mul].kind {
+            OpKind::CudaTile(c) => c.op == CtOp::MulF,
+            OpKind::TileAa(tileir_ir::TileAaOp::MulF(_)) => true,
+            _ => false,
+        };
+        let operands = &m.ops[mul].operands;
+        if !is_mul || operands.len() != 2 || uses.get(&m.ops[mul].results[0]) != Some(&1) {
+            return None;
+        }
+        let acc_first = operands[0] == arg;
+        let factor = if acc_first { operands[1] } else { operands[0] };
+        if factor == arg {
+            return None;
+        }
+        let broadcast = m.defining_op(factor)?;
+        if m.ops[broadcast].kind.ct() != Some(CtOp::Broadcast) {
+            return None;
+        }
+        let source = *m.ops[broadcast].operands.first()?;
+        let (st, at) = (self.val_ty(source), self.val_ty(arg));
+        let rows_match = st.shape.len() == 2 && at.shape.len() == 2 && st.shape[1] == 1 && st.shape[0] == at.shape[0];
+        (rows_match && st.num() == Some(NumType::F32) && at.num() == Some(NumType::F32))
+            .then_some(RowScale { mul, source, broadcast, acc_first })
+    }
+
+    /// Lowers a [`RowScale`]'s multiplication on fragment registers: the [M, 1] factor
+    /// crosses shared memory (M values, not the M x N accumulator), each thread reads the
+    /// factors of its fragment rows, and each register is multiplied by its row's factor
+    /// with the op's own rounding.
+    pub(crate) fn scale_fragments(&mut self, op: OpId, c: &CudaTileOp, scale: &RowScale, plan: &WgmmaPlan) -> R<()> {
+        let data = self.m.ops[op].clone();
+        let acc = data.operands[if scale.acc_first { 0 } else { 1 }];
+        let frags = self.elems(acc)?;
+        let st = self.val_ty(scale.source);
+        self.scratch((st.shape[0] * 4) as u64);
+        self.barrier();
+        self.spill_to_smem(scale.source, 0)?;
+        self.barrier();
+        let l = self.lanes(&plan.t);
+        let (blocks, chunks, per_inst) = (plan.t.rows / 64, plan.t.cols / plan.t.inst_n, plan.t.inst_n / 2);
+        // Each thread's fragment rows: row0 + 64 block + 8 half (see `fragment_coords`).
+        let mut factors = HashMap::new();
+        for block in 0..blocks {
+            for half in 0..2 {
+                let row = self.emit("rsr", format!("add i32 {}, {}", l.row0, block * 64 + 8 * half));
+                let off = self.emit("rso", format!("shl i32 {row}, 2"));
+                factors.insert((block, half), self.smem_load(TileElem::Num(NumType::F32), &off)?);
+            }
+        }
+        // The next user of the scratch buffer must not overwrite it while others read.
+        self.barrier();
+        let (in_t, rt) = (self.val_ty(acc), self.val_ty(data.results[0]));
+        let mut out = Vec::with_capacity(frags.len());
+        let mut k = 0;
+        for block in 0..blocks {
+            for _chunk in 0..chunks {
+                for i in 0..per_inst {
+                    let f = factors[&(block, (i % 4) / 2)].clone();
+                    let x = frags.get(k).cloned().ok_or("fragment count mismatch")?;
+                    let args = if scale.acc_first { [x, f] } else { [f, x] };
+                    out.push(self.scalar_ct(c, &in_t, &rt, &args)?);
+                    k += 1;
+                }
+            }
+        }
+        let result = data.results[0];
+        self.set_elems(result, out);
+        self.fragment_values.insert(result);
+        Ok(())
     }
 }
 

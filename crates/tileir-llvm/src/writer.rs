@@ -293,6 +293,12 @@ pub(crate) struct FuncWriter<'a> {
     pub(crate) uniform_values: std::collections::HashSet<ValueId>,
     /// mma ops whose result stays in fragment registers.
     pub(crate) fragment_mmas: std::collections::HashSet<OpId>,
+    /// Multiplications of a fragment-carried accumulator by a row vector (`acc * alpha`
+    /// with `alpha` of shape [M, 1] broadcast to [M, N]): each fragment register is scaled
+    /// by its row's factor in place (see `FuncWriter::fragment_row_scale`).
+    pub(crate) fragment_scales: HashMap<OpId, (crate::wgmma::RowScale, crate::wgmma::WgmmaPlan)>,
+    /// Ops whose only user lowers without them (the broadcast of a fragment row scale).
+    pub(crate) skipped_ops: std::collections::HashSet<OpId>,
     /// Tiled loads (by their tile) that their wgmma copies straight into shared memory
     /// (`FuncWriter::find_direct_loads`); the load itself writes nothing.
     pub(crate) direct_loads: HashMap<ValueId, crate::wgmma::DirectLoad>,
@@ -443,6 +449,8 @@ impl<'a> FuncWriter<'a> {
             fragment_values: Default::default(),
             uniform_values: Default::default(),
             fragment_mmas: Default::default(),
+            fragment_scales: Default::default(),
+            skipped_ops: Default::default(),
             direct_loads: HashMap::new(),
             direct_copied_ops: Default::default(),
             epilogues: Default::default(),
@@ -684,6 +692,9 @@ impl<'a> FuncWriter<'a> {
     }
 
     pub(crate) fn op(&mut self, op: OpId) {
+        if self.skipped_ops.contains(&op) {
+            return;
+        }
         let m = self.m;
         let data = m.ops[op].clone();
         if let Some(st) = self.epilogues.stores.get(&op).cloned() {
