@@ -61,6 +61,17 @@ def matmul_bt_batched(A, Bt, C, tm: ConstInt, tn: ConstInt, tk: ConstInt):
     ct.store(C, index=(i, j), tile=acc)
 
 
+@ct.kernel
+def transposed_sum(x, y, tm: ConstInt, tn: ConstInt):
+    """y's tile = the sum over k of x's transposed tiles (k, i): the loaded tile meets the
+    loop-carried sum, so it is converted in the loop (which software pipelining may split)."""
+    i = ct.bid(0)
+    acc = ct.full((tm, tn), 0.0, dtype=np.float32)
+    for k in range(ct.num_tiles(x, axis=0, shape=(tn, tm))):
+        acc = acc + ct.load(x, index=(i, k), shape=(tm, tn), order=(1, 0), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, index=(i, 0), tile=acc)
+
+
 def _values(rng, shape, dtype):
     # Small integers: every sum and product below is exact in each type.
     return rng.integers(-4, 5, size=shape).astype(dtype)
@@ -160,3 +171,20 @@ def test_mma_operand_through_a_transposed_rank3_view(target):
     interpreted, emulated = emulate_and_interpret(grid, matmul_bt_batched, k, args, race_check=True)
     assert_same_bits(emulated[2], interpreted[2])
     np.testing.assert_array_equal(interpreted[2], a.astype(np.float32) @ bt[0].T.astype(np.float32))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_transposed_load_in_a_loop_meets_the_carried_sum(target):
+    rng = np.random.default_rng(5)
+    tm, tn = 32, 16
+    rows, cols = 80, 48  # x is cols x rows; the k loop runs over x's rows in steps of tn
+    x = _values(rng, (cols, rows), np.float32)
+    y = np.zeros((rows, tn), np.float32)
+    args = [x, y, tm, tn]
+    k = ct.compile(transposed_sum, args, target=target)
+    assert "convert_layout" in k.asm["nv_tileas"] and "order=[0, 1]" in k.asm["nv_tileas"]
+    grid = (-(-rows // tm), 1, 1)
+    interpreted, emulated = emulate_and_interpret(grid, transposed_sum, k, args, race_check=True)
+    assert_same_bits(emulated[1], interpreted[1])
+    want = sum(x[kk * tn:(kk + 1) * tn].T for kk in range(cols // tn))
+    np.testing.assert_array_equal(interpreted[1], want)
