@@ -72,6 +72,32 @@ def transposed_sum(x, y, tm: ConstInt, tn: ConstInt):
     ct.store(y, index=(i, 0), tile=acc)
 
 
+@ct.kernel
+def matmul_bt_batched_and_copy(A, Bt, C, D, tm: ConstInt, tn: ConstInt, tk: ConstInt):
+    """matmul_bt_batched whose B tiles are also copied out: a tile with another use is not
+    copied straight into shared memory by TMA, so it reaches the mma in registers."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.full((tm, tn), 0.0, dtype=np.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(i, k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(Bt, index=(0, k, j), shape=(1, tk, tn), order=(0, 2, 1), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(D, index=(0, k, j), tile=b, order=(0, 2, 1))
+        acc = ct.mma(a, b.reshape((tk, tn)), acc)
+    ct.store(C, index=(i, j), tile=acc)
+
+
+@ct.kernel
+def matmul_ct(A, B, Ct, tm: ConstInt, tn: ConstInt, tk: ConstInt):
+    """C = A @ B stored transposed: a conversion after a software-pipelined K loop."""
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.full((tm, tn), 0.0, dtype=np.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(i, k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, index=(k, j), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(Ct, index=(i, j), tile=acc, order=(1, 0))
+
+
 def _values(rng, shape, dtype):
     # Small integers: every sum and product below is exact in each type.
     return rng.integers(-4, 5, size=shape).astype(dtype)
@@ -152,25 +178,33 @@ def test_the_pass_can_be_turned_off():
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_mma_operand_through_a_transposed_rank3_view(target):
+@pytest.mark.parametrize("copied", [False, True], ids=["mma_only", "also_copied"])
+def test_mma_operand_through_a_transposed_rank3_view(target, copied):
     rng = np.random.default_rng(4)
     tm, tn, tk = 64, 64, 32
     m, n, kk = 96, 80, 80
     a = _values(rng, (m, kk), np.float16)
     bt = _values(rng, (1, n, kk), np.float16)
     c = np.zeros((m, n), np.float32)
-    args = [a, bt, c, tm, tn, tk]
-    k = ct.compile(matmul_bt_batched, args, target=target)
-    tileas = k.asm["nv_tileas"]
+    kern = matmul_bt_batched_and_copy if copied else matmul_bt_batched
+    args = [a, bt, c, *([np.zeros_like(bt)] if copied else []), tm, tn, tk]
+    k = ct.compile(kern, args, target=target)
+    tileas, ptx = k.asm["nv_tileas"], k.asm["ptx"]
     # The reshape's result keeps the load's layout (K fastest): no conversion anywhere.
     assert re.search(r"reshape .*-> tile<32x64xf16, #nv_tileas.blocked<size_per_thread=\[8, 1\].*order=\[0, 1\]", tileas), tileas
     assert "convert_layout" not in tileas
     if target == "sm_90a":
-        assert "wgmma.mma_async" in k.asm["ptx"]
+        # B is read K-major (no transpose immediate): copied by TMA as a 3-d box when the mma
+        # is its only use, else stored from the registers that hold it K-fastest.
+        assert set(re.findall(r"wgmma.mma_async[^;]*?(\d+, \d+, \d+, \d+);", ptx)) == {"1, 1, 0, 0"}
+        assert ("cp.async.bulk.tensor.3d" in ptx) != copied
     grid = (-(-m // tm), -(-n // tn), 1)
-    interpreted, emulated = emulate_and_interpret(grid, matmul_bt_batched, k, args, race_check=True)
+    interpreted, emulated = emulate_and_interpret(grid, kern, k, args, race_check=True)
     assert_same_bits(emulated[2], interpreted[2])
     np.testing.assert_array_equal(interpreted[2], a.astype(np.float32) @ bt[0].T.astype(np.float32))
+    if copied:
+        assert_same_bits(emulated[3], interpreted[3])
+        np.testing.assert_array_equal(interpreted[3], bt)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -188,3 +222,21 @@ def test_a_transposed_load_in_a_loop_meets_the_carried_sum(target):
     assert_same_bits(emulated[1], interpreted[1])
     want = sum(x[kk * tn:(kk + 1) * tn].T for kk in range(cols // tn))
     np.testing.assert_array_equal(interpreted[1], want)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_conversion_after_a_pipelined_loop(target):
+    rng = np.random.default_rng(6)
+    tm, tn, tk = 64, 32, 32
+    m, n, kk = 96, 80, 80
+    a = _values(rng, (m, kk), np.float16)
+    b = _values(rng, (kk, n), np.float16)
+    ct_ = np.zeros((n, m + 16), np.float32)[:, :m]  # rows of 112 elements: a multiple of 16
+    args = [a, b, ct_, tm, tn, tk]
+    k = ct.compile(matmul_ct, args, target=target)
+    stages = k.asm["nv_tileas-registers"]
+    assert "convert_layout" in stages and "create_pipeline" not in stages and "consume_one" not in stages
+    grid = (-(-m // tm), -(-n // tn), 1)
+    interpreted, emulated = emulate_and_interpret(grid, matmul_ct, k, args, race_check=True)
+    assert_same_bits(emulated[2], interpreted[2])
+    np.testing.assert_array_equal(interpreted[2], (a.astype(np.float32) @ b.astype(np.float32)).T)

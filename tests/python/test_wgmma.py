@@ -404,6 +404,30 @@ def test_a_row_scaled_accumulator_stays_in_fragments(kern, tiles):
     np.testing.assert_array_equal(r1[3], want)
 
 
+@ct.kernel
+def mm_halved_each_step(A, B, Z, tm: C[int], tn: C[int], tk: C[int]):
+    # A factor that reads no memory: A and B still come by TMA.
+    acc = ct.full((tm, tn), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(ct.bid(0), k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, index=(k, ct.bid(1)), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc * ct.full((tm, 1), 0.5, dtype=ct.float32))
+    ct.store(Z, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+
+@pytest.mark.parametrize("tiles", [(64, 64, 32), (128, 128, 32)], ids=["64x64x32", "128x128x32"])
+def test_a_row_scaled_accumulator_with_tma_operands(tiles):
+    m, n, k = 200, 136, 160
+    rng = np.random.default_rng(12)
+    a, b = small_ints(rng, (m, k)).astype(np.float16), small_ints(rng, (k, n)).astype(np.float16)
+    args = [a, b, np.zeros((m, n), np.float32), *tiles]
+    compiled, ptx = compile_checked(mm_halved_each_step, args)
+    assert "cp.async.bulk.tensor" in ptx
+    assert 0 < accumulator_loads_before_first_wgmma_in_loop(compiled.asm["llvm"]) <= 2 * tiles[0] // 64
+    r1, r2 = run_both(mm_halved_each_step, (ct.cdiv(m, tiles[0]), ct.cdiv(n, tiles[1])), args, race_check=True)
+    assert_bits(r2[2], r1[2])
+
+
 def test_a_tile_scaled_accumulator_leaves_its_fragments():
     m, n, k = 64, 64, 96
     rng = np.random.default_rng(11)

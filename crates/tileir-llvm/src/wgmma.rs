@@ -761,7 +761,10 @@ impl FuncWriter<'_> {
     pub(crate) fn scale_fragments(&mut self, op: OpId, c: &CudaTileOp, scale: &RowScale, plan: &WgmmaPlan) -> R<()> {
         let data = self.m.ops[op].clone();
         let acc = data.operands[if scale.acc_first { 0 } else { 1 }];
+        // In a TMA ring the previous iteration's wgmma may still be writing the fragments
+        // (its loop waits with depth 1): they are complete only after a wait for all groups.
         let frags = self.elems(acc)?;
+        let frags = self.wgmma_wait_with(0, plan, &frags);
         let st = self.val_ty(scale.source);
         self.scratch((st.shape[0] * 4) as u64);
         self.barrier();
@@ -963,8 +966,10 @@ impl FuncWriter<'_> {
                 let memref_ty = m.types.get(m.value_type(m.ops[load].operands[0]));
                 let Type::MemRef { strides, .. } = memref_ty else { continue };
                 let rank = strides.len();
-                // B's view transposed (unit stride on its K dimension): a K-major image.
-                let transposed = index == 1 && rank == 2 && strides[0] == Dim::Static(1) && strides[1] != Dim::Static(1);
+                // B's view transposed (unit stride on its K dimension, the tile's second-to-last;
+                // leading batch dimensions allowed): a K-major image.
+                let transposed =
+                    index == 1 && rank >= 2 && strides[rank - 2] == Dim::Static(1) && strides[rank - 1] != Dim::Static(1);
                 let image = match (index, transposed) {
                     (0, _) => OperandImage::KMajorA,
                     (_, true) => OperandImage::KMajorB,
@@ -1027,15 +1032,15 @@ impl FuncWriter<'_> {
         let entry = self.entry_block.ok_or("no entry block")?;
         let (base, mut sizes, mut strides) =
             crate::tma::memref_source(m, entry, data.operands[0]).ok_or("the memref's parameters are not known to the launcher")?;
-        // A transposed B: the map describes the N x K row-major array under the view, and the
-        // copy's rows are N, its columns K.
+        // A transposed B: the map describes the (batched) N x K row-major array under the
+        // view (its last two dimensions swapped back), and the copy's rows are N, its columns K.
         let mut index = index.to_vec();
         let mut shape = t.shape.clone();
         if d.image == OperandImage::KMajorB {
-            sizes.reverse();
-            strides.reverse();
-            index.reverse();
-            shape.reverse();
+            sizes.swap(rank - 2, rank - 1);
+            strides.swap(rank - 2, rank - 1);
+            index.swap(rank - 2, rank - 1);
+            shape.swap(rank - 2, rank - 1);
         }
         let (rows, cols, eb) = (shape[rank - 2], shape[rank - 1], plan.form.elem_bytes);
         let elem = crate::tma::tma_elem_name(d.elem).ok_or("no TMA element type")?;

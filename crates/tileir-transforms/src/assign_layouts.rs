@@ -9,7 +9,8 @@
 //!
 //! # Anchors
 //!
-//! A `tiled_load` or `tiled_store` of byte-sized elements whose memref has unit stride
+//! A weak `tiled_load` or `tiled_store` (ordered accesses go one element at a time
+//! anyway) of byte-sized elements whose memref has unit stride
 //! along tile dimension `f ≠ last` is an anchor. Its layout is the blocked layout ordered
 //! with `f` fastest (`blocked_layout_ordered`: 16 bytes per thread along `f`, then the other
 //! dimensions from last to first), taken only when it widens the access
@@ -22,7 +23,8 @@
 //!   from each register's coordinates; a `tiled_store` whose vector width does not shrink),
 //!   or derives its result's layout from its operand's (`reshape` that only adds or drops
 //!   unit dimensions, `permute`: the result takes the image of the anchor's layout; an
-//!   element-wise op whose tile operands all have the new layout: the result takes it too),
+//!   element-wise op whose tile operands all have the new layout or are splat constants,
+//!   which are made again in it, and whose results are numeric tiles: they take it too),
 //!   and propagation continues from that result, so the op moves no data. Every other user
 //!   gets the value back in its previous layout through one `nv_tileas.convert_layout`
 //!   placed right after its definition.
@@ -127,9 +129,13 @@ fn anchor_layout(m: &Module, memref: ValueId, shape: &[i64], elem: NumType, curr
     Some(blocked_layout_ordered(shape, elem.storage_bytes(), num_warps(current), &order))
 }
 
+/// A weak tiled access's vector width and origin steps (None for an ordered access, which
+/// the backend performs one element at a time whatever the layout).
 fn tiled_parts(m: &Module, op: OpId) -> Option<(u32, Option<Vec<i64>>)> {
     match &m.ops[op].kind {
-        OpKind::TileAs(TileAsOp::TiledLoad { access, vector_width } | TileAsOp::TiledStore { access, vector_width }) => {
+        OpKind::TileAs(TileAsOp::TiledLoad { access, vector_width } | TileAsOp::TiledStore { access, vector_width })
+            if access.ordering == tileir_ir::MemoryOrdering::Weak =>
+        {
             Some((*vector_width, access.origin_step.clone()))
         }
         _ => None,
@@ -189,14 +195,35 @@ fn propagate_forward(m: &mut Module, v: ValueId, previous: &Layout) {
             }
             _ if is_elementwise(m, user) => {
                 // Element-wise ops work register by register: the result follows when every
-                // tile operand is already in the new layout.
-                let all_new = m.ops[user].operands.iter().all(|&o| match m.types.get(m.value_type(o)) {
-                    Type::Tile { shape, layout: l, .. } => shape.is_empty() || l.as_ref() == Some(&layout),
-                    _ => true,
-                });
+                // tile operand is in the new layout, or a splat constant (made again in it),
+                // and every result is a numeric tile (whose type can follow).
+                let results_follow = m.ops[user].results.iter().all(|&r| tile_parts(m, m.value_type(r)).is_some());
+                let operands = m.ops[user].operands.clone();
+                let all_new = results_follow
+                    && operands.iter().all(|&o| match m.types.get(m.value_type(o)) {
+                        Type::Tile { shape, layout: l, .. } => {
+                            shape.is_empty() || l.as_ref() == Some(&layout) || splat_constant(m, o).is_some()
+                        }
+                        _ => true,
+                    });
                 if !all_new {
                     back.push((user, index));
                     continue;
+                }
+                for (i, &o) in operands.iter().enumerate() {
+                    let relayout = matches!(m.types.get(m.value_type(o)), Type::Tile { shape, layout: l, .. }
+                        if !shape.is_empty() && l.as_ref() != Some(&layout));
+                    if relayout {
+                        let constant = splat_constant(m, o).expect("checked above");
+                        let ty = with_layout(m, m.value_type(o), layout.clone());
+                        let loc = m.ops[constant].loc;
+                        let copy = m.create_op(m.ops[constant].kind.clone(), vec![], &[ty], loc);
+                        m.insert_op_before(user, copy);
+                        m.ops[user].operands[i] = m.result(copy, 0);
+                        if uses_of(m, o).is_empty() {
+                            m.detach_op(constant);
+                        }
+                    }
                 }
                 for r in m.ops[user].results.clone() {
                     let Some((_, _, rprev)) = tile_parts(m, m.value_type(r)) else { continue };
@@ -208,7 +235,10 @@ fn propagate_forward(m: &mut Module, v: ValueId, previous: &Layout) {
                 }
             }
             OpKind::TileAs(TileAsOp::TiledStore { .. }) if index == 1 => {
-                let Some((old_w, step)) = tiled_parts(m, user) else { continue };
+                let Some((old_w, step)) = tiled_parts(m, user) else {
+                    back.push((user, index));
+                    continue;
+                };
                 let new_w = vector_width(m, m.ops[user].operands[0], &layout, step.as_deref());
                 if new_w >= old_w {
                     set_vector_width(m, user, new_w);
@@ -231,6 +261,17 @@ fn propagate_forward(m: &mut Module, v: ValueId, previous: &Layout) {
     for (user, index) in back {
         m.ops[user].operands[index] = converted;
     }
+}
+
+/// The `constant` op defining `v` when it is a splat (one value everywhere), which any
+/// layout holds without moving data.
+fn splat_constant(m: &Module, v: ValueId) -> Option<OpId> {
+    let op = m.defining_op(v)?;
+    let OpKind::CudaTile(c) = &m.ops[op].kind else { return None };
+    if c.op != CtOp::Constant || !m.ops[op].operands.is_empty() {
+        return None;
+    }
+    matches!(c.get("value"), Some(tileir_ir::Attr::Dense(d)) if d.is_splat()).then_some(op)
 }
 
 /// Whether `op` computes each result element from the operands' elements at the same
@@ -281,13 +322,13 @@ fn uses_of(m: &Module, v: ValueId) -> Vec<(OpId, usize)> {
 /// conversions.
 fn remove_redundant_conversions(m: &mut Module) {
     for op in m.walk() {
-        if !matches!(m.ops[op].kind, OpKind::TileAs(TileAsOp::ConvertLayout { plan: None, .. })) || !m.is_attached(op) {
+        if !matches!(m.ops[op].kind, OpKind::TileAs(TileAsOp::ConvertLayout { plan: None, reinterpret_byte: false })) || !m.is_attached(op) {
             continue;
         }
         let mut src = m.ops[op].operands[0];
         // convert(convert(x)) converts x.
         if let ValueDef::OpResult { op: inner, .. } = m.values[src].def {
-            if matches!(m.ops[inner].kind, OpKind::TileAs(TileAsOp::ConvertLayout { plan: None, .. })) {
+            if matches!(m.ops[inner].kind, OpKind::TileAs(TileAsOp::ConvertLayout { plan: None, reinterpret_byte: false })) {
                 src = m.ops[inner].operands[0];
                 m.ops[op].operands[0] = src;
             }
@@ -301,7 +342,7 @@ fn remove_redundant_conversions(m: &mut Module) {
     // Conversions left without users (an inner conversion folded away) go too.
     let uses = m.use_counts();
     for op in m.walk() {
-        if matches!(m.ops[op].kind, OpKind::TileAs(TileAsOp::ConvertLayout { plan: None, .. }))
+        if matches!(m.ops[op].kind, OpKind::TileAs(TileAsOp::ConvertLayout { plan: None, reinterpret_byte: false }))
             && m.is_attached(op)
             && !uses.contains_key(&m.ops[op].results[0])
         {

@@ -187,9 +187,10 @@ fn lower_function(m: &mut Module, func: OpId) -> Option<()> {
             m.detach_op(o);
         }
     }
-    // Nothing pipeline-typed may remain reachable.
+    // Nothing pipeline-typed may remain reachable (register-to-register layout conversions,
+    // which the general backend lowers, may).
     let left = walk_op(m, func).into_iter().any(|o| {
-        matches!(&m.ops[o].kind, OpKind::TileAs(k) if !matches!(k, TileAsOp::TiledLoad { .. } | TileAsOp::TiledStore { .. }))
+        matches!(&m.ops[o].kind, OpKind::TileAs(k) if !matches!(k, TileAsOp::TiledLoad { .. } | TileAsOp::TiledStore { .. } | TileAsOp::ConvertLayout { plan: None, reinterpret_byte: false }))
             || m.ops[o].operands.iter().any(|&v| matches!(m.types.get(m.value_type(v)), Type::Pipeline { .. }))
     });
     (!left).then_some(())

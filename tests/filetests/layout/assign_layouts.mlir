@@ -24,6 +24,13 @@
 // CHECK: %[[B:[0-9]+]] = "nv_tileas.convert_layout"(%[[S]]) : ({{.*}}order=[1, 0]>>) -> {{.*}}order=[0, 1]>>
 // CHECK-NEXT: nv_tileas.tiled_store weak %[[B]], {{.*}} vector_width = 8
 
+// An element-wise op whose result is not a numeric tile (int_to_ptr) keeps the canonical
+// layout: its operand is converted back.
+// CHECK-LABEL: nv_tileaa.func @pointers
+// CHECK: %[[P:[0-9]+]]:2 = nv_tileas.tiled_load {{.*}} -> tile<64x32xi64, {{.*}}order=[0, 1]>>
+// CHECK-NEXT: %[[Q:[0-9]+]] = "nv_tileas.convert_layout"(%[[P]]#0) : ({{.*}}order=[0, 1]>>) -> {{.*}}order=[1, 0]>>
+// CHECK-NEXT: int_to_ptr %[[Q]]
+
 // OFF-NOT: order=[0, 1]
 // OFF-NOT: convert_layout
 cuda_tile.module @kernels {
@@ -61,6 +68,21 @@ cuda_tile.module @kernels {
     %r, %rt = load_view_tko weak %pr[%c0, %c0] token = %0 : partition_view<tile=(64x32), tensor_view<64x32xf16, strides=[32,1]>>, tile<i32> -> tile<64x32xf16>, token
     %s = addf %x, %r : tile<64x32xf16>
     %s2 = store_view_tko weak %s, %pd[%c0, %c0] token = %0 : tile<64x32xf16>, partition_view<tile=(64x32), tensor_view<64x?xf16, strides=[1,64]>>, tile<i32> -> token
+    return
+  }
+  entry @pointers(%A: tile<ptr<i64>>, %D: tile<ptr<f32>>, %n: tile<i32>) {
+    %0 = make_token : token
+    %Aa = assume div_by<16>, %A : tile<ptr<i64>>
+    %Da = assume div_by<16>, %D : tile<ptr<f32>>
+    %ta = make_tensor_view %Aa, shape = [64, %n], strides = [1, 64] : tile<i32> -> tensor_view<64x?xi64, strides=[1,64]>
+    %pa = make_partition_view %ta : partition_view<tile=(64x32), padding_value = zero, tensor_view<64x?xi64, strides=[1,64]>>
+    %td = make_tensor_view %Da, shape = [64, 32], strides = [32, 1] : tensor_view<64x32xf32, strides=[32,1]>
+    %pd = make_partition_view %td : partition_view<tile=(64x32), tensor_view<64x32xf32, strides=[32,1]>>
+    %c0 = constant <i32: 0> : tile<i32>
+    %x, %xt = load_view_tko weak %pa[%c0, %c0] token = %0 : partition_view<tile=(64x32), padding_value = zero, tensor_view<64x?xi64, strides=[1,64]>>, tile<i32> -> tile<64x32xi64>, token
+    %p = int_to_ptr %x : tile<64x32xi64> -> tile<64x32xptr<f32>>
+    %v, %vt = load_ptr_tko weak %p : tile<64x32xptr<f32>> -> tile<64x32xf32>, token
+    %s2 = store_view_tko weak %v, %pd[%c0, %c0] token = %0 : tile<64x32xf32>, partition_view<tile=(64x32), tensor_view<64x32xf32, strides=[32,1]>>, tile<i32> -> token
     return
   }
 }
