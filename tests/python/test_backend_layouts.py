@@ -63,8 +63,8 @@ def matmul_bt_batched(A, Bt, C, tm: ConstInt, tn: ConstInt, tk: ConstInt):
 
 @ct.kernel
 def transposed_sum(x, y, tm: ConstInt, tn: ConstInt):
-    """y's tile = the sum over k of x's transposed tiles (k, i): the loaded tile meets the
-    loop-carried sum, so it is converted in the loop (which software pipelining may split)."""
+    """y's tile = the sum over k of x's transposed tiles (k, i): the loop carries the sum in
+    the loaded tiles' layout, converted once after the loop for the row-major store."""
     i = ct.bid(0)
     acc = ct.full((tm, tn), 0.0, dtype=np.float32)
     for k in range(ct.num_tiles(x, axis=0, shape=(tn, tm))):
@@ -96,6 +96,15 @@ def matmul_ct(A, B, Ct, tm: ConstInt, tn: ConstInt, tk: ConstInt):
         b = ct.load(B, index=(k, j), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO)
         acc = ct.mma(a, b, acc)
     ct.store(Ct, index=(i, j), tile=acc, order=(1, 0))
+
+
+@ct.kernel
+def transposed_sums(x, rows_out, cols_out, tm: ConstInt, tn: ConstInt):
+    """Row and column sums of x's transposed tile: the reductions read it in its layout."""
+    i, j = ct.bid(0), ct.bid(1)
+    t = ct.load(x, index=(i, j), shape=(tm, tn), order=(1, 0), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(rows_out, index=(j, i), tile=ct.sum(t, axis=1, keepdims=True).reshape((1, tm)))
+    ct.store(cols_out, index=(i, j), tile=ct.sum(t, axis=0, keepdims=True).reshape((1, tn)))
 
 
 def _values(rng, shape, dtype):
@@ -208,7 +217,7 @@ def test_mma_operand_through_a_transposed_rank3_view(target, copied):
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_a_transposed_load_in_a_loop_meets_the_carried_sum(target):
+def test_a_loop_carries_a_sum_of_transposed_tiles_in_their_layout(target):
     rng = np.random.default_rng(5)
     tm, tn = 32, 16
     rows, cols = 80, 48  # x is cols x rows; the k loop runs over x's rows in steps of tn
@@ -216,7 +225,9 @@ def test_a_transposed_load_in_a_loop_meets_the_carried_sum(target):
     y = np.zeros((rows, tn), np.float32)
     args = [x, y, tm, tn]
     k = ct.compile(transposed_sum, args, target=target)
-    assert "convert_layout" in k.asm["nv_tileas"] and "order=[0, 1]" in k.asm["nv_tileas"]
+    lowered = k.asm["nv_tileas-registers"]
+    assert "order=[0, 1]" in lowered and lowered.count("convert_layout") == 1
+    assert lowered.index("convert_layout") > lowered.index("continue"), lowered
     grid = (-(-rows // tm), 1, 1)
     interpreted, emulated = emulate_and_interpret(grid, transposed_sum, k, args, race_check=True)
     assert_same_bits(emulated[1], interpreted[1])
@@ -240,3 +251,30 @@ def test_a_conversion_after_a_pipelined_loop(target):
     interpreted, emulated = emulate_and_interpret(grid, matmul_ct, k, args, race_check=True)
     assert_same_bits(emulated[2], interpreted[2])
     np.testing.assert_array_equal(interpreted[2], (a.astype(np.float32) @ b.astype(np.float32)).T)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("variant", ["tree", "serial"])
+def test_reductions_read_the_transposed_layout(target, variant):
+    rng = np.random.default_rng(7)
+    tm, tn = 64, 32
+    rows, cols = 96, 80
+    x = _values(rng, (cols, rows), np.float32)  # t = x's transposed tiles: rows x cols
+    gi, gj = -(-rows // tm), -(-cols // tn)
+    rows_out = np.zeros((gj, gi * tm), np.float32)
+    cols_out = np.zeros((gi, gj * tn), np.float32)
+    args = [x, rows_out, cols_out, tm, tn]
+    k = ct.compile(transposed_sums, args, target=target)
+    if variant == "serial":
+        pipeline = k.pipeline.replace('force-variant=""', 'force-variant="reduce:serial"')
+        assert pipeline != k.pipeline
+        k = ct.compile(transposed_sums, args, target=target, pipeline=pipeline)
+    tileas = k.asm["nv_tileas"]
+    assert "order=[0, 1]" in tileas and "convert_layout" not in tileas, tileas
+    interpreted, emulated = emulate_and_interpret((gi, gj, 1), transposed_sums, k, args, race_check=True)
+    for i in (1, 2):
+        assert_same_bits(emulated[i], interpreted[i])
+    t = np.zeros((gi * tm, gj * tn), np.float32)
+    t[:rows, :cols] = x.T
+    np.testing.assert_array_equal(interpreted[1], t.reshape(gi * tm, gj, tn).sum(axis=2).T)
+    np.testing.assert_array_equal(interpreted[2], t.reshape(gi, tm, gj * tn).sum(axis=1))

@@ -20,7 +20,8 @@
 //!
 //! * **Forward from a load.** Each user of the loaded tile either reads any blocked layout
 //!   (the `mmaf`/`mmai` operands A and B, which the backend stages through shared memory
-//!   from each register's coordinates; a `tiled_store` whose vector width does not shrink),
+//!   from each register's coordinates; a `reduce` whose operands all have it; a
+//!   `tiled_store` whose vector width does not shrink),
 //!   or derives its result's layout from its operand's (`reshape` that only adds or drops
 //!   unit dimensions, `permute`: the result takes the image of the anchor's layout; an
 //!   element-wise op whose tile operands all have the new layout or are splat constants,
@@ -28,6 +29,12 @@
 //!   and propagation continues from that result, so the op moves no data. Every other user
 //!   gets the value back in its previous layout through one `nv_tileas.convert_layout`
 //!   placed right after its definition.
+//! * **Through loops.** When such an element-wise op updates a value a `for` loop carries
+//!   (its operand is the body's block argument and the body's `continue` passes its result
+//!   at that position), the loop carries the value in the new layout: the block argument
+//!   and the loop's result take it, the initial value is converted before the loop (a splat
+//!   constant is made again in it), and their other users follow or convert back. A sum of
+//!   transposed tiles then converts once after the loop instead of once per iteration.
 //! * **Backward from a store.** The stored tile is converted to the anchor's layout before
 //!   the store (a shared-memory trip, which the PTX backend chooses by the same planner as
 //!   any relayout), unless it already is in it.
@@ -172,6 +179,11 @@ fn propagate_forward(m: &mut Module, v: ValueId, previous: &Layout) {
         let kind = m.ops[user].kind.clone();
         match &kind {
             OpKind::CudaTile(c) if matches!(c.op, CtOp::MmaF | CtOp::MmaI) && index < 2 => {}
+            // A reduction reads its operands in their own (common) layout and writes its
+            // result in the result's.
+            OpKind::CudaTile(c)
+                if c.op == CtOp::Reduce
+                    && m.ops[user].operands.iter().all(|&o| tile_parts(m, m.value_type(o)).is_some_and(|(_, _, l)| l == layout)) => {}
             OpKind::CudaTile(c) if matches!(c.op, CtOp::Reshape | CtOp::Permute) && index == 0 => {
                 let r = m.ops[user].results[0];
                 let Some((rshape, _, rprev)) = tile_parts(m, m.value_type(r)) else { continue };
@@ -199,16 +211,25 @@ fn propagate_forward(m: &mut Module, v: ValueId, previous: &Layout) {
                 // and every result is a numeric tile (whose type can follow).
                 let results_follow = m.ops[user].results.iter().all(|&r| tile_parts(m, m.value_type(r)).is_some());
                 let operands = m.ops[user].operands.clone();
+                let mut carried = Vec::new();
                 let all_new = results_follow
                     && operands.iter().all(|&o| match m.types.get(m.value_type(o)) {
                         Type::Tile { shape, layout: l, .. } => {
-                            shape.is_empty() || l.as_ref() == Some(&layout) || splat_constant(m, o).is_some()
+                            shape.is_empty() || l.as_ref() == Some(&layout) || splat_constant(m, o).is_some() || {
+                                // A loop-carried value this op updates follows too (below).
+                                let c = carried_update(m, o, user);
+                                carried.extend(c);
+                                c.is_some()
+                            }
                         }
                         _ => true,
                     });
                 if !all_new {
                     back.push((user, index));
                     continue;
+                }
+                for &(for_op, position) in &carried {
+                    carry_in_layout(m, for_op, position, &layout);
                 }
                 for (i, &o) in operands.iter().enumerate() {
                     let relayout = matches!(m.types.get(m.value_type(o)), Type::Tile { shape, layout: l, .. }
@@ -234,6 +255,10 @@ fn propagate_forward(m: &mut Module, v: ValueId, previous: &Layout) {
                     }
                 }
             }
+            // The update of a value a loop carries in this layout (see `carry_in_layout`).
+            OpKind::CudaTile(c)
+                if c.op == CtOp::Continue
+                    && carried_argument(m, user, index).is_some_and(|a| tile_parts(m, m.value_type(a)).is_some_and(|(_, _, l)| l == layout)) => {}
             OpKind::TileAs(TileAsOp::TiledStore { .. }) if index == 1 => {
                 let Some((old_w, step)) = tiled_parts(m, user) else {
                     back.push((user, index));
@@ -261,6 +286,58 @@ fn propagate_forward(m: &mut Module, v: ValueId, previous: &Layout) {
     for (user, index) in back {
         m.ops[user].operands[index] = converted;
     }
+}
+
+/// When `v` is a value a `for` loop carries (its body's block argument) and `update`, in the
+/// body's own block, computes the next iteration's value from it (the body's `continue`
+/// passes `update`'s result at `v`'s position): the loop and the position.
+fn carried_update(m: &Module, v: ValueId, update: OpId) -> Option<(OpId, usize)> {
+    let ValueDef::BlockArg { block, index } = m.values[v].def else { return None };
+    let for_op = m.parent_op_of_block(block)?;
+    let looped = crate::pipeline_util::ForLoop::of(m, for_op)?;
+    let position = (index as usize).checked_sub(1)?;
+    let term = looped.terminator(m)?;
+    (looped.body == block
+        && m.ops[update].parent == Some(block)
+        && m.ops[update].results.len() == 1
+        && m.ops[term].operands.get(position) == Some(&m.ops[update].results[0]))
+    .then_some((for_op, position))
+}
+
+/// The block argument of the loop whose `continue` is `term`, for its operand `index`.
+fn carried_argument(m: &Module, term: OpId, index: usize) -> Option<ValueId> {
+    let block = m.ops[term].parent?;
+    let for_op = m.parent_op_of_block(block)?;
+    let looped = crate::pipeline_util::ForLoop::of(m, for_op)?;
+    (looped.body == block).then(|| looped.carried.get(index).copied()).flatten()
+}
+
+/// Makes loop `for_op` carry its value at `position` in `layout`: the block argument and
+/// the loop's result take it, the initial value is converted before the loop (a splat
+/// constant is made again in it), and the argument's and the result's other users follow
+/// or convert back (`propagate_forward`).
+fn carry_in_layout(m: &mut Module, for_op: OpId, position: usize, layout: &Layout) {
+    let Some(looped) = crate::pipeline_util::ForLoop::of(m, for_op) else { return };
+    let (arg, result, init) = (looped.carried[position], m.ops[for_op].results[position], looped.inits[position]);
+    let Some((_, _, previous)) = tile_parts(m, m.value_type(arg)) else { return };
+    if previous == *layout {
+        return;
+    }
+    let ty = with_layout(m, m.value_type(arg), layout.clone());
+    m.values[arg].ty = ty;
+    m.values[result].ty = ty;
+    let loc = m.ops[for_op].loc;
+    let new_init = match splat_constant(m, init) {
+        Some(constant) => m.create_op(m.ops[constant].kind.clone(), vec![], &[ty], m.ops[constant].loc),
+        None => m.create_op(OpKind::TileAs(TileAsOp::ConvertLayout { plan: None, reinterpret_byte: false }), vec![init], &[ty], loc),
+    };
+    m.insert_op_before(for_op, new_init);
+    m.ops[for_op].operands[3 + position] = m.result(new_init, 0);
+    if let Some(constant) = splat_constant(m, init).filter(|_| uses_of(m, init).is_empty()) {
+        m.detach_op(constant);
+    }
+    propagate_forward(m, arg, &previous);
+    propagate_forward(m, result, &previous);
 }
 
 /// The `constant` op defining `v` when it is a splat (one value everywhere), which any
