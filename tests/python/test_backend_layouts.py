@@ -107,6 +107,15 @@ def transposed_sums(x, rows_out, cols_out, tm: ConstInt, tn: ConstInt):
     ct.store(cols_out, index=(i, j), tile=ct.sum(t, axis=0, keepdims=True).reshape((1, tn)))
 
 
+@ct.kernel
+def transposed_add(x, w, z, tm: ConstInt, tn: ConstInt):
+    """z = x + w, all three through transposed views: no data changes threads."""
+    i, j = ct.bid(0), ct.bid(1)
+    a = ct.load(x, index=(i, j), shape=(tm, tn), order=(1, 0))
+    b = ct.load(w, index=(i, j), shape=(tm, tn), order=(1, 0))
+    ct.store(z, index=(i, j), tile=a + b, order=(1, 0))
+
+
 def _values(rng, shape, dtype):
     # Small integers: every sum and product below is exact in each type.
     return rng.integers(-4, 5, size=shape).astype(dtype)
@@ -278,3 +287,20 @@ def test_reductions_read_the_transposed_layout(target, variant):
     t[:rows, :cols] = x.T
     np.testing.assert_array_equal(interpreted[1], t.reshape(gi * tm, gj, tn).sum(axis=2).T)
     np.testing.assert_array_equal(interpreted[2], t.reshape(gi, tm, gj * tn).sum(axis=1))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_an_op_of_two_transposed_tiles_converts_neither(target):
+    rng = np.random.default_rng(8)
+    tm, tn = 32, 32
+    rows, cols = 48, 80
+    x, w = _values(rng, (cols, rows), np.float16), _values(rng, (cols, rows), np.float16)
+    z = np.zeros((cols, rows), np.float16)
+    args = [x, w, z, tm, tn]
+    k = ct.compile(transposed_add, args, target=target)
+    tileas = k.asm["nv_tileas"]
+    assert tileas.count("order=[0, 1]") >= 3 and "convert_layout" not in tileas, tileas
+    grid = (-(-rows // tm), -(-cols // tn), 1)
+    interpreted, emulated = emulate_and_interpret(grid, transposed_add, k, args, race_check=True)
+    assert_same_bits(emulated[2], interpreted[2])
+    np.testing.assert_array_equal(interpreted[2], x + w)

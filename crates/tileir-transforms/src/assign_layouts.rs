@@ -86,11 +86,24 @@ impl Pass for AssignLayouts {
     }
     fn run(&self, module: &mut Module) -> Result<(), Diagnostics> {
         let ops = module.walk();
-        for op in ops {
-            match module.ops[op].kind {
-                OpKind::TileAs(TileAsOp::TiledLoad { .. }) if self.options.anchor_loads => anchor_load(module, op),
-                OpKind::TileAs(TileAsOp::TiledStore { .. }) if self.options.anchor_stores => anchor_store(module, op),
-                _ => {}
+        // Every load takes its anchor before any propagates, so that an op of two anchored
+        // tiles (`a + b` of two transposed loads) sees both in their new layout.
+        let mut moved = Vec::new();
+        if self.options.anchor_loads {
+            for &op in &ops {
+                if matches!(module.ops[op].kind, OpKind::TileAs(TileAsOp::TiledLoad { .. })) {
+                    moved.extend(anchor_load(module, op));
+                }
+            }
+        }
+        for (value, previous) in moved {
+            propagate_forward(module, value, &previous);
+        }
+        if self.options.anchor_stores {
+            for &op in &ops {
+                if matches!(module.ops[op].kind, OpKind::TileAs(TileAsOp::TiledStore { .. })) {
+                    anchor_store(module, op);
+                }
             }
         }
         remove_redundant_conversions(module);
@@ -155,19 +168,21 @@ fn set_vector_width(m: &mut Module, op: OpId, w: u32) {
     }
 }
 
-fn anchor_load(m: &mut Module, op: OpId) {
+/// Gives a load its anchor layout; returns the loaded value and its previous layout, for
+/// [`propagate_forward`].
+fn anchor_load(m: &mut Module, op: OpId) -> Option<(ValueId, Layout)> {
     let (memref, result) = (m.ops[op].operands[0], m.ops[op].results[0]);
-    let Some((shape, elem, current)) = tile_parts(m, m.value_type(result)) else { return };
-    let Some(anchor) = anchor_layout(m, memref, &shape, elem, &current) else { return };
-    let Some((old_w, step)) = tiled_parts(m, op) else { return };
+    let (shape, elem, current) = tile_parts(m, m.value_type(result))?;
+    let anchor = anchor_layout(m, memref, &shape, elem, &current)?;
+    let (old_w, step) = tiled_parts(m, op)?;
     let new_w = vector_width(m, memref, &anchor, step.as_deref());
     if new_w <= old_w || anchor == current {
-        return;
+        return None;
     }
     let ty = with_layout(m, m.value_type(result), anchor);
     m.values[result].ty = ty;
     set_vector_width(m, op, new_w);
-    propagate_forward(m, result, &current);
+    Some((result, current))
 }
 
 /// `v` now has a new layout and had `previous`: each user either takes the new one (or
