@@ -167,7 +167,7 @@ pub fn registry() -> Registry {
             },
             PassInfo {
                 name: assign_layouts::NAME,
-                ordering: &[],
+                ordering: pass_order::ASSIGN_LAYOUTS,
                 summary: "Choose register layouts per value: tiled loads and stores whose contiguous memory dimension is not the last get a layout that vectorizes along it, propagated through their users, with convert_layout where a user needs the old one",
                 options: assign_layouts::AssignLayoutsOptions::describe,
                 create: |opts| {

@@ -6,7 +6,10 @@
 
 use tileir_pass::OrderRule;
 
-use crate::{materialize_async, optimize_pipeline_region, pipelines_to_registers, queue_to_pipeline, to_tileas, unspecialized_pipeline};
+use crate::{
+    assign_layouts, materialize_async, optimize_pipeline_region, pipelines_to_registers, queue_to_pipeline, to_tileas,
+    unspecialized_pipeline,
+};
 
 /// Schedule materialization (not registered yet).
 pub const MATERIALIZE_SCHEDULE: &str = "tileas-materialize-schedule";
@@ -47,4 +50,15 @@ pub const PIPELINES_TO_REGISTERS: &[OrderRule] = &[
     OrderRule { earlier: unspecialized_pipeline::NAME, later: pipelines_to_registers::NAME, invariant: REGISTERS_LAST },
     OrderRule { earlier: optimize_pipeline_region::NAME, later: pipelines_to_registers::NAME, invariant: REGISTERS_LAST },
     OrderRule { earlier: MATERIALIZE_SCHEDULE, later: pipelines_to_registers::NAME, invariant: REGISTERS_LAST },
+];
+
+const LAYOUTS_BEFORE_PIPELINES: &str =
+    "tileir: register layouts are assigned to nv_tileas tiles before async materialization copies tile types into pipelines";
+
+/// `tileas-assign-layouts` re-types tiles that `convert-tileaa-to-tileas` made, before
+/// `tileas-materialize-async` puts loaded tiles' types into pipeline types (which the pass
+/// does not rewrite).
+pub const ASSIGN_LAYOUTS: &[OrderRule] = &[
+    OrderRule { earlier: to_tileas::NAME, later: assign_layouts::NAME, invariant: LAYOUTS_BEFORE_PIPELINES },
+    OrderRule { earlier: assign_layouts::NAME, later: materialize_async::NAME, invariant: LAYOUTS_BEFORE_PIPELINES },
 ];

@@ -5,6 +5,12 @@
 // through a transposed view converts its canonical tile to the vectorizing layout.
 // RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-assign-layouts' | FileCheck %s
 // RUN: tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-assign-layouts{anchor-loads=false anchor-stores=false}' | FileCheck %s --check-prefix=OFF
+// It must run after convert-tileaa-to-tileas and before tileas-materialize-async, which
+// copies tile types into pipeline types.
+// RUN: not tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas,tileas-materialize-async,tileas-assign-layouts' 2>&1 | FileCheck %s --check-prefix=ORDER
+// RUN: not tileir-opt %s --pass-pipeline='convert-cuda-tile-to-tileaa,tileas-assign-layouts,convert-tileaa-to-tileas' 2>&1 | FileCheck %s --check-prefix=ORDER2
+// ORDER: pass 'tileas-materialize-async' must run after 'tileas-assign-layouts'
+// ORDER2: pass 'tileas-assign-layouts' must run after 'convert-tileaa-to-tileas'
 
 // CHECK-LABEL: nv_tileaa.func @transposed
 // CHECK: %[[X:[0-9]+]]:2 = nv_tileas.tiled_load {{.*}} vector_width = 8 : {{.*}} -> tile<64x32xf16, #nv_tileas.blocked<size_per_thread=[8, 1], threads_per_warp=[8, 4], warps_per_cta=[1, 4], order=[0, 1]>>
