@@ -312,17 +312,11 @@ impl FuncWriter<'_> {
     /// order: register pairs (2k, 2k + 1) are adjacent columns of one row.
     pub(crate) fn fragment_coords(&mut self, plan: &WgmmaPlan) -> Vec<(String, String)> {
         let l = self.lanes(&plan.t);
-        let (blocks, chunks, per_inst) = (plan.t.rows / 64, plan.t.cols / plan.t.inst_n, plan.t.inst_n / 2);
         let mut out = Vec::new();
-        for block in 0..blocks {
-            for chunk in 0..chunks {
-                for i in 0..per_inst {
-                    let (j, e) = (i / 4, i % 4);
-                    let r = self.emit("fr", format!("add i32 {}, {}", l.row0, block * 64 + 8 * (e / 2)));
-                    let col = self.emit("fc", format!("add i32 {}, {}", l.col0, chunk * plan.t.inst_n + 8 * j + e % 2));
-                    out.push((r, col));
-                }
-            }
+        for (dr, dc) in fragment_offsets_from_lane(plan) {
+            let r = self.emit("fr", format!("add i32 {}, {dr}", l.row0));
+            let col = self.emit("fc", format!("add i32 {}, {dc}", l.col0));
+            out.push((r, col));
         }
         out
     }
@@ -705,6 +699,24 @@ impl FuncWriter<'_> {
     }
 }
 
+/// The (row, column) of each of a thread's accumulator fragment registers, in register
+/// order, relative to the thread's first (`Lanes::row0`, `Lanes::col0`): per 64-row block
+/// and instruction-wide column chunk, register i is row 8·((i % 4) / 2), column
+/// 8·(i / 4) + i % 2 (register pairs are adjacent columns of one row).
+fn fragment_offsets_from_lane(plan: &WgmmaPlan) -> Vec<(i64, i64)> {
+    let (blocks, chunks, per_inst) = (plan.t.rows / 64, plan.t.cols / plan.t.inst_n, plan.t.inst_n / 2);
+    let mut out = Vec::with_capacity((blocks * chunks * per_inst) as usize);
+    for block in 0..blocks {
+        for chunk in 0..chunks {
+            for i in 0..per_inst {
+                let (j, e) = (i / 4, i % 4);
+                out.push((block * 64 + 8 * (e / 2), chunk * plan.t.inst_n + 8 * j + e % 2));
+            }
+        }
+    }
+    out
+}
+
 /// A carried accumulator scaled by a row vector before its mma: `mul` computes
 /// `acc * broadcast(source)` (either operand order), `source` is [M, 1], and `broadcast`
 /// is the op making the [M, N] factor.
@@ -771,31 +783,27 @@ impl FuncWriter<'_> {
         self.spill_to_smem(scale.source, 0)?;
         self.barrier();
         let l = self.lanes(&plan.t);
-        let (blocks, chunks, per_inst) = (plan.t.rows / 64, plan.t.cols / plan.t.inst_n, plan.t.inst_n / 2);
-        // Each thread's fragment rows: row0 + 64 block + 8 half (see `fragment_coords`).
-        let mut factors = HashMap::new();
-        for block in 0..blocks {
-            for half in 0..2 {
-                let row = self.emit("rsr", format!("add i32 {}, {}", l.row0, block * 64 + 8 * half));
+        // The factor of each of the thread's fragment rows, read once per row.
+        let positions = fragment_offsets_from_lane(plan);
+        let mut factors = std::collections::BTreeMap::new();
+        for &(dr, _) in &positions {
+            if let std::collections::btree_map::Entry::Vacant(slot) = factors.entry(dr) {
+                let row = self.emit("rsr", format!("add i32 {}, {dr}", l.row0));
                 let off = self.emit("rso", format!("shl i32 {row}, 2"));
-                factors.insert((block, half), self.smem_load(TileElem::Num(NumType::F32), &off)?);
+                slot.insert(self.smem_load(TileElem::Num(NumType::F32), &off)?);
             }
         }
         // The next user of the scratch buffer must not overwrite it while others read.
         self.barrier();
         let (in_t, rt) = (self.val_ty(acc), self.val_ty(data.results[0]));
+        if frags.len() != positions.len() {
+            return Err("fragment count mismatch".into());
+        }
         let mut out = Vec::with_capacity(frags.len());
-        let mut k = 0;
-        for block in 0..blocks {
-            for _chunk in 0..chunks {
-                for i in 0..per_inst {
-                    let f = factors[&(block, (i % 4) / 2)].clone();
-                    let x = frags.get(k).cloned().ok_or("fragment count mismatch")?;
-                    let args = if scale.acc_first { [x, f] } else { [f, x] };
-                    out.push(self.scalar_ct(c, &in_t, &rt, &args)?);
-                    k += 1;
-                }
-            }
+        for (x, (dr, _)) in frags.into_iter().zip(&positions) {
+            let f = factors[dr].clone();
+            let args = if scale.acc_first { [x, f] } else { [f, x] };
+            out.push(self.scalar_ct(c, &in_t, &rt, &args)?);
         }
         let result = data.results[0];
         self.set_elems(result, out);

@@ -119,6 +119,15 @@ fn tile_parts(m: &Module, ty: TypeId) -> Option<(Vec<i64>, NumType, Layout)> {
     }
 }
 
+/// A register-to-register `convert_layout` (no plan yet, no byte reinterpretation): the
+/// only conversions this pass creates, folds or removes.
+const REGISTER_CONVERSION: OpKind = OpKind::TileAs(TileAsOp::ConvertLayout { plan: None, reinterpret_byte: false });
+
+/// Whether `v` is a numeric register tile held in `layout`.
+fn has_layout(m: &Module, v: ValueId, layout: &Layout) -> bool {
+    tile_parts(m, m.value_type(v)).is_some_and(|(_, _, l)| l == *layout)
+}
+
 fn with_layout(m: &mut Module, ty: TypeId, layout: Layout) -> TypeId {
     let Type::Tile { shape, elem, .. } = m.types.get(ty).clone() else { return ty };
     m.types.intern(Type::Tile { shape, elem, layout: Some(layout) })
@@ -198,7 +207,7 @@ fn propagate_forward(m: &mut Module, v: ValueId, previous: &Layout) {
             // result in the result's.
             OpKind::CudaTile(c)
                 if c.op == CtOp::Reduce
-                    && m.ops[user].operands.iter().all(|&o| tile_parts(m, m.value_type(o)).is_some_and(|(_, _, l)| l == layout)) => {}
+                    && m.ops[user].operands.iter().all(|&o| has_layout(m, o, &layout)) => {}
             OpKind::CudaTile(c) if matches!(c.op, CtOp::Reshape | CtOp::Permute) && index == 0 => {
                 let r = m.ops[user].results[0];
                 let Some((rshape, _, rprev)) = tile_parts(m, m.value_type(r)) else { continue };
@@ -273,7 +282,7 @@ fn propagate_forward(m: &mut Module, v: ValueId, previous: &Layout) {
             // The update of a value a loop carries in this layout (see `carry_in_layout`).
             OpKind::CudaTile(c)
                 if c.op == CtOp::Continue
-                    && carried_argument(m, user, index).is_some_and(|a| tile_parts(m, m.value_type(a)).is_some_and(|(_, _, l)| l == layout)) => {}
+                    && carried_argument(m, user, index).is_some_and(|a| has_layout(m, a, &layout)) => {}
             OpKind::TileAs(TileAsOp::TiledStore { .. }) if index == 1 => {
                 let Some((old_w, step)) = tiled_parts(m, user) else {
                     back.push((user, index));
@@ -295,7 +304,7 @@ fn propagate_forward(m: &mut Module, v: ValueId, previous: &Layout) {
     let Some(def) = m.defining_op(v) else { return };
     let ty = with_layout(m, m.value_type(v), previous.clone());
     let loc = m.ops[def].loc;
-    let cvt = m.create_op(OpKind::TileAs(TileAsOp::ConvertLayout { plan: None, reinterpret_byte: false }), vec![v], &[ty], loc);
+    let cvt = m.create_op(REGISTER_CONVERSION, vec![v], &[ty], loc);
     m.insert_op_after(def, cvt);
     let converted = m.result(cvt, 0);
     for (user, index) in back {
@@ -344,7 +353,7 @@ fn carry_in_layout(m: &mut Module, for_op: OpId, position: usize, layout: &Layou
     let loc = m.ops[for_op].loc;
     let new_init = match splat_constant(m, init) {
         Some(constant) => m.create_op(m.ops[constant].kind.clone(), vec![], &[ty], m.ops[constant].loc),
-        None => m.create_op(OpKind::TileAs(TileAsOp::ConvertLayout { plan: None, reinterpret_byte: false }), vec![init], &[ty], loc),
+        None => m.create_op(REGISTER_CONVERSION, vec![init], &[ty], loc),
     };
     m.insert_op_before(for_op, new_init);
     m.ops[for_op].operands[3 + position] = m.result(new_init, 0);
@@ -391,7 +400,7 @@ fn anchor_store(m: &mut Module, op: OpId) {
     }
     let ty = with_layout(m, m.value_type(value), anchor);
     let loc = m.ops[op].loc;
-    let cvt = m.create_op(OpKind::TileAs(TileAsOp::ConvertLayout { plan: None, reinterpret_byte: false }), vec![value], &[ty], loc);
+    let cvt = m.create_op(REGISTER_CONVERSION, vec![value], &[ty], loc);
     m.insert_op_before(op, cvt);
     m.ops[op].operands[1] = m.result(cvt, 0);
     set_vector_width(m, op, new_w);
@@ -414,13 +423,13 @@ fn uses_of(m: &Module, v: ValueId) -> Vec<(OpId, usize)> {
 /// conversions.
 fn remove_redundant_conversions(m: &mut Module) {
     for op in m.walk() {
-        if !matches!(m.ops[op].kind, OpKind::TileAs(TileAsOp::ConvertLayout { plan: None, reinterpret_byte: false })) || !m.is_attached(op) {
+        if m.ops[op].kind != REGISTER_CONVERSION || !m.is_attached(op) {
             continue;
         }
         let mut src = m.ops[op].operands[0];
         // convert(convert(x)) converts x.
         if let ValueDef::OpResult { op: inner, .. } = m.values[src].def {
-            if matches!(m.ops[inner].kind, OpKind::TileAs(TileAsOp::ConvertLayout { plan: None, reinterpret_byte: false })) {
+            if m.ops[inner].kind == REGISTER_CONVERSION {
                 src = m.ops[inner].operands[0];
                 m.ops[op].operands[0] = src;
             }
@@ -434,7 +443,7 @@ fn remove_redundant_conversions(m: &mut Module) {
     // Conversions left without users (an inner conversion folded away) go too.
     let uses = m.use_counts();
     for op in m.walk() {
-        if matches!(m.ops[op].kind, OpKind::TileAs(TileAsOp::ConvertLayout { plan: None, reinterpret_byte: false }))
+        if m.ops[op].kind == REGISTER_CONVERSION
             && m.is_attached(op)
             && !uses.contains_key(&m.ops[op].results[0])
         {
