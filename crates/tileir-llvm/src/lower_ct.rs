@@ -144,14 +144,20 @@ pub(crate) fn reg_offsets(layout: &Layout, shape: &[i64]) -> Vec<Vec<i64>> {
     regs
 }
 
+/// The dimension along which `layout` gives a thread its contiguous run (`order[0]`; the
+/// last for the canonical layouts), for a tile of rank `rank`.
+pub(crate) fn fastest_dim(layout: &Layout, rank: usize) -> usize {
+    let Layout::Blocked { order, .. } = layout;
+    order.first().map(|&o| o as usize).filter(|&o| o < rank).unwrap_or(rank.saturating_sub(1))
+}
+
 /// The thread's registers of a `shape` tile held in `layout`, in vectors of `vector`
 /// consecutive elements along the layout's fastest dimension (`order[0]`; `vector` divides
 /// the thread's run along it): each vector's first register and all its registers in order.
 pub(crate) fn vector_groups(layout: &Layout, shape: &[i64], vector: usize) -> Vec<(usize, Vec<usize>)> {
     let offsets = reg_offsets(layout, shape);
-    let Layout::Blocked { order, .. } = layout;
     let rank = shape.len();
-    let vdim = order.first().map(|&o| o as usize).filter(|&o| o < rank).unwrap_or(rank.saturating_sub(1));
+    let vdim = fastest_dim(layout, rank);
     if vector <= 1 || rank == 0 {
         return (0..offsets.len()).map(|r| (r, vec![r])).collect();
     }

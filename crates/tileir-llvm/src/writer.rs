@@ -981,11 +981,11 @@ impl<'a> FuncWriter<'a> {
                 None => return,
             }
         }
-        let Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, order } = &layout;
+        let Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, .. } = &layout;
         let rank = shape.len();
         // The vector dimension: the layout's fastest (the last for the canonical layouts;
         // `tileas-assign-layouts` orders a transposed view's unit-stride dimension first).
-        let vdim = order.first().map(|&o| o as usize).filter(|&o| o < rank).unwrap_or(rank - 1);
+        let vdim = crate::lower_ct::fastest_dim(&layout, rank);
         let coords = self.thread_coords(&layout, &shape);
         // Per dimension: the tile's first global coordinate, and this thread's first one.
         let mut tile_start = Vec::new();
