@@ -175,8 +175,57 @@ impl TypeParser<'_, '_> {
     /// order=[…]>` for a tile of rank `rank` (each list has one entry per dimension).
     fn layout(&mut self, rank: usize) -> Result<crate::types::Layout, TypeParseError> {
         self.ws();
+        let at = self.pos;
+        if self.eat("#nv_tileas.mma") {
+            // `#nv_tileas.mma<version=3, warps_per_cta=[…]>`: rank 2.
+            self.expect("<")?;
+            self.expect("version")?;
+            self.expect("=")?;
+            self.ws();
+            let vat = self.pos;
+            let version = self.int()?;
+            if version != 3 {
+                return Err(TypeParseError { offset: vat, message: format!("mma layout version {version} is not supported (only 3, wgmma)") });
+            }
+            self.expect(",")?;
+            self.expect("warps_per_cta")?;
+            self.expect("=")?;
+            self.ws();
+            let wat = self.pos;
+            let warps = self.int_list("[", "]", ",")?;
+            self.expect(">")?;
+            if rank != 2 || warps.len() != 2 {
+                return Err(TypeParseError {
+                    offset: if rank != 2 { at } else { wat },
+                    message: format!("mma layouts describe rank-2 tiles with 2 warps_per_cta entries, got a rank-{rank} tile and {} entries", warps.len()),
+                });
+            }
+            let warps_per_cta = warps
+                .into_iter()
+                .map(|x| u32::try_from(x).map_err(|_| TypeParseError { offset: wat, message: format!("layout 'warps_per_cta' entry {x} is out of range") }))
+                .collect::<Result<Vec<u32>, _>>()?;
+            return Ok(crate::types::Layout::Mma { version: version as u32, warps_per_cta });
+        }
+        if self.eat("#nv_tileas.slice") {
+            // `#nv_tileas.slice<dim=D, parent=LAYOUT>`: the parent describes rank + 1.
+            self.expect("<")?;
+            self.expect("dim")?;
+            self.expect("=")?;
+            self.ws();
+            let dat = self.pos;
+            let dim = self.int()?;
+            if dim < 0 || dim > rank as i64 {
+                return Err(TypeParseError { offset: dat, message: format!("slice dim {dim} is out of range for a rank-{} parent", rank + 1) });
+            }
+            self.expect(",")?;
+            self.expect("parent")?;
+            self.expect("=")?;
+            let parent = self.layout(rank + 1)?;
+            self.expect(">")?;
+            return Ok(crate::types::Layout::Slice { dim: dim as u32, parent: Box::new(parent) });
+        }
         if !self.eat("#nv_tileas.blocked") {
-            return Err(self.err("tile layout '#nv_tileas.blocked<…>'"));
+            return Err(self.err("tile layout '#nv_tileas.blocked<…>', '#nv_tileas.mma<…>' or '#nv_tileas.slice<…>'"));
         }
         self.expect("<")?;
         let mut lists: Vec<Vec<u32>> = Vec::new();

@@ -286,6 +286,11 @@ pub struct GatherScatterViewType {
 /// `Blocked`: dimension-wise, each thread owns `size_per_thread` contiguous elements,
 /// `threads_per_warp` threads and `warps_per_cta` warps tile the CTA's footprint, and the
 /// footprint repeats over the tile. `order` lists dimensions fastest-varying first.
+///
+/// `Mma`: the accumulator fragment of an MMA instruction family, so that an mma's result,
+/// the element-wise work on it and the next mma's operand stay in the registers the
+/// instructions use (version 3: Hopper's `wgmma`). `Slice`: `parent` with dimension `dim`
+/// reduced away (the layout of a reduction's result).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Layout {
     /// Triton-style blocked layout.
@@ -299,6 +304,29 @@ pub enum Layout {
         /// Dimensions from fastest to slowest varying.
         order: Vec<u32>,
     },
+    /// The wgmma accumulator fragment over a rank-2 `[M, N]` tile (version 3).
+    ///
+    /// `warps_per_cta = [4 * g, 1]`: `g` warpgroups stacked along M, warpgroup `i` owning the
+    /// `M / g` rows from `i * M / g`. Within a warpgroup, warp `w`, lane `l` holds row
+    /// `16w + l/4 + 8·e2 + 64·b` and column `8·j + 2·(l%4) + e1` for its 64-row blocks `b`,
+    /// 8-column groups `j` and `e1, e2 ∈ {0, 1}`, registers in the order (b, j, e2, e1): the
+    /// PTX ISA's wgmma D fragment of every instruction covering the tile. Along a dimension
+    /// shorter than the fragment (`N` of 1, 2 or 4, `M` of 1), threads hold copies of the
+    /// elements at their coordinates modulo the extent.
+    Mma {
+        /// The instruction family: 3 (wgmma) is the only one so far.
+        version: u32,
+        /// Warps along M and N.
+        warps_per_cta: Vec<u32>,
+    },
+    /// `parent` with tile dimension `dim` removed: a thread holds, once each, the
+    /// coordinates `parent` gives it along the other dimensions.
+    Slice {
+        /// The removed dimension of the parent.
+        dim: u32,
+        /// The layout of the unreduced tile.
+        parent: Box<Layout>,
+    },
 }
 
 impl Layout {
@@ -308,7 +336,23 @@ impl Layout {
             Layout::Blocked { threads_per_warp, warps_per_cta, .. } => {
                 threads_per_warp.iter().product::<u32>() * warps_per_cta.iter().product::<u32>()
             }
+            Layout::Mma { warps_per_cta, .. } => 32 * warps_per_cta.iter().product::<u32>(),
+            Layout::Slice { parent, .. } => parent.num_threads(),
         }
+    }
+
+    /// The rank of the tiles the layout describes.
+    pub fn rank(&self) -> usize {
+        match self {
+            Layout::Blocked { order, .. } => order.len(),
+            Layout::Mma { .. } => 2,
+            Layout::Slice { parent, .. } => parent.rank().saturating_sub(1),
+        }
+    }
+
+    /// Whether this is a `Blocked` layout.
+    pub fn is_blocked(&self) -> bool {
+        matches!(self, Layout::Blocked { .. })
     }
 }
 
@@ -730,6 +774,16 @@ fn write_layout(out: &mut String, layout: &Layout) {
             out.push_str("], order=[");
             write_joined(out, order, ", ");
             out.push_str("]>");
+        }
+        Layout::Mma { version, warps_per_cta } => {
+            let _ = write!(out, "#nv_tileas.mma<version={version}, warps_per_cta=[");
+            write_joined(out, warps_per_cta, ", ");
+            out.push_str("]>");
+        }
+        Layout::Slice { dim, parent } => {
+            let _ = write!(out, "#nv_tileas.slice<dim={dim}, parent=");
+            write_layout(out, parent);
+            out.push('>');
         }
     }
 }

@@ -24,40 +24,41 @@ pub(crate) type SourceOf = Box<dyn Fn(&[i64]) -> Vec<i64>>;
 /// shared-memory path.
 const MAX_PAIRS: usize = 1 << 20;
 
-/// One blocked layout evaluated on concrete threads.
+/// One layout evaluated on concrete threads.
 struct Evaluated<'a> {
     shape: &'a [i64],
-    spt: &'a [u32],
-    tpw: &'a [u32],
-    wpc: &'a [u32],
-    order: &'a [u32],
+    layout: &'a Layout,
     offsets: Vec<Vec<i64>>,
 }
 
 impl<'a> Evaluated<'a> {
     fn new(layout: &'a Layout, shape: &'a [i64]) -> Evaluated<'a> {
-        let Layout::Blocked { size_per_thread, threads_per_warp, warps_per_cta, order } = layout;
-        Evaluated { shape, spt: size_per_thread, tpw: threads_per_warp, wpc: warps_per_cta, order, offsets: reg_offsets(layout, shape) }
+        Evaluated { shape, layout, offsets: reg_offsets(layout, shape) }
     }
 
     fn threads(&self) -> u32 {
-        32 * self.wpc.iter().product::<u32>()
+        self.layout.num_threads()
     }
 
-    /// This thread's first coordinate per dimension, or `None` for a replica (a thread past
-    /// the tile in some dimension, which owns nothing), as the code generator computes it.
+    /// This thread's first coordinate per dimension, or `None` for a replica of a blocked
+    /// layout (a thread past the tile in some dimension, which owns nothing), as the code
+    /// generator computes it. Fragment layouts have no replicas: threads past a short
+    /// dimension hold copies at wrapped coordinates.
     fn base(&self, thread: u32) -> Option<Vec<i64>> {
+        let Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, order } = self.layout else {
+            return crate::lower_ct::fragment_base(self.layout, self.shape, thread);
+        };
         let (lane, warp) = (thread % 32, thread / 32);
         let rank = self.shape.len();
         let mut base = vec![0i64; rank];
         let (mut lane_div, mut warp_div) = (1u32, 1u32);
-        for &d in self.order {
+        for &d in order {
             let d = d as usize;
-            let lane_d = (lane / lane_div) % self.tpw[d];
-            let warp_d = (warp / warp_div) % self.wpc[d];
-            lane_div *= self.tpw[d];
-            warp_div *= self.wpc[d];
-            base[d] = ((warp_d * self.tpw[d] + lane_d) * self.spt[d]) as i64;
+            let lane_d = (lane / lane_div) % tpw[d];
+            let warp_d = (warp / warp_div) % wpc[d];
+            lane_div *= tpw[d];
+            warp_div *= wpc[d];
+            base[d] = ((warp_d * tpw[d] + lane_d) * spt[d]) as i64;
             if base[d] >= self.shape[d] {
                 return None;
             }
@@ -81,8 +82,11 @@ struct Relayout<'a> {
     dst: Evaluated<'a>,
     threads: u32,
     /// Flat source index → (thread, register). Valid owners are unique in a blocked layout
-    /// (replicas own nothing).
+    /// (replicas own nothing); in a fragment layout, the last of its holders.
     owner: HashMap<i64, (u32, usize)>,
+    /// (thread, flat source index) → register: every holder of a fragment layout's element
+    /// (threads there hold copies along the dimensions the layout is longer than the tile).
+    held: HashMap<(u32, i64), usize>,
 }
 
 /// `None` when the thread counts differ or the tiles are too large to check.
@@ -93,14 +97,17 @@ fn evaluate<'a>(source: (&'a Layout, &'a [i64]), result: (&'a Layout, &'a [i64])
         return None;
     }
     let mut owner = HashMap::new();
+    let mut held = HashMap::new();
     for t in 0..threads {
         if let Some(base) = src.base(t) {
             for k in 0..src.offsets.len() {
-                owner.insert(flat_index(&src.coords(&base, k), src.shape), (t, k));
+                let flat = flat_index(&src.coords(&base, k), src.shape);
+                owner.insert(flat, (t, k));
+                held.insert((t, flat), k);
             }
         }
     }
-    Some(Relayout { src, dst, threads, owner })
+    Some(Relayout { src, dst, threads, owner, held })
 }
 
 /// The coordinates in `shape` of row-major index `flat` (the inverse of [`flat_index`]).
@@ -121,16 +128,24 @@ pub(crate) fn in_thread_sources(
     result: (&Layout, &[i64]),
     source_of: &dyn Fn(&[i64]) -> Vec<i64>,
 ) -> Option<Vec<usize>> {
-    let Relayout { src, dst, threads, owner } = evaluate(source, result)?;
+    let Relayout { src, dst, threads, owner, held } = evaluate(source, result)?;
+    let blocked_source = src.layout.is_blocked();
     let mut chosen: Vec<Option<usize>> = vec![None; dst.offsets.len()];
     for t in 0..threads {
         let Some(base) = dst.base(t) else { continue };
         for (r, pick) in chosen.iter_mut().enumerate() {
-            let needed = source_of(&dst.coords(&base, r));
-            let &(from, k) = owner.get(&flat_index(&needed, src.shape))?;
+            let needed = flat_index(&source_of(&dst.coords(&base, r)), src.shape);
             // Held by this thread, at the same register in every thread: the renaming is
             // one list for all.
-            if from != t || pick.is_some_and(|p| p != k) {
+            let k = if blocked_source {
+                match owner.get(&needed)? {
+                    &(from, k) if from == t => k,
+                    _ => return None,
+                }
+            } else {
+                *held.get(&(t, needed))?
+            };
+            if pick.is_some_and(|p| p != k) {
                 return None;
             }
             *pick = Some(k);
@@ -156,7 +171,7 @@ pub(crate) fn warp_shuffle_sources(
     result: (&Layout, &[i64]),
     source_of: &dyn Fn(&[i64]) -> Vec<i64>,
 ) -> Option<Vec<ShuffleSource>> {
-    let Relayout { src, dst, threads, owner } = evaluate(source, result)?;
+    let Relayout { src, dst, threads, owner, .. } = evaluate(source, result)?;
     let mut out = Vec::with_capacity(dst.offsets.len());
     let bases: Vec<Option<Vec<i64>>> = (0..threads).map(|t| dst.base(t)).collect();
     for r in 0..dst.offsets.len() {
@@ -286,5 +301,41 @@ mod tests {
         let dst = blocked(&[1, 4], &[32, 1], &[4, 1]);
         let map = reshape_map(vec![16], vec![1, 16]);
         assert!(in_thread_sources((&src, &[16]), (&dst, &[1, 16]), &map).is_none());
+    }
+
+    fn mma(warps: u32) -> Layout {
+        Layout::Mma { version: 3, warps_per_cta: vec![warps, 1] }
+    }
+
+    #[test]
+    fn fragment_registers_follow_the_wgmma_d_fragment() {
+        // 128 x 64 over two warpgroups: thread 37 (warp 1, lane 5) holds rows 16 + 1 (+ 8),
+        // columns 2 (+ 1) of each 8-column group, registers (group, row half, column).
+        let l = mma(8);
+        let offsets = crate::lower_ct::reg_offsets(&l, &[128, 64]);
+        assert_eq!(offsets.len(), 32);
+        assert_eq!(&offsets[..6], &[vec![0, 0], vec![0, 1], vec![8, 0], vec![8, 1], vec![0, 8], vec![0, 9]]);
+        assert_eq!(crate::lower_ct::fragment_base(&l, &[128, 64], 37), Some(vec![17, 2]));
+        // Thread 133 is warp 4: the second warpgroup's rows start at 64.
+        assert_eq!(crate::lower_ct::fragment_base(&l, &[128, 64], 133), Some(vec![65, 2]));
+        // A row slice: one register per row half, the columns' lanes hold copies.
+        let slice = Layout::Slice { dim: 1, parent: Box::new(l.clone()) };
+        assert_eq!(crate::lower_ct::reg_offsets(&slice, &[128]), vec![vec![0], vec![8]]);
+        assert_eq!(crate::lower_ct::fragment_base(&slice, &[128], 39), Some(vec![17]));
+    }
+
+    #[test]
+    fn broadcasting_a_fragment_row_vector_renames_registers() {
+        // [M, 1] -> [M, N] in the fragment layout: every lane of a quad holds its rows'
+        // values (copies), so the broadcast moves no data.
+        let l = mma(4);
+        let map = |c: &[i64]| vec![c[0], 0];
+        let plan = in_thread_sources((&l, &[64, 1]), (&l, &[64, 64]), &map).expect("in thread");
+        assert_eq!(plan.len(), 32);
+        assert_eq!(&plan[..4], &[0, 0, 1, 1]);
+        // And the row slice to its keepdims form.
+        let slice = Layout::Slice { dim: 1, parent: Box::new(l.clone()) };
+        let keep = reshape_map(vec![64], vec![64, 1]);
+        assert_eq!(in_thread_sources((&slice, &[64]), (&l, &[64, 1]), &keep), Some(vec![0, 1]));
     }
 }

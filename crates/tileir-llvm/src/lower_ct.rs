@@ -122,8 +122,29 @@ impl ValTy {
 /// Per-register offsets (per dimension) from the thread's base coordinate, in the
 /// register order the tiled loads and stores use: for each dimension from slowest to
 /// fastest, repetitions of the CTA footprint, then the thread's contiguous run.
+///
+/// A fragment layout (`Mma`) lists the wgmma D fragment's registers in order (64-row block,
+/// 8-column group, row half, column): see [`fragment_geometry`]. A `Slice` lists its
+/// parent's offsets without the removed dimension, each once.
 pub(crate) fn reg_offsets(layout: &Layout, shape: &[i64]) -> Vec<Vec<i64>> {
-    let Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, .. } = layout;
+    let (spt, tpw, wpc) = match layout {
+        Layout::Blocked { size_per_thread, threads_per_warp, warps_per_cta, .. } => (size_per_thread, threads_per_warp, warps_per_cta),
+        Layout::Mma { .. } => return fragment_geometry(layout, shape).map(|g| g.offsets()).unwrap_or_default(),
+        Layout::Slice { dim, parent } => {
+            let d = *dim as usize;
+            let mut full = shape.to_vec();
+            full.insert(d.min(full.len()), 1);
+            let mut seen = std::collections::HashSet::new();
+            return reg_offsets(parent, &full)
+                .into_iter()
+                .map(|mut o| {
+                    o.remove(d);
+                    o
+                })
+                .filter(|o| seen.insert(o.clone()))
+                .collect();
+        }
+    };
     let rank = shape.len();
     let mut regs: Vec<Vec<i64>> = vec![vec![]];
     for d in 0..rank {
@@ -147,8 +168,77 @@ pub(crate) fn reg_offsets(layout: &Layout, shape: &[i64]) -> Vec<Vec<i64>> {
 /// The dimension along which `layout` gives a thread its contiguous run (`order[0]`; the
 /// last for the canonical layouts), for a tile of rank `rank`.
 pub(crate) fn fastest_dim(layout: &Layout, rank: usize) -> usize {
-    let Layout::Blocked { order, .. } = layout;
+    let Layout::Blocked { order, .. } = layout else {
+        // Fragments hold pairs of adjacent columns; a slice, one element per coordinate.
+        return rank.saturating_sub(1);
+    };
     order.first().map(|&o| o as usize).filter(|&o| o < rank).unwrap_or(rank.saturating_sub(1))
+}
+
+/// Where a fragment layout (`Mma`, version 3) puts a tile's elements: the wgmma D fragment
+/// of warpgroups stacked along M (`Layout::Mma`'s docs). Along a dimension shorter than
+/// the fragment (M of 1; N of 1, 2 or 4) threads hold copies: coordinates wrap.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FragmentGeometry {
+    /// Tile rows and columns.
+    pub(crate) rows: i64,
+    pub(crate) cols: i64,
+    /// Rows per warpgroup (0 when the tile has one row, which every thread holds).
+    pub(crate) group_rows: i64,
+}
+
+pub(crate) fn fragment_geometry(layout: &Layout, shape: &[i64]) -> Option<FragmentGeometry> {
+    let Layout::Mma { warps_per_cta, .. } = layout else { return None };
+    let [rows, cols] = shape else { return None };
+    let groups = (warps_per_cta.first().copied().unwrap_or(4) / 4).max(1) as i64;
+    let group_rows = if *rows == 1 { 0 } else { rows / groups };
+    Some(FragmentGeometry { rows: *rows, cols: *cols, group_rows })
+}
+
+impl FragmentGeometry {
+    /// Per-register (row, column) offsets from the thread's base, in register order.
+    pub(crate) fn offsets(&self) -> Vec<Vec<i64>> {
+        let blocks = (self.group_rows / 64).max(1);
+        let halves = if self.rows == 1 { 1 } else { 2 };
+        let groups8 = (self.cols / 8).max(1);
+        let pair = self.cols.min(2);
+        let mut out = Vec::new();
+        for b in 0..blocks {
+            for j in 0..groups8 {
+                for e2 in 0..halves {
+                    for e1 in 0..pair {
+                        out.push(vec![64 * b + 8 * e2, 8 * j + e1]);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Thread `thread`'s base (row, column).
+    pub(crate) fn base(&self, thread: u32) -> Vec<i64> {
+        let (lane, warp) = ((thread % 32) as i64, (thread / 32) as i64);
+        let row = if self.rows == 1 { 0 } else { (warp / 4) * self.group_rows + 16 * (warp % 4) + lane / 4 };
+        let col = 2 * (lane % 4);
+        vec![row, if self.cols < 8 { col % self.cols } else { col }]
+    }
+}
+
+/// Numeric base coordinates of `thread` under a fragment layout (`Mma` or a `Slice` of one)
+/// for a `shape` tile; every thread holds elements (copies where the layout is shorter).
+pub(crate) fn fragment_base(layout: &Layout, shape: &[i64], thread: u32) -> Option<Vec<i64>> {
+    match layout {
+        Layout::Blocked { .. } => None,
+        Layout::Mma { .. } => fragment_geometry(layout, shape).map(|g| g.base(thread)),
+        Layout::Slice { dim, parent } => {
+            let d = *dim as usize;
+            let mut full = shape.to_vec();
+            full.insert(d.min(full.len()), 1);
+            let mut b = fragment_base(parent, &full, thread)?;
+            b.remove(d);
+            Some(b)
+        }
+    }
 }
 
 /// The thread's registers of a `shape` tile held in `layout`, in vectors of `vector`
@@ -321,22 +411,25 @@ impl FuncWriter<'_> {
     /// Per-register i32 coordinates of the thread's elements of a `shape` tile.
     pub(crate) fn reg_coords(&mut self, layout: &Layout, shape: &[i64]) -> Vec<Vec<String>> {
         let tc = self.thread_coords(layout, shape);
-        let Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, .. } = layout;
-        // Threads past a dimension the CTA over-covers hold the coordinates of the threads
-        // they replicate (tile dimensions are powers of two): every read they make stays
-        // inside the tile, while their writes stay guarded by `owns`.
-        let base32: Vec<String> = tc
-            .base
-            .iter()
-            .enumerate()
-            .map(|(d, b)| {
-                if (spt[d] * tpw[d] * wpc[d]) as i64 > shape[d] {
-                    self.emit("wrap", format!("and i32 {b}.e, {}", shape[d] - 1))
-                } else {
-                    format!("{b}.e")
-                }
-            })
-            .collect();
+        let base32: Vec<String> = match layout {
+            // Threads past a dimension the CTA over-covers hold the coordinates of the threads
+            // they replicate (tile dimensions are powers of two): every read they make stays
+            // inside the tile, while their writes stay guarded by `owns`.
+            Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, .. } => tc
+                .base
+                .iter()
+                .enumerate()
+                .map(|(d, b)| {
+                    if (spt[d] * tpw[d] * wpc[d]) as i64 > shape[d] {
+                        self.emit("wrap", format!("and i32 {b}.e, {}", shape[d] - 1))
+                    } else {
+                        format!("{b}.e")
+                    }
+                })
+                .collect(),
+            // Fragment layouts wrap their coordinates in `thread_coords` already.
+            Layout::Mma { .. } | Layout::Slice { .. } => tc.base.iter().map(|b| format!("{b}.e")).collect(),
+        };
         reg_offsets(layout, shape)
             .into_iter()
             .map(|offs| {

@@ -22,7 +22,7 @@
 
 use crate::lower_ct::ValTy;
 use crate::writer::FuncWriter;
-use tileir_ir::{CtOp, CudaTileOp, Layout, NumType, OpId, Signedness, TileElem};
+use tileir_ir::{CtOp, CudaTileOp, NumType, OpId, Signedness, TileElem};
 
 type R<T> = Result<T, String>;
 
@@ -66,7 +66,7 @@ struct WarpTiling {
 /// Warps of the CTA, from a tile's layout.
 pub(crate) fn num_warps(t: &ValTy) -> i64 {
     match &t.layout {
-        Some(Layout::Blocked { warps_per_cta, .. }) => warps_per_cta.iter().product::<u32>() as i64,
+        Some(l) => (l.num_threads() / 32) as i64,
         None => 1,
     }
 }

@@ -110,7 +110,6 @@ impl FuncWriter<'_> {
         let body = m.entry_block(op, 0).ok_or("missing body")?;
         let st = self.val_ty(data.operands[0]);
         let layout = st.layout.clone().ok_or("no layout")?;
-        let Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, order } = &layout;
         let shape = st.shape.clone();
         let elem_tys: Vec<TileElem> = data.operands.iter().map(|&v| self.val_ty(v).elem).collect();
         let lts: Vec<&'static str> = elem_tys.iter().map(|&e| elem_llvm(e)).collect::<R<_>>()?;
@@ -138,6 +137,9 @@ impl FuncWriter<'_> {
             partials.push((key.clone(), regs[0], accs));
         }
 
+        let Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, order } = &layout else {
+            return self.reduce_fragments(op, d, &layout, &shape, body, &lts, partials);
+        };
         // 2. Lanes: bits of the lane id that move along `d`, up to the tile's extent (lanes
         //    past it replicate others and are left out).
         let lane_div: u32 = order.iter().take_while(|&&o| o as usize != d).map(|&o| tpw[o as usize]).product();
@@ -231,6 +233,53 @@ impl FuncWriter<'_> {
             if out_count == 1 && !out_shape.is_empty() {
                 self.uniform_values.insert(r);
             }
+        }
+        Ok(())
+    }
+
+    /// Steps 2 and 3 of a reduce along the columns (dimension 1) of a fragment-layout
+    /// (`Mma`) tile into its row `slice`: the lanes of a quad hold a row's columns (lane bits
+    /// 0 and 1 step the column by 2 and 4), so two butterfly shuffles finish each row in
+    /// every lane of its quad; warps hold separate rows and do not combine. The partials
+    /// come in row order, the slice's register order.
+    #[allow(clippy::type_complexity)]
+    fn reduce_fragments(
+        &mut self,
+        op: OpId,
+        d: usize,
+        layout: &Layout,
+        shape: &[i64],
+        body: tileir_ir::BlockId,
+        lts: &[&'static str],
+        mut partials: Vec<(Vec<i64>, usize, Vec<String>)>,
+    ) -> R<()> {
+        let results = self.m.ops[op].results.clone();
+        let want = Layout::Slice { dim: 1, parent: Box::new(layout.clone()) };
+        if !matches!(layout, Layout::Mma { .. }) || d != 1 || shape.len() != 2 {
+            return Err(format!("a reduce along dimension {d} of a tile in {layout:?} is not supported"));
+        }
+        if let Some(&r) = results.iter().find(|&&r| self.val_ty(r).layout.as_ref() != Some(&want)) {
+            return Err(format!("a reduce of a fragment-layout tile must produce its row slice, got {:?}", self.val_ty(r).layout));
+        }
+        for mask in [1u32, 2] {
+            // Lane bit `mask` moves the column by 2 * mask; past the tile's columns the lanes
+            // hold copies.
+            if 2 * mask as i64 >= shape[1] {
+                break;
+            }
+            for p in partials.iter_mut().map(|p| &mut p.2) {
+                let others: Vec<String> = p.iter().zip(lts).map(|(v, lt)| self.shuffle_xor(lt, v, mask)).collect::<Vec<_>>();
+                *p = self.combine(body, &others, p)?;
+            }
+        }
+        let mut outs: Vec<Vec<String>> = vec![Vec::new(); results.len()];
+        for (_, _, accs) in partials {
+            for (i, v) in accs.into_iter().enumerate() {
+                outs[i].push(v);
+            }
+        }
+        for (i, &r) in results.iter().enumerate() {
+            self.set_elems(r, std::mem::take(&mut outs[i]));
         }
         Ok(())
     }

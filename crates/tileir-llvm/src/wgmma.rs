@@ -239,6 +239,14 @@ pub(crate) struct WgmmaPlan {
 }
 
 impl WgmmaPlan {
+    /// Whether a tile held in `layout` is exactly this plan's accumulator fragments in
+    /// register order: a fragment layout of the same warpgroups, all stacked along M.
+    pub(crate) fn holds_fragments(&self, layout: Option<&Layout>) -> bool {
+        let Some(Layout::Mma { warps_per_cta, .. }) = layout else { return false };
+        let groups = warps_per_cta.first().map_or(0, |&w| w as i64 / 4);
+        self.t.wn == 1 && warps_per_cta.get(1) == Some(&1) && groups * self.t.rows == self.m
+    }
+
     /// Accumulator registers per thread, in fragment order: instruction (block, chunk) in
     /// row-major order, then the instruction's registers.
     pub(crate) fn fragment_count(&self) -> usize {
@@ -369,6 +377,41 @@ impl FuncWriter<'_> {
         Ok(())
     }
 
+    /// `v` (of LLVM type `ty`, inline-asm constraint `cons`) through a side-effecting move,
+    /// so that its register is written where this call stands.
+    fn pinned(&mut self, ty: &str, cons: char, v: &str) -> String {
+        self.emit("wpin", format!("call {ty} asm sideeffect \"mov.b32 $0, $1;\", \"={cons},{cons}\"({ty} {v})"))
+    }
+
+    /// The A operand `a` (an `[m, k]` 16-bit tile in the fragment layout) as wgmma RS-form
+    /// registers: per 64-row block and k16 step, four i32 of two elements each, (row g,
+    /// columns 2t..), (row g + 8, columns 2t..), (row g, columns 2t + 8..), (row g + 8,
+    /// columns 2t + 8..): registers (j, e2) = (2s, 0), (2s, 1), (2s + 1, 0), (2s + 1, 1) of
+    /// the fragment's register order (block, 8-column group j, row half e2, column e1).
+    fn a_register_fragments(&mut self, a: ValueId, m: i64, k: i64) -> R<Vec<Vec<String>>> {
+        let elems = self.elems(a)?;
+        let lt = elem_llvm(self.val_ty(a).elem)?;
+        let groups8 = k / 8;
+        let blocks = (elems.len() as i64) / (groups8 * 4);
+        if blocks * groups8 * 4 != elems.len() as i64 || m % 64 != 0 {
+            return Err(format!("A operand has {} registers, not a fragment of {m}x{k}", elems.len()));
+        }
+        let mut out = Vec::new();
+        for b in 0..blocks {
+            for s in 0..k / 16 {
+                let mut regs = Vec::new();
+                for (j, e2) in [(2 * s, 0), (2 * s, 1), (2 * s + 1, 0), (2 * s + 1, 1)] {
+                    let first = (((b * groups8 + j) * 2 + e2) * 2) as usize;
+                    let v0 = self.emit("ap", format!("insertelement <2 x {lt}> poison, {lt} {}, i32 0", elems[first]));
+                    let v1 = self.emit("ap", format!("insertelement <2 x {lt}> {v0}, {lt} {}, i32 1", elems[first + 1]));
+                    regs.push(self.emit("ap", format!("bitcast <2 x {lt}> {v1} to i32")));
+                }
+                out.push(regs);
+            }
+        }
+        Ok(out)
+    }
+
     /// The byte offset of element (`row`, `kk`) in a K-major, unswizzled operand image at
     /// `base` whose rows hold `k` elements of `elem_bytes` (see the module documentation).
     fn core_matrix_offset(&mut self, base: u64, row: &str, kk: &str, k: i64, elem_bytes: i64) -> String {
@@ -437,8 +480,13 @@ impl FuncWriter<'_> {
         }
         let (blocks, chunks, per_inst) = (t.rows / 64, t.cols / t.inst_n, t.inst_n / 2);
 
-        // 1. The accumulator as fragments.
-        let mut accs = if self.fragment_values.contains(&acc) { self.elems(acc)? } else { self.tile_to_fragments(&plan, acc)? };
+        // 1. The accumulator as fragments (a fragment-layout tile already is).
+        let acc_held = plan.holds_fragments(self.val_ty(acc).layout.as_ref());
+        let mut accs =
+            if self.fragment_values.contains(&acc) || acc_held { self.elems(acc)? } else { self.tile_to_fragments(&plan, acc)? };
+        // A 16-bit A in the fragment layout is read from registers (wgmma's RS form): its
+        // fragment for one k16 step is the accumulator fragment of those 16 columns.
+        let a_in_registers = eb == 2 && form.k == 16 && plan.holds_fragments(self.val_ty(a).layout.as_ref());
 
         // 2. A K-major, B MN-major when the form can read it so, else K-major: copied by TMA
         //    into swizzled images, by cp.async, or stored from registers (vector stores of
@@ -503,6 +551,7 @@ impl FuncWriter<'_> {
         let (va, vb) = (vector(&self.val_ty(a), 1), vector(&self.val_ty(b), if b_mn_major { 1 } else { 0 }));
         let mut copies = false;
         match direct_a {
+            _ if a_in_registers => {}
             Some(d) if d.swizzle > 0 => {}
             Some(d) => {
                 self.copy_tile_async(&plan, d.load, d.image, bytes_a)?;
@@ -595,32 +644,56 @@ impl FuncWriter<'_> {
         let b_start = self.emit("wb0", format!("add i32 {b_start}, {bytes_a}"));
         let outs: Vec<String> = (0..per_inst).map(|_| format!("={}", form.acc_cons)).collect();
         let tied: Vec<String> = (0..per_inst).map(|i| i.to_string()).collect();
-        let constraints = format!("{},l,l,r,{},~{{memory}}", outs.join(","), tied.join(","));
         let dregs: Vec<String> = (0..per_inst).map(|i| format!("${i}")).collect();
+        // Operands after D: A (a descriptor, or four registers), B's descriptor, scale-d.
+        let (a_operand, a_cons, a_count) = if a_in_registers {
+            let r: Vec<String> = (0..4).map(|i| format!("${}", per_inst + i)).collect();
+            (format!("{{{}}}", r.join(", ")), "r,r,r,r", 4)
+        } else {
+            (format!("${per_inst}"), "l", 1)
+        };
+        // The RS form has no transpose-A immediate.
+        let tail = if a_in_registers { tail.replacen(", 0,", ",", 1) } else { tail.to_string() };
+        let constraints = format!("{},{a_cons},l,r,{},~{{memory}}", outs.join(","), tied.join(","));
         let asm = format!(
-            "{{\\0A\\09.reg .pred p;\\0A\\09setp.ne.b32 p, ${}, 0;\\0A\\09wgmma.mma_async.sync.aligned.m64n{}k{}{} {{{}}}, ${}, ${}, p{};\\0A\\09}}",
-            per_inst + 2,
+            "{{\\0A\\09.reg .pred p;\\0A\\09setp.ne.b32 p, ${}, 0;\\0A\\09wgmma.mma_async.sync.aligned.m64n{}k{}{} {{{}}}, {a_operand}, ${}, p{};\\0A\\09}}",
+            per_inst + a_count + 1,
             t.inst_n,
             form.k,
             form.types,
             dregs.join(", "),
-            per_inst,
-            per_inst + 1,
+            per_inst + a_count,
             tail
         );
+        let mut a_frags = if a_in_registers { self.a_register_fragments(a, m, k)? } else { Vec::new() };
+        // Registers a wgmma reads must be written before its `wgmma.fence` (PTX ISA): the
+        // accumulators of a fragment-layout tile (computed by ordinary instructions, or
+        // literals) and the A fragments are pinned there by side-effecting moves, which LLVM
+        // keeps in order with the fence (left alone, it sinks them next to their wgmma).
+        if acc_held && !self.fragment_values.contains(&acc) {
+            accs = accs.iter().map(|v| self.pinned(acc_ty, form.acc_cons, v)).collect();
+        }
+        for regs in a_frags.iter_mut() {
+            *regs = regs.iter().map(|v| self.pinned("i32", 'r', v)).collect();
+        }
         let ret = format!("{{ {} }}", vec![acc_ty; per_inst as usize].join(", "));
         self.intrinsic_void("llvm.nvvm.wgmma.fence.sync.aligned", &[]);
         for step in 0..k / form.k {
             for block in 0..blocks {
-                let a_off = block * a_block + a_step(step);
-                let a_addr = self.emit("wad", format!("add i32 {a_start}, {a_off}"));
-                let a_desc = self.matrix_descriptor(&a_addr, &a_geo);
+                let a_args: Vec<String> = if a_in_registers {
+                    a_frags[(block * (k / 16) + step) as usize].iter().map(|r| format!("i32 {r}")).collect()
+                } else {
+                    let a_off = block * a_block + a_step(step);
+                    let a_addr = self.emit("wad", format!("add i32 {a_start}, {a_off}"));
+                    vec![format!("i64 {}", self.matrix_descriptor(&a_addr, &a_geo))]
+                };
                 for chunk in 0..chunks {
                     let b_off = chunk * t.inst_n / b_col_unit * b_col_stride + b_step(step);
                     let b_addr = self.emit("wbd", format!("add i32 {b_start}, {b_off}"));
                     let b_desc = self.matrix_descriptor(&b_addr, &b_geo);
                     let first = ((block * chunks + chunk) * per_inst) as usize;
-                    let mut args = vec![format!("i64 {a_desc}"), format!("i64 {b_desc}"), "i32 1".to_string()];
+                    let mut args = a_args.clone();
+                    args.extend([format!("i64 {b_desc}"), "i32 1".to_string()]);
                     args.extend(accs[first..first + per_inst as usize].iter().map(|v| format!("{acc_ty} {v}")));
                     let d = self.emit("wgmma", format!("call {ret} asm sideeffect \"{asm}\", \"{constraints}\"({})", args.join(", ")));
                     for i in 0..per_inst as usize {
@@ -630,7 +703,21 @@ impl FuncWriter<'_> {
             }
         }
         self.intrinsic_void("llvm.nvvm.wgmma.commit_group.sync.aligned", &[]);
-        if let Some(p) = &pipelined {
+        // A result held in the fragment layout is read by the ops after the mma: its group
+        // must be complete (only a loop-carried chain of mmas may leave it in flight).
+        let result = data.results[0];
+        let result_held = !self.fragment_mmas.contains(&op) && plan.holds_fragments(self.val_ty(result).layout.as_ref());
+        if result_held || a_in_registers {
+            // The ops after the mma read its accumulators: LLVM sees them defined by the
+            // wait, so no read moves above it. A fragments read from registers are read
+            // asynchronously too: passed through the wait, they stay live (their registers
+            // unused by anything else) until the group retires.
+            let kept: Vec<String> = a_frags.iter().flatten().cloned().collect();
+            accs = self.wgmma_wait_keeping(0, &plan, &accs, &kept);
+            if let Some(p) = &pipelined {
+                self.tma_pipeline_refill(p, &plan)?;
+            }
+        } else if let Some(p) = &pipelined {
             // This group stays in flight (the loop carries its accumulators straight into the
             // next mma; the loop's exit waits for it); the previous one must be done before
             // its stage is refilled.
@@ -641,8 +728,10 @@ impl FuncWriter<'_> {
         }
 
         // 4. The result: fragments the loop carries on, or the result's own layout.
-        let result = data.results[0];
-        if self.fragment_mmas.contains(&op) {
+        if result_held {
+            self.set_elems(result, accs);
+            Ok(())
+        } else if self.fragment_mmas.contains(&op) {
             self.set_elems(result, accs);
             self.fragment_values.insert(result);
             Ok(())
@@ -671,7 +760,8 @@ impl FuncWriter<'_> {
         let args = &m.blocks[body].args;
         for (i, slot) in out.iter_mut().enumerate() {
             let Some(&arg) = args.get(i + 1) else { continue };
-            if uses.get(&arg) != Some(&1) {
+            // A fragment-layout value already is carried in the fragment registers.
+            if uses.get(&arg) != Some(&1) || matches!(self.val_ty(arg).layout, Some(Layout::Mma { .. })) {
                 continue;
             }
             // The accumulator may first be scaled by a row vector (flash attention's rescale).
@@ -2087,11 +2177,18 @@ impl FuncWriter<'_> {
     /// `wgmma.wait_group depth` with the accumulator fragments `accs` passing through it
     /// (tied), so nothing reads them before the wait; returns the values after it.
     pub(crate) fn wgmma_wait_with(&mut self, depth: u32, plan: &WgmmaPlan, accs: &[String]) -> Vec<String> {
+        self.wgmma_wait_keeping(depth, plan, accs, &[])
+    }
+
+    /// [`Self::wgmma_wait_with`], also passing the i32 registers `kept` through the wait
+    /// (read and written by it), so that they stay allocated until it.
+    pub(crate) fn wgmma_wait_keeping(&mut self, depth: u32, plan: &WgmmaPlan, accs: &[String], kept: &[String]) -> Vec<String> {
         let (ty, cons) = (plan.form.acc_ty, plan.form.acc_cons);
-        let outs: Vec<String> = accs.iter().map(|_| format!("={cons}")).collect();
-        let tied: Vec<String> = (0..accs.len()).map(|i| i.to_string()).collect();
-        let ret = format!("{{ {} }}", vec![ty; accs.len()].join(", "));
-        let args: Vec<String> = accs.iter().map(|a| format!("{ty} {a}")).collect();
+        let outs: Vec<String> = accs.iter().map(|_| format!("={cons}")).chain(kept.iter().map(|_| "=r".to_string())).collect();
+        let tied: Vec<String> = (0..accs.len() + kept.len()).map(|i| i.to_string()).collect();
+        let types: Vec<&str> = accs.iter().map(|_| ty).chain(kept.iter().map(|_| "i32")).collect();
+        let ret = format!("{{ {} }}", types.join(", "));
+        let args: Vec<String> = accs.iter().map(|a| format!("{ty} {a}")).chain(kept.iter().map(|k| format!("i32 {k}"))).collect();
         let w = self.emit(
             "wwait",
             format!(

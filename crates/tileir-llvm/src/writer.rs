@@ -889,7 +889,18 @@ impl<'a> FuncWriter<'a> {
     }
 
     fn thread_coords_uncached(&mut self, layout: &Layout, shape: &[i64]) -> ThreadCoords {
-        let Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, order } = layout;
+        let (spt, tpw, wpc, order) = match layout {
+            Layout::Blocked { size_per_thread, threads_per_warp, warps_per_cta, order } => (size_per_thread, threads_per_warp, warps_per_cta, order),
+            Layout::Mma { .. } => return self.fragment_thread_coords(layout, shape),
+            Layout::Slice { dim, parent } => {
+                let d = *dim as usize;
+                let mut full = shape.to_vec();
+                full.insert(d.min(full.len()), 1);
+                let mut tc = self.thread_coords_uncached(parent, &full);
+                tc.base.remove(d);
+                return tc;
+            }
+        };
         let tid = self.thread_id();
         let lane = self.fresh("lane");
         self.line(&format!("{lane} = and i32 {tid}, 31"));
@@ -928,6 +939,51 @@ impl<'a> FuncWriter<'a> {
             base.push(b);
         }
         ThreadCoords { base, valid }
+    }
+
+    /// A thread's base (row, column) under a fragment layout (`lower_ct::FragmentGeometry`).
+    /// Every thread holds elements; along a dimension shorter than the fragment several
+    /// threads hold copies of one, and only the first (unwrapped coordinate inside the tile)
+    /// owns it: `valid` says which, for the writes to memory.
+    fn fragment_thread_coords(&mut self, layout: &Layout, shape: &[i64]) -> ThreadCoords {
+        let Some(g) = crate::lower_ct::fragment_geometry(layout, shape) else {
+            return ThreadCoords { base: vec![], valid: None };
+        };
+        let tid = self.thread_id();
+        let lane = self.emit("flane", format!("and i32 {tid}, 31"));
+        let row = self.fresh("frow");
+        let mut valid = None;
+        if g.rows == 1 {
+            self.line(&format!("{row}.e = add i32 0, 0"));
+            // Owner: warp 0's lanes 0..3 (row 0 of the first warpgroup's fragment).
+            let first = self.emit("fown", format!("icmp ult i32 {tid}, 4"));
+            valid = Some(first);
+        } else {
+            let warp = self.emit("fwarp", format!("lshr i32 {tid}, 5"));
+            let group = self.emit("fgrp", format!("lshr i32 {warp}, 2"));
+            let group_row = self.emit("fgr", format!("mul i32 {group}, {}", g.group_rows));
+            let wq = self.emit("fwq", format!("and i32 {warp}, 3"));
+            let wq16 = self.emit("fwq", format!("shl i32 {wq}, 4"));
+            let quad = self.emit("fq", format!("lshr i32 {lane}, 2"));
+            let r = self.emit("fr", format!("add i32 {group_row}, {wq16}"));
+            self.line(&format!("{row}.e = add i32 {r}, {quad}"));
+        }
+        self.line(&format!("{row} = zext i32 {row}.e to i64"));
+        let col = self.fresh("fcol");
+        let tig = self.emit("ftig", format!("and i32 {lane}, 3"));
+        if g.cols < 8 {
+            let c = self.emit("fc", format!("shl i32 {tig}, 1"));
+            self.line(&format!("{col}.e = and i32 {c}, {}", g.cols - 1));
+            let own = self.emit("fown", format!("icmp ult i32 {c}, {}", g.cols));
+            valid = Some(match valid {
+                Some(v) => self.emit("fown", format!("and i1 {v}, {own}")),
+                None => own,
+            });
+        } else {
+            self.line(&format!("{col}.e = shl i32 {tig}, 1"));
+        }
+        self.line(&format!("{col} = zext i32 {col}.e to i64"));
+        ThreadCoords { base: vec![row, col], valid }
     }
 
     /// A register-distributed tile load or store.
@@ -981,7 +1037,9 @@ impl<'a> FuncWriter<'a> {
                 None => return,
             }
         }
-        let Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, .. } = &layout;
+        let Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, .. } = &layout else {
+            return self.error(op, "tiled loads and stores of fragment-layout tiles are not supported (convert the tile to a blocked layout first)".into());
+        };
         let rank = shape.len();
         // The vector dimension: the layout's fastest (the last for the canonical layouts;
         // `tileas-assign-layouts` orders a transposed view's unit-stride dimension first).

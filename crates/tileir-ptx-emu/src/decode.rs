@@ -1011,7 +1011,7 @@ impl Decoder {
             }
             // wgmma.mma_async computes when issued; groups only track which accumulators are
             // still in flight (touching them before the wait is an error).
-            "wgmma" if has("fence") => Op::Nop,
+            "wgmma" if has("fence") => Op::WgmmaFence,
             "wgmma" if has("commit_group") => Op::WgmmaCommit,
             "wgmma" if has("wait_group") => {
                 self.ops(i, 1)?;

@@ -549,6 +549,8 @@ pub enum Op {
     /// `wgmma.mma_async` (one warp's 16-row slice of the warpgroup's m64nNk tile): A and B
     /// of types `at` / `bt` (f16/bf16 k16, tf32 k8, e4m3/e5m2 or s8/u8 k32).
     Wgmma { n: u16, k: u8, at: MmaIn, bt: MmaIn, d: WgmmaD, ds: Vec<Reg>, a: WgmmaA, b: Src, scale_d: Src, neg_a: bool, neg_b: bool, tnsp_a: bool, tnsp_b: bool },
+    /// `wgmma.fence`: orders earlier register accesses before later wgmma.mma_async.
+    WgmmaFence,
     /// `wgmma.commit_group`.
     WgmmaCommit,
     /// `wgmma.wait_group n`.
@@ -717,6 +719,18 @@ impl Program {
 impl Op {
     /// Every register the operation reads or writes (for in-flight checks; not hot).
     pub fn registers(&self) -> Vec<Reg> {
+        let (mut reads, writes) = self.register_uses();
+        reads.extend(writes);
+        reads
+    }
+
+    /// The registers the operation writes.
+    pub fn written(&self) -> Vec<Reg> {
+        self.register_uses().1
+    }
+
+    /// The registers the operation reads, and those it writes.
+    fn register_uses(&self) -> (Vec<Reg>, Vec<Reg>) {
         let mut out = Vec::new();
         let mut s = |x: &Src| {
             if let Src::R(r) = x {
@@ -896,9 +910,8 @@ impl Op {
                 s(a);
                 s(rank);
             }
-            Op::Bra { .. } | Op::Exit | Op::Ret | Op::CallFunc { .. } | Op::ClusterArrive { .. } | Op::ClusterWait | Op::Trap | Op::Call { .. } | Op::Nop | Op::SetMaxNReg { .. } | Op::CpAsyncCommit | Op::CpAsyncWait { .. } | Op::BulkCommit | Op::BulkWait { .. } | Op::WgmmaCommit | Op::WgmmaWait { .. } => {}
+            Op::Bra { .. } | Op::Exit | Op::Ret | Op::CallFunc { .. } | Op::ClusterArrive { .. } | Op::ClusterWait | Op::Trap | Op::Call { .. } | Op::Nop | Op::SetMaxNReg { .. } | Op::CpAsyncCommit | Op::CpAsyncWait { .. } | Op::BulkCommit | Op::BulkWait { .. } | Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. } => {}
         }
-        out.extend(regs);
-        out
+        (out, regs)
     }
 }

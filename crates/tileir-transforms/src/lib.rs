@@ -32,6 +32,7 @@ pub mod materialize_async;
 pub mod materialize_convert_layout;
 pub mod materialize_schedule;
 pub mod assign_layouts;
+mod fragment_layouts;
 pub mod optimize_pipeline_region;
 mod pass_order;
 pub mod pipelines_to_registers;
@@ -196,7 +197,9 @@ pub const DEFAULT_PIPELINE: &str = "convert-cuda-tile-to-tileaa,convert-tileaa-t
 /// TMA and double-buffers the loop itself.
 pub fn default_pipeline(target: &str) -> String {
     if target == "sm_90a" {
-        DEFAULT_PIPELINE.replacen("tileas-materialize-async,", "tileas-materialize-async{keep-mma-operands=true},", 1)
+        DEFAULT_PIPELINE
+            .replacen("tileas-assign-layouts,", "tileas-assign-layouts{mma-fragments=true},", 1)
+            .replacen("tileas-materialize-async,", "tileas-materialize-async{keep-mma-operands=true},", 1)
     } else {
         DEFAULT_PIPELINE.to_string()
     }

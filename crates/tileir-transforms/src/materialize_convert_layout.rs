@@ -146,6 +146,9 @@ fn linear(t: &RegTile) -> Option<LinearLayout> {
             let order: Vec<usize> = order.iter().map(|&o| o as usize).collect();
             tileir_layout::blocked(&shape, size_per_thread, threads_per_warp, warps_per_cta, &order).ok()
         }
+        // Fragment layouts are converted by the backend (through shared memory); this pass
+        // plans blocked ones only.
+        Layout::Mma { .. } | Layout::Slice { .. } => None,
     }
 }
 
@@ -165,7 +168,7 @@ fn byte_view(t: &RegTile) -> Option<RegTile> {
         return None;
     }
     let per_byte = 8 / bits;
-    let Layout::Blocked { size_per_thread, threads_per_warp, warps_per_cta, order } = &t.layout;
+    let Layout::Blocked { size_per_thread, threads_per_warp, warps_per_cta, order } = &t.layout else { return None };
     let fast = *order.first()? as usize;
     if size_per_thread[fast] % per_byte != 0 || t.shape[fast] % i64::from(per_byte) != 0 {
         return None;

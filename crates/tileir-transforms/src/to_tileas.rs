@@ -409,7 +409,7 @@ impl FuncConverter<'_> {
 /// the base alignment keep each vector aligned.
 pub fn vector_width(m: &Module, memref: ValueId, layout: &Layout, origin_step: Option<&[i64]>) -> u32 {
     let Type::MemRef { elem, strides, .. } = m.types.get(m.value_type(memref)) else { return 1 };
-    let Layout::Blocked { size_per_thread, order, .. } = layout;
+    let Layout::Blocked { size_per_thread, order, .. } = layout else { return 1 };
     let rank = strides.len();
     if rank == 0 || size_per_thread.len() != rank {
         return 1;

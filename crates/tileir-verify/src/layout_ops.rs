@@ -86,7 +86,10 @@ fn check_plan(cx: &mut Ctx<'_>, op: OpId, plan: &Option<AtomPlan>, want_tag: u32
 }
 
 fn warps(l: &Option<Layout>) -> Option<Vec<u32>> {
-    l.as_ref().map(|Layout::Blocked { warps_per_cta, .. }| warps_per_cta.clone())
+    match l.as_ref()? {
+        Layout::Blocked { warps_per_cta, .. } | Layout::Mma { warps_per_cta, .. } => Some(warps_per_cta.clone()),
+        Layout::Slice { parent, .. } => warps(&Some((**parent).clone())),
+    }
 }
 
 pub(crate) fn verify(cx: &mut Ctx<'_>, op: OpId, kind: &TileAsOp) {

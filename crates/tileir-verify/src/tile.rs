@@ -310,6 +310,18 @@ fn verify_tiled(
                             ));
                         }
                     }
+                    Some(other) => {
+                        // A fragment layout holds runs of at most two elements along N.
+                        let contiguous = match other {
+                            Layout::Mma { .. } => tshape.last().map_or(1, |&n| n.clamp(1, 2) as u32),
+                            _ => 1,
+                        };
+                        if vector_width == 0 || contiguous % vector_width != 0 {
+                            cx.op_error(op, format!(
+                                "vector_width {vector_width} must be a power of two dividing the {contiguous} contiguous elements per thread"
+                            ));
+                        }
+                    }
                 }
             }
         }

@@ -235,25 +235,9 @@ pub(crate) fn type_problem(cx: &Ctx<'_>, ty: &Type) -> Option<String> {
             if let Some(p) = tile_problem(shape, *elem) {
                 return Some(p);
             }
-            if let Some(tileir_ir::Layout::Blocked {
-                size_per_thread,
-                threads_per_warp,
-                warps_per_cta,
-                order,
-            }) = layout
-            {
-                let rank = shape.len();
-                if size_per_thread.len() != rank
-                    || threads_per_warp.len() != rank
-                    || warps_per_cta.len() != rank
-                    || order.len() != rank
-                {
-                    return Some(format!(
-                        "blocked layout has entries of the wrong rank for a rank-{rank} tile"
-                    ));
-                }
-                if threads_per_warp.iter().product::<u32>() != 32 {
-                    return Some("blocked layout threads_per_warp must multiply to 32".into());
+            if let Some(l) = layout {
+                if let Some(p) = layout_problem(l, shape) {
+                    return Some(p);
                 }
             }
             None
@@ -354,6 +338,54 @@ pub(crate) fn check_value_types(cx: &mut Ctx<'_>) {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Why `layout` cannot describe a tile of `shape`, if it cannot.
+pub(crate) fn layout_problem(layout: &tileir_ir::Layout, shape: &[i64]) -> Option<String> {
+    use tileir_ir::Layout;
+    let rank = shape.len();
+    match layout {
+        Layout::Blocked { size_per_thread, threads_per_warp, warps_per_cta, order } => {
+            if size_per_thread.len() != rank || threads_per_warp.len() != rank || warps_per_cta.len() != rank || order.len() != rank {
+                return Some(format!("blocked layout has entries of the wrong rank for a rank-{rank} tile"));
+            }
+            if threads_per_warp.iter().product::<u32>() != 32 {
+                return Some("blocked layout threads_per_warp must multiply to 32".into());
+            }
+            None
+        }
+        Layout::Mma { version, warps_per_cta } => {
+            if *version != 3 {
+                return Some(format!("mma layout version {version} is not supported (only 3, wgmma)"));
+            }
+            if rank != 2 || warps_per_cta.len() != 2 {
+                return Some(format!("mma layout describes rank-2 tiles, not a rank-{rank} tile"));
+            }
+            let (wm, wn) = (warps_per_cta[0] as i64, warps_per_cta[1] as i64);
+            if wm == 0 || wm % 4 != 0 || wn != 1 {
+                return Some(format!(
+                    "mma layout warps_per_cta [{wm}, {wn}] must stack whole warpgroups along M ([4 * g, 1])"
+                ));
+            }
+            let (m, n) = (shape[0], shape[1]);
+            if m != 1 && m % (16 * wm) != 0 {
+                return Some(format!("mma layout over {wm} warps needs M of 1 or a multiple of {}, got {m}", 16 * wm));
+            }
+            if !matches!(n, 1 | 2 | 4) && n % 8 != 0 {
+                return Some(format!("mma layout needs N of 1, 2, 4 or a multiple of 8, got {n}"));
+            }
+            None
+        }
+        Layout::Slice { dim, parent } => {
+            let d = *dim as usize;
+            if d > rank || parent.rank() != rank + 1 {
+                return Some(format!("slice layout of a rank-{} parent along dim {dim} cannot describe a rank-{rank} tile", parent.rank()));
+            }
+            let mut full = shape.to_vec();
+            full.insert(d, 1);
+            layout_problem(parent, &full).map(|p| format!("slice layout's parent: {p}"))
         }
     }
 }

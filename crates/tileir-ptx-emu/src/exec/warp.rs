@@ -109,6 +109,11 @@ pub(crate) struct Warp {
     pub wg_uncommitted: Vec<(Reg, u32)>,
     /// Committed wgmma groups not yet retired by a wait_group, oldest first.
     pub wg_groups: std::collections::VecDeque<Vec<(Reg, u32)>>,
+    /// Registers written since the warp's last wgmma.fence (by other than wgmma.mma_async),
+    /// with the PTX line: a wgmma.mma_async reading one as an accumulator or A fragment
+    /// lacks the fence the PTX ISA requires between the write and it. Tracked once the
+    /// program has executed a wgmma.fence.
+    pub wg_written: Option<std::collections::HashMap<Reg, u32>>,
     /// Set while an atomic accesses shared memory (race check: atomics never race).
     pub atomic_access: bool,
     /// Lanes that arrived on the cluster barrier in its current phase.
@@ -161,6 +166,7 @@ impl Warp {
             carry: 0,
             stack: vec![Vec::new(); 32],
             wg_uncommitted: Vec::new(),
+            wg_written: None,
             wg_groups: Default::default(),
             atomic_access: false,
             cl_arr: 0,
@@ -375,6 +381,9 @@ impl Warp {
             }
             if (!self.wg_uncommitted.is_empty() || !self.wg_groups.is_empty()) && exec != 0 {
                 self.check_wgmma_in_flight(env, inst)?;
+            }
+            if exec != 0 {
+                self.track_wgmma_fence(env, inst)?;
             }
             match &inst.op {
                 Op::Bra { target } => {
@@ -698,11 +707,48 @@ impl Warp {
         Ok(done)
     }
 
+    /// The PTX ISA's wgmma.fence rule: between a register access and a wgmma.mma_async that
+    /// reads the register as an accumulator or A fragment there must be a wgmma.fence
+    /// (accumulators passed between wgmma.mma_async of one shape excepted). Errors when a
+    /// wgmma reads a register written since the warp's last fence.
+    fn track_wgmma_fence(&mut self, env: &Env<'_>, inst: &Inst) -> Result<()> {
+        match &inst.op {
+            Op::WgmmaFence => {
+                self.wg_written.get_or_insert_with(Default::default).clear();
+            }
+            Op::Wgmma { ds, a, .. } => {
+                let Some(written) = &self.wg_written else { return Ok(()) };
+                let a_regs: Vec<Reg> = match a {
+                    crate::program::WgmmaA::Regs(a) => a.iter().filter_map(|s| if let Src::R(r) = s { Some(*r) } else { None }).collect(),
+                    crate::program::WgmmaA::Desc(_) => Vec::new(),
+                };
+                for (r, what) in ds.iter().map(|r| (r, "accumulator")).chain(a_regs.iter().map(|r| (r, "A-fragment register"))) {
+                    if let Some(&line) = written.get(r) {
+                        let name = env.ctx.prog.reg_names.get(*r as usize).cloned().unwrap_or_default();
+                        return Err(EmuError::new(
+                            ErrorKind::Undefined,
+                            inst.line,
+                            format!("wgmma.mma_async reads {what} {name}, written at line {line} after the warp's last wgmma.fence (the PTX ISA requires a wgmma.fence between them)"),
+                        ));
+                    }
+                }
+            }
+            op => {
+                if let Some(written) = &mut self.wg_written {
+                    for r in op.written() {
+                        written.insert(r, inst.line);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Errors if `inst` touches an accumulator register of a wgmma.mma_async that no
     /// wgmma.wait_group has retired yet (only later wgmma instructions may use them).
     fn check_wgmma_in_flight(&self, env: &Env<'_>, inst: &Inst) -> Result<()> {
         match &inst.op {
-            Op::Wgmma { .. } | Op::WgmmaCommit | Op::WgmmaWait { .. } | Op::Nop | Op::SetMaxNReg { .. } => return Ok(()),
+            Op::Wgmma { .. } | Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. } | Op::Nop | Op::SetMaxNReg { .. } => return Ok(()),
             _ => {}
         }
         let used = inst.op.registers();
@@ -1335,7 +1381,7 @@ impl Warp {
                 return Err(EmuError::new(ErrorKind::Trap, inst.line, format!("{}: trap", env.who(self.id, l))));
             }
             // A setmaxnreg ptxas ignores (no register count at entry): nothing.
-            Op::Nop | Op::SetMaxNReg { .. } => {}
+            Op::Nop | Op::WgmmaFence | Op::SetMaxNReg { .. } => {}
             other => return Err(EmuError::new(ErrorKind::Decode, inst.line, format!("internal: {other:?} reached the plain executor"))),
         }
         Ok(())
