@@ -127,5 +127,6 @@ def test_attention_on_the_gpu_matches_the_interpreter(d):
     dq = [cuda.to_device(x) for x in qkv]
     do = cuda.to_device(np.zeros((2, 256, d), np.float16))
     ct.launch(None, (2, 2), kern, [*dq, do, 0.125, d, 128, 64, 1])
-    got = do.to_host()
+    cuda.synchronize()
+    got = do.copy_to_host()
     np.testing.assert_allclose(got.astype(np.float64), args[3].astype(np.float64), rtol=2e-2, atol=2e-2)
