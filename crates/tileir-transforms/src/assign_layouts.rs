@@ -46,6 +46,12 @@
 //!
 //! Locations: inserted conversions carry the location of the value's defining op (loads)
 //! or of the store they feed.
+//!
+//! # Fragments (`mma-fragments`, on in sm_90a's default pipeline)
+//!
+//! After the anchors, mma results and what is computed from them register by register take
+//! the wgmma accumulator fragment layout (`#nv_tileas.mma`, its `#nv_tileas.slice` for row
+//! reductions) where that saves shared-memory round trips: see `fragment_layouts`.
 
 use std::collections::HashMap;
 

@@ -470,13 +470,13 @@ mod tests {
 
     #[test]
     fn vector_add_layout_uses_16_byte_vectors() {
-        let Layout::Blocked { size_per_thread, threads_per_warp, warps_per_cta, order } = blocked_layout(&[1024], 4, 4);
+        let Layout::Blocked { size_per_thread, threads_per_warp, warps_per_cta, order } = blocked_layout(&[1024], 4, 4) else { panic!("blocked") };
         assert_eq!((size_per_thread, threads_per_warp, warps_per_cta, order), (vec![4], vec![32], vec![4], vec![0]));
     }
 
     #[test]
     fn small_tiles_replicate_threads() {
-        let Layout::Blocked { size_per_thread, threads_per_warp, .. } = blocked_layout(&[16], 4, 1);
+        let Layout::Blocked { size_per_thread, threads_per_warp, .. } = blocked_layout(&[16], 4, 1) else { panic!("blocked") };
         assert_eq!(size_per_thread, vec![4]);
         assert_eq!(threads_per_warp, vec![32]);
         assert_eq!(auto_num_warps(16, 4), 1);
@@ -485,7 +485,7 @@ mod tests {
 
     #[test]
     fn two_d_layout_fills_fastest_dimension_first() {
-        let Layout::Blocked { size_per_thread, threads_per_warp, warps_per_cta, order } = blocked_layout(&[64, 64], 2, 4);
+        let Layout::Blocked { size_per_thread, threads_per_warp, warps_per_cta, order } = blocked_layout(&[64, 64], 2, 4) else { panic!("blocked") };
         assert_eq!(size_per_thread, vec![1, 8]);
         assert_eq!(threads_per_warp, vec![4, 8]);
         assert_eq!(warps_per_cta, vec![4, 1]);
