@@ -76,7 +76,7 @@ fn vector_add_passes_through_every_stage() {
     assert_eq!(out.kernels[0].params.len(), 9);
     assert_eq!(
         out.canonical_pipeline,
-        "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas{num-warps=0 force-variant=\"\"},tileas-assign-layouts{anchor-loads=true anchor-stores=true},\
+        "convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas{num-warps=0 force-variant=\"\"},tileas-assign-layouts{anchor-loads=true anchor-stores=true mma-fragments=true invariant-a-in-registers=false},\
          tileas-materialize-async{keep-mma-operands=true mma-operand-stages=0 mma-warp-specialize=true},\
          tileas-unspecialized-pipeline{num-stages=2 peel-epilogue=false max-inflight-bytes=64},tileas-optimize-pipeline-region,tileas-pipelines-to-registers"
     );
