@@ -31,3 +31,4 @@ if ls .bench/cutile_wheels/*.whl >/dev/null 2>&1; then
     [ -z "$CUDA_HOME" ] && [ -e "$PTXAS_HOME/nvvm/lib64/libnvvm.so" ] && export CUDA_HOME=$PTXAS_HOME
 fi
 timeout 600 python3 benches/gpu_gemm.py --json $OUT/gpu_gemm.json 2>&1 | tail -120
+timeout 120 python3 benches/gpu_fmha_check.py 2>&1 | tail -14

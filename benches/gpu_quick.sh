@@ -38,3 +38,5 @@ timeout 140 python3 benches/gpu_samples.py --repeats 5 2>&1 | tee $OUT/gpu_sampl
 TUNE=${GPU_QUICK_TUNE:+--tune}
 timeout 280 python3 benches/gpu_gemm.py --quick --dtypes bf16,fp8 --head-dims 64,128 $TUNE \
     --json $OUT/gpu_gemm.json 2>&1 | tee $OUT/gpu_gemm.log | tail -70
+# FMHA compile variants (fragments off, Q read from registers) against the interpreter.
+timeout 80 python3 benches/gpu_fmha_check.py 2>&1 | tee $OUT/gpu_fmha_check.log | tail -14
