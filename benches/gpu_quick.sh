@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The short device check (about 8 minutes), for a session with a 15-minute device budget:
+# The short device check (about 90 s on an H200, plus the machine's start), for a session with a
+# 15-minute device budget:
 # the GPU-marked tests, every compiled sample launched against ct.interpret with the
 # softmax / layer-norm / transpose bandwidth next to torch, then GEMM (bf16 and fp8, 4096^3)
 # and FMHA (seq 2048, head dims 64 and 128) throughput next to cuBLAS, torch's flash SDPA,
