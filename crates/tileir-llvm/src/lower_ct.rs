@@ -131,9 +131,7 @@ pub(crate) fn reg_offsets(layout: &Layout, shape: &[i64]) -> Vec<Vec<i64>> {
         Layout::Blocked { size_per_thread, threads_per_warp, warps_per_cta, .. } => (size_per_thread, threads_per_warp, warps_per_cta),
         Layout::Mma { .. } => return fragment_geometry(layout, shape).map(|g| g.offsets()).unwrap_or_default(),
         Layout::Slice { dim, parent } => {
-            let d = *dim as usize;
-            let mut full = shape.to_vec();
-            full.insert(d.min(full.len()), 1);
+            let (d, full) = slice_parent_shape(*dim, shape);
             let mut seen = std::collections::HashSet::new();
             return reg_offsets(parent, &full)
                 .into_iter()
@@ -224,6 +222,15 @@ impl FragmentGeometry {
     }
 }
 
+/// The removed dimension of a `Slice` layout over a `shape` tile, and the shape its parent
+/// describes (`shape` with a unit dimension there).
+pub(crate) fn slice_parent_shape(dim: u32, shape: &[i64]) -> (usize, Vec<i64>) {
+    let d = (dim as usize).min(shape.len());
+    let mut full = shape.to_vec();
+    full.insert(d, 1);
+    (d, full)
+}
+
 /// Numeric base coordinates of `thread` under a fragment layout (`Mma` or a `Slice` of one)
 /// for a `shape` tile; every thread holds elements (copies where the layout is shorter).
 pub(crate) fn fragment_base(layout: &Layout, shape: &[i64], thread: u32) -> Option<Vec<i64>> {
@@ -231,9 +238,7 @@ pub(crate) fn fragment_base(layout: &Layout, shape: &[i64], thread: u32) -> Opti
         Layout::Blocked { .. } => None,
         Layout::Mma { .. } => fragment_geometry(layout, shape).map(|g| g.base(thread)),
         Layout::Slice { dim, parent } => {
-            let d = *dim as usize;
-            let mut full = shape.to_vec();
-            full.insert(d.min(full.len()), 1);
+            let (d, full) = slice_parent_shape(*dim, shape);
             let mut b = fragment_base(parent, &full, thread)?;
             b.remove(d);
             Some(b)

@@ -893,9 +893,7 @@ impl<'a> FuncWriter<'a> {
             Layout::Blocked { size_per_thread, threads_per_warp, warps_per_cta, order } => (size_per_thread, threads_per_warp, warps_per_cta, order),
             Layout::Mma { .. } => return self.fragment_thread_coords(layout, shape),
             Layout::Slice { dim, parent } => {
-                let d = *dim as usize;
-                let mut full = shape.to_vec();
-                full.insert(d.min(full.len()), 1);
+                let (d, full) = crate::lower_ct::slice_parent_shape(*dim, shape);
                 let mut tc = self.thread_coords_uncached(parent, &full);
                 tc.base.remove(d);
                 return tc;

@@ -131,7 +131,7 @@ impl Pass for AssignLayouts {
 }
 
 /// Shape, element and blocked layout of a numeric register tile.
-fn tile_parts(m: &Module, ty: TypeId) -> Option<(Vec<i64>, NumType, Layout)> {
+pub(crate) fn tile_parts(m: &Module, ty: TypeId) -> Option<(Vec<i64>, NumType, Layout)> {
     match m.types.get(ty) {
         Type::Tile { shape, elem: TileElem::Num(n), layout: Some(l) } => Some((shape.clone(), *n, l.clone())),
         _ => None,
@@ -384,7 +384,7 @@ fn carry_in_layout(m: &mut Module, for_op: OpId, position: usize, layout: &Layou
 
 /// The `constant` op defining `v` when it is a splat (one value everywhere), which any
 /// layout holds without moving data.
-fn splat_constant(m: &Module, v: ValueId) -> Option<OpId> {
+pub(crate) fn splat_constant(m: &Module, v: ValueId) -> Option<OpId> {
     let op = m.defining_op(v)?;
     let OpKind::CudaTile(c) = &m.ops[op].kind else { return None };
     if c.op != CtOp::Constant || !m.ops[op].operands.is_empty() {

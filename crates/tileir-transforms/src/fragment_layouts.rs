@@ -38,7 +38,7 @@ use std::collections::{HashMap, HashSet};
 
 use tileir_ir::{CtOp, Layout, Module, NumType, OpId, TileElem, Type, ValueDef, ValueId};
 
-use crate::assign_layouts::{is_elementwise, REGISTER_CONVERSION};
+use crate::assign_layouts::{is_elementwise, splat_constant, tile_parts, REGISTER_CONVERSION};
 
 /// Accumulator registers per thread beyond which the backend's wgmma variant declines (and
 /// with it the reason for a fragment layout).
@@ -77,10 +77,7 @@ impl Components {
 
 /// Shape, element and layout of a numeric register tile of rank ≥ 1.
 fn tile(m: &Module, v: ValueId) -> Option<(Vec<i64>, NumType, Layout)> {
-    match m.types.get(m.value_type(v)) {
-        Type::Tile { shape, elem: TileElem::Num(n), layout: Some(l) } if !shape.is_empty() => Some((shape.clone(), *n, l.clone())),
-        _ => None,
-    }
+    tile_parts(m, m.value_type(v)).filter(|(shape, _, _)| !shape.is_empty())
 }
 
 fn ct_op(m: &Module, op: OpId) -> Option<CtOp> {
@@ -91,12 +88,11 @@ fn ct_op(m: &Module, op: OpId) -> Option<CtOp> {
 /// The op defining `v` when any layout holds it without moving data: a splat constant, or a
 /// broadcast of a single-element tile.
 fn remakeable(m: &Module, v: ValueId) -> Option<OpId> {
+    if let Some(op) = splat_constant(m, v) {
+        return Some(op);
+    }
     let op = m.defining_op(v)?;
-    let c = m.ops[op].kind.cuda_tile()?;
-    match c.op {
-        CtOp::Constant if m.ops[op].operands.is_empty() => {
-            matches!(c.get("value"), Some(tileir_ir::Attr::Dense(d)) if d.is_splat()).then_some(op)
-        }
+    match m.ops[op].kind.cuda_tile()?.op {
         CtOp::Broadcast => {
             let src = m.ops[op].operands[0];
             match m.types.get(m.value_type(src)) {
