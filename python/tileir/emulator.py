@@ -50,6 +50,16 @@ class EmulationResult:
     thread_insts: int
     #: wall-clock seconds of the emulation itself.
     seconds: float
+    #: successful in-kernel ``malloc`` calls (device heap; zero-byte ones included).
+    heap_allocations: int = 0
+    #: ``free`` calls that released an allocation (``free(NULL)`` is not counted).
+    heap_frees: int = 0
+    #: ``malloc`` calls that returned NULL because the heap (``malloc_heap_bytes``) was full.
+    heap_failed_allocations: int = 0
+    #: most bytes of device heap live at once.
+    heap_peak_bytes: int = 0
+    #: allocations never freed when the kernel ended (0 when every malloc had its free).
+    heap_live_at_exit: int = 0
 
 
 @dataclass(frozen=True)
@@ -190,7 +200,8 @@ def _scalar(kind: str, value: Any) -> Tuple[str, int]:
 
 
 def _call(ptx: str, name: Optional[str], grid, block, params, mem: _Memory, shared: int, race_check: bool,
-          threads: int, max_warp_steps: Optional[int], shared_fill: int = 0xFF, cluster=None) -> EmulationResult:
+          threads: int, max_warp_steps: Optional[int], shared_fill: int = 0xFF, cluster=None,
+          malloc_heap_bytes: Optional[int] = None) -> EmulationResult:
     buffers, _ = mem.finish()
     resolved = []
     for p in params:
@@ -212,20 +223,25 @@ def _call(ptx: str, name: Optional[str], grid, block, params, mem: _Memory, shar
         else:
             resolved.append(p)
     t0 = time.perf_counter()
+    # malloc_heap_bytes only when given, so a native module built before it still runs.
+    heap = {} if malloc_heap_bytes is None else {"malloc_heap_bytes": int(malloc_heap_bytes)}
     out = _native.emulate_ptx(ptx, name, grid, block, resolved, [bytes(b) for b in buffers], shared, race_check, threads,
-                              max_warp_steps, shared_fill, cluster)
+                              max_warp_steps, shared_fill, cluster, **heap)
     dt = time.perf_counter() - t0
     if "buffers" in out:  # absent when the PTX did not parse or decode
         mem.write_back(out["buffers"])
     if not out["ok"]:
         kind, line, message = out["error"]
         raise EmulatorError(kind, line, message)
-    return EmulationResult(output=out["output"], thread_insts=out["thread_insts"], seconds=dt)
+    heap_stats = {k: out.get(k, 0) for k in ("heap_allocations", "heap_frees", "heap_failed_allocations",
+                                             "heap_peak_bytes", "heap_live_at_exit")}
+    return EmulationResult(output=out["output"], thread_insts=out["thread_insts"], seconds=dt, **heap_stats)
 
 
 def run_ptx(ptx: Any, kernel_name: Optional[str], grid: Any, block: Any = None, args: Sequence[Any] = (), *,
             shared: int = 0, race_check: bool = False, threads: int = 0,
-            max_warp_steps: Optional[int] = None, shared_fill: int = 0xFF, cluster: Any = None) -> EmulationResult:
+            max_warp_steps: Optional[int] = None, shared_fill: int = 0xFF, cluster: Any = None,
+            malloc_heap_bytes: Optional[int] = None) -> EmulationResult:
     """Runs kernel ``kernel_name`` (None: the first) of ``ptx`` — PTX text or a
     :class:`tileir.CompiledKernel` — over ``grid`` CTAs of ``block`` threads.
 
@@ -241,7 +257,10 @@ def run_ptx(ptx: Any, kernel_name: Optional[str], grid: Any, block: Any = None, 
     cores); ``max_warp_steps`` per-CTA instruction budget; ``shared_fill`` the byte shared
     memory starts as (default 0xFF, NaN in every float width); ``cluster`` the thread-block
     cluster dimensions of a cluster launch (a kernel's ``.reqnctapercluster`` sets them too,
-    and the two must agree)."""
+    and the two must agree); ``malloc_heap_bytes`` the device heap's capacity for in-kernel
+    ``malloc`` (default CUDA's ``cudaLimitMallocHeapSize``, 8 MiB: a request that does not
+    fit beside the live allocations returns NULL). Heap memory starts filled with 0xCD, and
+    the result's ``heap_*`` counters tell whether every ``malloc`` had its ``free``."""
     from ._compile import CompiledKernel
 
     if isinstance(ptx, CompiledKernel):
@@ -271,11 +290,12 @@ def run_ptx(ptx: Any, kernel_name: Optional[str], grid: Any, block: Any = None, 
         else:
             raise LaunchError(f"argument #{i} ({type(a).__name__}) is not an array, scalar, (kind, value) or bytes")
     return _call(ptx, kernel_name, _dims(grid, "grid"), _dims(block, "block"), params, mem, shared, race_check, threads,
-                 max_warp_steps, shared_fill, None if cluster is None else _dims(cluster, "cluster"))
+                 max_warp_steps, shared_fill, None if cluster is None else _dims(cluster, "cluster"), malloc_heap_bytes)
 
 
 def emulate(grid: Any, kernel: Any, args: Sequence[Any], *, target: str = "sm_90a", race_check: bool = False,
-            threads: int = 0, max_warp_steps: Optional[int] = None, shared_fill: int = 0xFF) -> EmulationResult:
+            threads: int = 0, max_warp_steps: Optional[int] = None, shared_fill: int = 0xFF,
+            malloc_heap_bytes: Optional[int] = None) -> EmulationResult:
     """Runs ``kernel`` (a ``@tileir.kernel`` or a CompiledKernel) over ``grid`` tile blocks
     like ``ct.launch``, on NumPy arrays that are written in place: compiles it for ``target``
     and emulates the PTX. The options are :func:`run_ptx`'s."""
@@ -346,7 +366,8 @@ def emulate(grid: Any, kernel: Any, args: Sequence[Any], *, target: str = "sm_90
         for spec in compiled.tensor_maps:
             params.append(("bytes", encode_tensor_map(spec, values, _native.encode_tensor_map)))
     return _call(compiled.asm["ptx"], compiled.name, _dims(grid, "grid"), (compiled.num_threads, 1, 1), params, mem,
-                 compiled.dynamic_smem, race_check, threads, max_warp_steps, shared_fill)
+                 compiled.dynamic_smem, race_check, threads, max_warp_steps, shared_fill,
+                 malloc_heap_bytes=malloc_heap_bytes)
 
 
 def _host(pname: str, a: Any) -> np.ndarray:

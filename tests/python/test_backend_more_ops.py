@@ -201,21 +201,3 @@ def test_globals_are_initialized_and_readable():
     stages = dict(_native.compile(m, target="sm_90a", pipeline="", debug_info=False)["stages"])
     assert "nv_tileaa.global constant @tab alignment = 16" in stages["nv_tileaa"]
     assert "@tileir_global_tab = addrspace(1) constant [8 x float]" in stages["llvm"]
-
-
-ALLOCA = """
-cuda_tile.module @m {
-  entry @k(%y: tile<ptr<f32>>) {
-    %p = alloca num_elem = 64, alignment = 16 : tile<ptr<f32>>
-    return
-  }
-}
-"""
-
-
-def test_alloca_is_refused_with_a_located_reason():
-    m = tileir.ir.parse(ALLOCA)
-    with pytest.raises(Exception) as err:
-        _native.compile(m, target="sm_90a", pipeline="", debug_info=False)
-    text = str(err.value)
-    assert "alloca" in text and "shared memory" in text and ":4:" in text, text

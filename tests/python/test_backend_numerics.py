@@ -111,6 +111,28 @@ def test_float_arithmetic_and_conversions_are_bit_exact():
 
 
 @ct.kernel
+def ftz_min_max(A, B, O, T: C[int]):
+    a = ct.load(A, (0,), (T,))
+    b = ct.load(B, (0,), (T,))
+    ct.store(O, (0, 0), ct.maximum(a, b, flush_to_zero=True))
+    ct.store(O, (1, 0), ct.minimum(a, b, flush_to_zero=True))
+    ct.store(O, (2, 0), ct.maximum(a, b, flush_to_zero=True, propagate_nan=True))
+    ct.store(O, (3, 0), ct.minimum(a, b, flush_to_zero=True, propagate_nan=True))
+
+
+def test_min_max_flush_subnormal_operands_to_zero():
+    # Subnormals of both signs against zeros, each other, normals and NaN: with
+    # flush_to_zero they compare (and come out) as zeros of their sign.
+    tiny = np.float32(1e-40)
+    a = np.resize(np.array([tiny, -tiny, tiny, -tiny, 0.0, -0.0, tiny, 1.0, np.nan, tiny, -tiny, 3e-39], np.float32), 128)
+    b = np.resize(np.array([0.0, 0.0, -tiny, tiny, tiny, -tiny, -1.0, tiny, tiny, np.nan, -0.0, -2e-39], np.float32), 128)
+    r1, r2 = run_both(ftz_min_max, (1,), [a, b, np.zeros((4, 128), np.float32), 128])
+    assert_bits(r2[2], r1[2])
+    out = r1[2][np.isfinite(r1[2]) & (r1[2] != 0)]
+    assert (np.abs(out) >= np.finfo(np.float32).tiny).all(), "a subnormal came out"
+
+
+@ct.kernel
 def math_ops(A, B, O, T: C[int]):
     a = ct.load(A, (0,), (T,))
     b = ct.load(B, (0,), (T,))
@@ -525,3 +547,38 @@ def test_tensor_core_mma_is_exact_on_integer_data(dtype, mnk, target):
     r1, r2 = run_both(kern, (1,), args, target=target)
     assert_bits(r2[3], r1[3])
     np.testing.assert_array_equal(r2[3], a @ b + c)
+
+
+@ct.kernel
+def negate_if(X, Y, flip, T: C[int]):
+    x = ct.load(X, (0,), (T,))
+    if flip:
+        ct.store(Y, (0,), -x)
+    else:
+        ct.store(Y, (0,), x * 2.0)
+
+
+@pytest.mark.parametrize("flip", [True, False])
+def test_a_runtime_bool_argument_reaches_the_kernel(flip):
+    x = np.arange(64, dtype=np.float32) - 10
+    r1, r2 = run_both(negate_if, (1,), [x, np.zeros(64, np.float32), flip, 64])
+    assert_bits(r2[1], r1[1])
+    np.testing.assert_array_equal(r1[1], -x if flip else x * 2)
+
+
+@ct.kernel
+def guarded_add(X, Y, n: int, T: C[int]):
+    i = ct.bid(0)
+    if i * T >= n:
+        return
+    x = ct.load(X, (i,), (T,))
+    ct.store(Y, (i,), x + 1.0)
+
+
+def test_an_early_return_inside_if_ends_the_tile_block():
+    # Tile blocks past n return before touching memory: Y's last tile keeps its -1s.
+    x = np.arange(256, dtype=np.float32)
+    r1, r2 = run_both(guarded_add, (4,), [x, np.full(256, -1.0, np.float32), 150, 64])
+    assert_bits(r2[1], r1[1])
+    np.testing.assert_array_equal(r1[1][:192], x[:192] + 1)
+    assert (r1[1][192:] == -1).all()

@@ -87,16 +87,24 @@ def test_f4_stores_with_a_dynamic_even_row_stride():
     _check(text, "k", grid, [x, np.zeros(yshape, np.float32), z, 12])
 
 
-def test_f4_stores_that_would_split_a_byte_between_threads_are_refused():
-    # An odd row stride puts the two halves of a byte in different rows (and threads): no
-    # byte-sized atomic exists to merge them, so the store is a located error.
-    text, _, _ = f4_copy_kernel(6, 12, 13, (4, 8))
-    m = tileir.ir.parse(text)
-    with pytest.raises(Exception) as e:
-        _native.compile(m, target="sm_90a", pipeline="", debug_info=False)
-    msg = str(e.value)
-    assert "store of f4E2M1FN elements must write whole bytes in one thread" in msg, msg
-    assert "cuda_tile.store_view_tko" in msg or "store" in msg
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_f4_stores_that_split_bytes_between_threads_merge_each_nibble(dynamic):
+    # An odd row stride (static, or a runtime one with no divisor stated) puts the two
+    # halves of a byte in different rows, so in different threads: each element is merged
+    # into its byte by a compare-and-swap on the word holding it.
+    text, grid, yshape = (f4_copy_kernel(6, 12, None, (4, 8), dynamic_stride=1) if dynamic
+                          else f4_copy_kernel(6, 12, 13, (4, 8)))
+    ptx = tileir._toolchain.compile_to_ptx(
+        dict(_native.compile(tileir.ir.parse(text), target="sm_90a", pipeline="", debug_info=False)["stages"])["llvm"],
+        cpu="sm_90a")[0]
+    assert "atom.global.cas.b32" in ptx or "atom.cas.b32" in ptx or "cas.b32" in ptx, ptx[:2000]
+    rng = np.random.default_rng(11)
+    x = rng.integers(0, 256, 40, dtype=np.uint8)
+    # 40 bytes: the words the swaps read stay inside the buffer. Bytes no element covers
+    # keep their random value, and so do the nibbles next to covered ones.
+    z = rng.integers(0, 256, 40, dtype=np.uint8)
+    ref = _check(text, "k", grid, [x, np.zeros(yshape, np.float32), z, 13])
+    assert not np.array_equal(ref[2], z), "the kernel stored nothing"
 
 
 def test_f4_loads_with_an_odd_row_stride():
@@ -143,13 +151,31 @@ def test_f4_pointer_tiles_address_nibbles():
     np.testing.assert_array_equal(ref[2], values[codes[ix + 3]])
 
 
-def test_f4_stores_through_pointer_tiles_are_refused():
-    text = GATHER_F4.replace(
-        "%f = ftof %v", f"%t9 = store_ptr_tko weak %p, %v : tile<32xptr<{F4}>>, tile<32x{F4}> -> token\n    %f = ftof %v")
-    m = tileir.ir.parse(text)
-    with pytest.raises(Exception) as e:
-        _native.compile(m, target="sm_90a", pipeline="", debug_info=False)
-    assert "stores of f4E2M1FN through a tile of pointers are not supported" in str(e.value)
+SCATTER_F4 = GATHER_F4.replace(
+    "%dst: tile<ptr<f32>>)", f"%dst: tile<ptr<f32>>, %out: tile<ptr<{F4}>>)").replace(
+    "%f = ftof %v", f"""%o1 = reshape %out : tile<ptr<{F4}>> -> tile<1xptr<{F4}>>
+    %ob = broadcast %o1 : tile<1xptr<{F4}>> -> tile<32xptr<{F4}>>
+    %q0 = offset %ob, %idx : tile<32xptr<{F4}>>, tile<32xi32> -> tile<32xptr<{F4}>>
+    %q = offset %q0, %three : tile<32xptr<{F4}>>, tile<32xi64> -> tile<32xptr<{F4}>>
+    %t9 = store_ptr_tko weak %q, %v : tile<32xptr<{F4}>>, tile<32x{F4}> -> token
+    %f = ftof %v""")
+
+
+def test_f4_stores_through_pointer_tiles_merge_nibbles():
+    """Scattered 4-bit stores: neighbouring nibbles of one byte come from different
+    threads, and nibbles no element names keep their value."""
+    rng = np.random.default_rng(6)
+    src = rng.integers(0, 256, 40, dtype=np.uint8)
+    # Distinct destinations (each nibble written at most once), odd and even alike.
+    ix = rng.permutation(70)[:32].astype(np.int32)
+    out = rng.integers(0, 256, 40, dtype=np.uint8)
+    ref = _check(SCATTER_F4, "gather", (1, 1, 1), [src, ix, np.zeros(32, np.float32), out])
+    codes = np.stack([src & 15, src >> 4], axis=1).reshape(-1)
+    got = np.stack([ref[3] & 15, ref[3] >> 4], axis=1).reshape(-1)
+    before = np.stack([out & 15, out >> 4], axis=1).reshape(-1)
+    np.testing.assert_array_equal(got[ix + 3], codes[ix + 3])
+    untouched = np.setdiff1d(np.arange(80), ix + 3)
+    np.testing.assert_array_equal(got[untouched], before[untouched])
 
 
 def pack_kernel(n, body):

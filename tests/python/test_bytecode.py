@@ -18,11 +18,10 @@ cuda_tile.module @kernels {
 }
 """
 
-# An op the backend refuses (f64 math now goes through libdevice): a stack allocation.
-ALLOCA = """\
+# What the backend refuses: a kernel parameter of a type the launch ABI does not pass.
+UNSUPPORTED = """\
 cuda_tile.module @kernels {
-  entry @k(%y: tile<ptr<f32>>) {
-    %p = alloca num_elem = 64, alignment = 16 : tile<ptr<f32>>
+  entry @k(%y: tile<ptr<f32>>, %h: tile<f16>) {
     return
   }
 }
@@ -68,12 +67,12 @@ def test_tileiras_command_compiles_bytecode_to_a_cubin(tmp_path, capsys):
 
 
 def test_tileiras_command_names_ops_it_cannot_compile(tmp_path, capsys):
-    src = tmp_path / "alloca.bytecode"
-    src.write_bytes(tileir.ir.parse(ALLOCA).to_bytecode())
-    out = tmp_path / "alloca.cubin"
+    src = tmp_path / "f16_param.bytecode"
+    src.write_bytes(tileir.ir.parse(UNSUPPORTED).to_bytecode())
+    out = tmp_path / "f16_param.cubin"
     assert _tileiras.run([str(src), "-o", str(out), "--gpu-name", "sm_90"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "alloca" in err and "shared memory" in err, err
+    assert err.startswith("error: ") and "kernel parameter #1 of type f16" in err, err
     assert not out.exists()
     assert _tileiras.run([str(src), "--gpu-name", "sm_100"]) == 1
     assert "cannot generate code for sm_100" in capsys.readouterr().err

@@ -233,17 +233,8 @@ impl FuncWriter<'_> {
         let (bad, ok) = (self.new_label("assert"), self.new_label("assertok"));
         self.line(&format!("br i1 {fail}, label {bad}, label {ok}"));
         self.label(&bad);
-        let (file, line) = match leaf_location(&self.m.op_location(op)) {
-            Some((f, l)) => (f, l),
-            None => ("<unknown>".to_string(), 0),
-        };
         let message = c.str("message").unwrap_or("assertion failed").to_string();
-        let msg = self.string_constant(&message);
-        let file = self.string_constant(&file);
-        let func = self.function_name.clone();
-        let func = self.string_constant(&func);
-        self.declare("declare void @__assertfail(ptr, ptr, i32, ptr, i64)");
-        self.line(&format!("call void @__assertfail(ptr {msg}, ptr {file}, i32 {line}, ptr {func}, i64 1)"));
+        self.report_failure(op, &message);
         self.line(&format!("br label {ok}"));
         self.label(&ok);
         for &r in &data.results {
@@ -251,6 +242,23 @@ impl FuncWriter<'_> {
         }
         let _ = CtOp::Assert;
         Ok(())
+    }
+}
+
+impl FuncWriter<'_> {
+    /// Emits the device-side failure report of `op`: `__assertfail` with `message`, the
+    /// op's source file and line and the kernel's name (the launch then fails with them).
+    pub(crate) fn report_failure(&mut self, op: OpId, message: &str) {
+        let (file, line) = match leaf_location(&self.m.op_location(op)) {
+            Some((f, l)) => (f, l),
+            None => ("<unknown>".to_string(), 0),
+        };
+        let msg = self.string_constant(message);
+        let file = self.string_constant(&file);
+        let func = self.function_name.clone();
+        let func = self.string_constant(&func);
+        self.declare("declare void @__assertfail(ptr, ptr, i32, ptr, i64)");
+        self.line(&format!("call void @__assertfail(ptr {msg}, ptr {file}, i32 {line}, ptr {func}, i64 1)"));
     }
 }
 

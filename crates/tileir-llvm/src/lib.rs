@@ -15,12 +15,14 @@
 
 #![forbid(unsafe_code)]
 
+mod alloca;
 mod debug_ops;
 mod dispatch;
 mod epilogue;
 mod in_thread;
 mod reduce_tree;
 mod lower_ct;
+mod memory_order;
 mod mma_sync;
 pub(crate) mod wgmma;
 mod tma;

@@ -36,6 +36,8 @@ pub(crate) struct LoopTargets {
     pub(crate) continues: Vec<(Vec<String>, String)>,
     /// Values carried by each `break`, with the block it leaves from.
     pub(crate) breaks: Vec<(Vec<String>, String)>,
+    /// Alloca scopes open outside the loop body: a `continue` or `break` frees those past it.
+    pub(crate) alloca_depth: usize,
 }
 
 /// A counted loop being written: `k` runs from 0 while `k < trip`, in steps, carrying
@@ -340,7 +342,7 @@ fn nvvm_rounding(r: RoundingMode) -> Option<&'static str> {
     })
 }
 
-type R<T> = Result<T, String>;
+pub(crate) type R<T> = Result<T, String>;
 
 impl FuncWriter<'_> {
     pub(crate) fn val_ty(&self, v: ValueId) -> ValTy {
@@ -807,6 +809,7 @@ impl FuncWriter<'_> {
             CtOp::LoadPtrTko => self.load_ptr(op, c),
             CtOp::PrintTko => self.print_op(op, c),
             CtOp::Assert => self.assert_op(op, c),
+            CtOp::Alloca => self.alloca_op(op, c),
             CtOp::StorePtrTko => self.store_ptr(op, c),
             CtOp::AtomicRmwTko | CtOp::AtomicCasTko => self.atomic(op, c),
             CtOp::GdcWaitTko | CtOp::GdcLaunchDependentsTko => {
@@ -1359,9 +1362,10 @@ impl FuncWriter<'_> {
         self.bind_iter_values(&bargs[1..], &phis, &counts, &carries, true)?;
         // `continue`s (the final one and those inside `if`s) all reach one latch block,
         // which steps the induction variable, so the header has exactly two predecessors.
-        self.loops.push(LoopTargets { header: latch.clone(), exit: exit.clone(), continues: vec![], breaks: vec![] });
+        self.loops.push(LoopTargets { header: latch.clone(), exit: exit.clone(), continues: vec![], breaks: vec![], alloca_depth: self.alloca_depth() });
         let ring_body = usize::from(pipeline.is_some());
         self.ring_loop_depth += ring_body;
+        self.order_loop_carried(op, body);
         let term = self.inline_block_no_bind(body);
         self.ring_loop_depth -= ring_body;
         let term = term?;
@@ -1441,6 +1445,7 @@ impl FuncWriter<'_> {
         let m = self.m;
         let ops = m.blocks[block].ops.clone();
         let mut term = None;
+        self.open_alloca_scope();
         for &o in &ops {
             match m.ops[o].kind.ct() {
                 Some(CtOp::Yield | CtOp::Continue | CtOp::Break) => {
@@ -1456,6 +1461,7 @@ impl FuncWriter<'_> {
                 _ => self.op(o),
             }
         }
+        self.close_alloca_scope();
         Ok(term)
     }
 
@@ -1473,7 +1479,8 @@ impl FuncWriter<'_> {
         let phis = self.open_phis("lp", &mark, &pre, &carried);
         let bargs = m.blocks[body].args.clone();
         self.unflatten(&bargs, &phis);
-        self.loops.push(LoopTargets { header: header.clone(), exit: exit.clone(), continues: vec![], breaks: vec![] });
+        self.loops.push(LoopTargets { header: header.clone(), exit: exit.clone(), continues: vec![], breaks: vec![], alloca_depth: self.alloca_depth() });
+        self.order_loop_carried(op, body);
         let term = self.inline_block_no_bind(body)?;
         let mut targets = self.loops.pop().ok_or("loop stack underflow")?;
         if let Some((t, vals)) = term {
@@ -1545,6 +1552,13 @@ impl FuncWriter<'_> {
                 Some(b) => self.inline_block_no_bind(b)?,
                 None => None,
             };
+            if let Some((t, _)) = &term {
+                if matches!(m.ops[*t].kind.ct(), Some(CtOp::Continue | CtOp::Break)) {
+                    // Leaving the loop body: the allocas of the blocks left end here.
+                    let depth = self.loops.last().map(|l| l.alloca_depth).ok_or("'continue' or 'break' outside a loop")?;
+                    self.free_allocas_from(depth);
+                }
+            }
             let from = self.cur_block.clone();
             match term {
                 Some((t, vals)) => match m.ops[t].kind.ct() {
@@ -1700,10 +1714,17 @@ impl FuncWriter<'_> {
         let vals = self.elems(data.operands[1])?;
         let mask = if seg.get(2).copied().unwrap_or(0) > 0 { Some(self.elems(data.operands[2])?) } else { None };
         let lt = elem_llvm(self.val_ty(data.operands[1]).elem)?;
-        if self.val_ty(data.operands[1]).elem == TileElem::Num(NumType::F4E2M1FN) {
-            // A byte's two elements may belong to two threads (or CTAs), and PTX has no
-            // byte-sized atomics to merge them with.
-            return Err("stores of f4E2M1FN through a tile of pointers are not supported: two threads may own the two halves of one byte (store through a tensor view whose rows are even)".into());
+        // A byte's two 4-bit elements may belong to two threads (or CTAs): each element
+        // is merged into its byte atomically.
+        let nibbles = self.val_ty(data.operands[1]).elem == TileElem::Num(NumType::F4E2M1FN);
+        let syncscope = match (&sem, c.enum_attr::<MemoryScope>("memory_scope")) {
+            (None, _) => "",
+            (Some(_), Some(MemoryScope::TlBlk)) => "syncscope(\"block\") ",
+            (Some(_), Some(MemoryScope::Sys)) => "",
+            (Some(_), _) => "syncscope(\"device\") ",
+        };
+        if nibbles && ordering == MemoryOrdering::Release {
+            self.line(&format!("fence {syncscope}release"));
         }
         let guard = self.effect_guard(&pt);
         let (yes, join) = (self.new_label("sg"), self.new_label("sgj"));
@@ -1717,6 +1738,10 @@ impl FuncWriter<'_> {
             self.line(&format!("br i1 {cond}, label {s_yes}, label {s_join}"));
             self.label(&s_yes);
             match &sem {
+                _ if nibbles => {
+                    let (byte, shift) = self.split_nibble_pointer(p);
+                    self.store_nibble_atomic(&byte, &shift, &v, syncscope);
+                }
                 None => self.line(&format!("store {mem_lt} {v}, ptr addrspace(1) {p}")),
                 Some(s) => self.line(&format!("store atomic {mem_lt} {v}, ptr addrspace(1) {p} {s}, align {}", mem_bytes(mem_lt))),
             }
@@ -1864,7 +1889,16 @@ impl FuncWriter<'_> {
 
     /// One element of an element-wise op.
     pub(crate) fn scalar_ct(&mut self, c: &CudaTileOp, in_t: &ValTy, rt: &ValTy, a: &[String]) -> R<String> {
-        let it = in_t.num().ok_or("pointer operands")?;
+        // The ops whose operand is a pointer.
+        match c.op {
+            CtOp::PtrToInt => {
+                let rlt = elem_llvm(rt.elem)?;
+                return Ok(self.emit("e", format!("ptrtoint ptr addrspace(1) {} to {rlt}", a[0])));
+            }
+            CtOp::PtrToPtr => return Ok(a[0].clone()),
+            _ => {}
+        }
+        let it = in_t.num().ok_or_else(|| format!("'{}' of pointer operands is not supported", c.op.mnemonic()))?;
         let rn = rt.num().unwrap_or(it);
         let lt = elem_llvm(TileElem::Num(it))?;
         let rlt = elem_llvm(rt.elem)?;
@@ -1996,9 +2030,7 @@ impl FuncWriter<'_> {
                     self.emit("e", format!("bitcast {lt} {} to {rlt}", a[0]))
                 }
             }
-            CtOp::PtrToInt => self.emit("e", format!("ptrtoint ptr addrspace(1) {} to {rlt}", a[0])),
             CtOp::IntToPtr => self.emit("e", format!("inttoptr {lt} {} to ptr addrspace(1)", a[0])),
-            CtOp::PtrToPtr => a[0].clone(),
             CtOp::IToF => {
                 if !rn.is_float() || rn == NumType::F8E8M0FNU {
                     return Err(format!("'itof' to {rn} is not supported"));
@@ -2354,6 +2386,44 @@ impl FuncWriter<'_> {
 
     /// A `ptr<f4E2M1FN>` as its byte's address and the element's shift in that byte (an
     /// i8: 0 for the low nibble, 4 for the high one).
+    /// Stores the 4-bit `code` (an i8 whose high nibble is zero) into the nibble at bit
+    /// `shift` (i8: 0 or 4) of the byte `byte` points to, keeping the byte's other nibble:
+    /// a compare-and-swap loop on the aligned 32-bit word holding the byte. The other
+    /// nibble may belong to another thread (or CTA) storing at the same time, and PTX has no
+    /// byte-sized atomics. The word may reach past the array's last byte: GPU allocations
+    /// are at least 256-byte granular, so it stays inside the allocation (the emulator, whose
+    /// buffers end at the array's last byte, reports such a word as out of bounds).
+    /// `syncscope` is "" or an LLVM `syncscope("…") ` prefix of the store's scope.
+    pub(crate) fn store_nibble_atomic(&mut self, byte: &str, shift: &str, code: &str, syncscope: &str) {
+        let address = self.emit("nw", format!("ptrtoint ptr addrspace(1) {byte} to i64"));
+        let word_address = self.emit("nw", format!("and i64 {address}, -4"));
+        let word = self.emit("nw", format!("inttoptr i64 {word_address} to ptr addrspace(1)"));
+        let byte_in_word = self.emit("nw", format!("and i64 {address}, 3"));
+        let byte_bits = self.emit("nw", format!("trunc i64 {byte_in_word} to i32"));
+        let byte_shift = self.emit("nw", format!("shl i32 {byte_bits}, 3"));
+        let nibble_shift = self.emit("nw", format!("zext i8 {shift} to i32"));
+        let at = self.emit("nw", format!("add i32 {byte_shift}, {nibble_shift}"));
+        let mask = self.emit("nw", format!("shl i32 15, {at}"));
+        let keep = self.emit("nw", format!("xor i32 {mask}, -1"));
+        let code32 = self.emit("nw", format!("zext i8 {code} to i32"));
+        let placed = self.emit("nw", format!("shl i32 {code32}, {at}"));
+        // A first guess of the word; the loop retries with what the swap found.
+        let guess = self.emit("nw", format!("load i32, ptr addrspace(1) {word}, align 4"));
+        let pre = self.cur_block.clone();
+        let (retry, done) = (self.new_label("nibcas"), self.new_label("nibcasd"));
+        self.line(&format!("br label {retry}"));
+        self.label(&retry);
+        let seen_name = self.fresh("nws");
+        let old = self.emit("nwo", format!("phi i32 [ {guess}, {pre} ], [ {seen_name}, {retry} ]"));
+        let kept = self.emit("nwk", format!("and i32 {old}, {keep}"));
+        let new = self.emit("nwn", format!("or i32 {kept}, {placed}"));
+        let pair = self.emit("nwp", format!("cmpxchg ptr addrspace(1) {word}, i32 {old}, i32 {new} {syncscope}monotonic monotonic, align 4"));
+        self.line(&format!("{seen_name} = extractvalue {{ i32, i1 }} {pair}, 0"));
+        let ok = self.emit("nwd", format!("extractvalue {{ i32, i1 }} {pair}, 1"));
+        self.line(&format!("br i1 {ok}, label {done}, label {retry}"));
+        self.label(&done);
+    }
+
     fn split_nibble_pointer(&mut self, p: &str) -> (String, String) {
         let bits = self.emit("np", format!("ptrtoint ptr addrspace(1) {p} to i64"));
         let address = self.emit("np", format!("and i64 {bits}, 9223372036854775807"));
@@ -2449,6 +2519,15 @@ impl FuncWriter<'_> {
         self.emit("ro", format!("bitcast i64 {odd} to double"))
     }
 
+    /// `x` (f32) with a subnormal replaced by a zero of its sign.
+    fn flush_subnormal_f32(&mut self, x: &str) -> String {
+        let magnitude = self.intrinsic("float", "llvm.fabs.f32", &[("float", x)]);
+        // 0x3810000000000000 is f32's smallest normal, 2^-126.
+        let tiny = self.emit("fz", format!("fcmp olt float {magnitude}, 0x3810000000000000"));
+        let zero = self.intrinsic("float", "llvm.copysign.f32", &[("float", "0.0"), ("float", x)]);
+        self.emit("fz", format!("select i1 {tiny}, float {zero}, float {x}"))
+    }
+
     /// Float arithmetic and math.
     fn float_ct(&mut self, c: &CudaTileOp, n: NumType, lt: &str, a: &[String], rounding: RoundingMode, ftz: bool) -> R<String> {
         let name = c.op.mnemonic();
@@ -2504,7 +2583,13 @@ impl FuncWriter<'_> {
                     (false, true) => "minimum",
                     (false, false) => "minnum",
                 };
-                Ok(self.intrinsic(lt, &format!("llvm.{f}.{suffix}"), &[(lt, &a[0]), (lt, &a[1])]))
+                // flush_to_zero compares the operands with their subnormals flushed.
+                let (x, y) = if ftz && lt == "float" {
+                    (self.flush_subnormal_f32(&a[0]), self.flush_subnormal_f32(&a[1]))
+                } else {
+                    (a[0].clone(), a[1].clone())
+                };
+                Ok(self.intrinsic(lt, &format!("llvm.{f}.{suffix}"), &[(lt, &x), (lt, &y)]))
             }
             CtOp::RemF => Ok(self.emit("e", format!("frem {lt} {}, {}", a[0], a[1]))),
             CtOp::Ceil | CtOp::Floor => {

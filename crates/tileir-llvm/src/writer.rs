@@ -335,6 +335,11 @@ pub(crate) struct FuncWriter<'a> {
     /// The kernel's optimization hints (the occupancy cap bounds a producer split's
     /// register budget).
     pub(crate) kernel_hints: Option<Vec<(String, tileir_ir::Attr)>>,
+    /// The device-heap pointers of `alloca`s, one list per block being lowered (innermost
+    /// last), freed when their block is left (see `alloca.rs`).
+    pub(crate) alloca_scopes: Vec<Vec<String>>,
+    /// What each token orders after (see `memory_order.rs`).
+    pub(crate) token_order: crate::memory_order::TokenOrder,
 }
 
 pub(crate) fn llvm_type(n: NumType) -> Option<&'static str> {
@@ -460,6 +465,8 @@ impl<'a> FuncWriter<'a> {
             producer_warps: None,
             persistent_ring: None,
             kernel_hints: None,
+            alloca_scopes: Vec::new(),
+            token_order: Default::default(),
             stage_mbarriers_used: false,
             tma_rings: Vec::new(),
             ring_loop_depth: 0,
@@ -550,6 +557,15 @@ impl<'a> FuncWriter<'a> {
                     sig.push(format!("ptr addrspace(1) {pname}"));
                     params.push(ParamKind::Ptr);
                 }
+                Type::Scalar(NumType::I1) => {
+                    // A boolean travels as a 32-bit integer (the launch's i1 ABI): non-zero
+                    // is true.
+                    sig.push(format!("i32 {pname}"));
+                    params.push(ParamKind::I32);
+                    let flag = self.in_prologue(|w| w.emit("pflag", format!("icmp ne i32 {pname}, 0")));
+                    self.values.insert(arg, Lowered::Scalar(flag));
+                    continue;
+                }
                 Type::Scalar(n) => {
                     let (kind, lt) = match n {
                         NumType::I32 => (ParamKind::I32, "i32"),
@@ -575,9 +591,11 @@ impl<'a> FuncWriter<'a> {
         self.direct_loads = self.find_direct_loads(func);
         self.direct_copied_ops = self.direct_loads.values().flat_map(|d| std::iter::once(d.load).chain(d.via.into_iter().flatten())).collect();
         self.epilogues = self.find_tma_stores(func);
+        self.open_alloca_scope();
         for &op in &m.blocks[block].ops {
             self.op(op);
         }
+        self.close_alloca_scope();
         if !self.diags.is_empty() {
             return Err(std::mem::take(&mut self.diags));
         }
@@ -695,6 +713,12 @@ impl<'a> FuncWriter<'a> {
         if self.skipped_ops.contains(&op) {
             return;
         }
+        let ordered = self.order_memory_before(op);
+        self.lower_op(op);
+        self.order_memory_after(op, ordered);
+    }
+
+    fn lower_op(&mut self, op: OpId) {
         let m = self.m;
         let data = m.ops[op].clone();
         if let Some(st) = self.epilogues.stores.get(&op).cloned() {
@@ -728,6 +752,8 @@ impl<'a> FuncWriter<'a> {
         match &data.kind {
             OpKind::TileAa(k) => match k {
                 TileAaOp::Return => {
+                    // The kernel's allocas all end here.
+                    self.free_allocas_from(0);
                     self.line("ret void");
                     // An early return (inside `if`) leaves the rest of its block unreachable.
                     let dead = format!("%dead.{}", self.counter);
@@ -1121,13 +1147,9 @@ impl<'a> FuncWriter<'a> {
                 self.store_nibble_pairs(&nibbles, &groups, group, &stored);
                 Vec::new()
             } else {
-                return self.error(
-                    op,
-                    "a store of f4E2M1FN elements must write whole bytes in one thread: it needs a unit stride along the \
-                     last dimension, even strides along the others (static, or stated with assume div_by<2>) and even tile \
-                     origins"
-                        .into(),
-                );
+                let syncscope = if strong { llvm_scope } else { "" };
+                self.store_nibbles_atomic(&nibbles, &groups, group, &stored, syncscope);
+                Vec::new()
             };
             return self.finish_tiled(&data, access, is_load, llvm_scope, loaded);
         }
@@ -1381,6 +1403,30 @@ impl<'a> FuncWriter<'a> {
                 let byte = self.fresh("nbt");
                 self.line(&format!("{byte} = or i8 {lo}, {high}"));
                 self.predicated_store(byte_ptx, "i8", &[p], &[ok], &|_| 0, &[byte], a.qualifier);
+            }
+        }
+    }
+
+    /// Stores of 4-bit elements whose bytes may be shared with other threads (a stride or
+    /// origin not known to be even, a layout not running along the last dimension): each
+    /// in-bounds element is merged into its byte by a compare-and-swap loop.
+    fn store_nibbles_atomic(&mut self, a: &NibbleAccess, groups: &[Vec<i64>], group: usize, stored: &[String], syncscope: &str) {
+        for (gi, offsets) in groups.iter().enumerate() {
+            for j in 0..group {
+                let (ok, index) = self.nibble_element(a, offsets, j as i64);
+                let (yes, join) = (self.new_label("nst"), self.new_label("nstj"));
+                self.line(&format!("br i1 {ok}, label {yes}, label {join}"));
+                self.label(&yes);
+                let p = self.nibble_byte_address(a.base, &index);
+                let odd = self.fresh("nod");
+                self.line(&format!("{odd} = trunc i64 {index} to i8"));
+                let bit = self.fresh("nod");
+                self.line(&format!("{bit} = and i8 {odd}, 1"));
+                let shift = self.fresh("nsh");
+                self.line(&format!("{shift} = shl i8 {bit}, 2"));
+                self.store_nibble_atomic(&p, &shift, &stored[gi * group + j], syncscope);
+                self.line(&format!("br label {join}"));
+                self.label(&join);
             }
         }
     }

@@ -38,7 +38,7 @@ fn main() {
     let ctas = 64u32;
     let prog = Module::parse(&alu_kernel(2000)).unwrap().kernel(None).unwrap();
     let mut bufs = vec![Buffer::new("out", vec![0u8; ctas as usize * 128 * 4])];
-    let cfg = LaunchConfig { grid: [ctas, 1, 1], block: [128, 1, 1], dyn_shared: 0, options: opts.clone() };
+    let cfg = LaunchConfig { grid: [ctas, 1, 1], block: [128, 1, 1], dyn_shared: 0, options: opts.clone(), ..LaunchConfig::default() };
     let t0 = Instant::now();
     let s = run(&prog, &cfg, &[Arg::Buffer(0, 0)], &mut bufs).unwrap();
     let dt = t0.elapsed().as_secs_f64();
@@ -52,7 +52,7 @@ fn main() {
         let mut bufs = vec![Buffer::new("a", a.clone()), Buffer::new("b", a.clone()), Buffer::new("c", vec![0u8; n * 4])];
         let nn = n as u32;
         let args = [Arg::Buffer(0, 0), Arg::U32(nn), Arg::U32(1), Arg::Buffer(1, 0), Arg::U32(nn), Arg::U32(1), Arg::Buffer(2, 0), Arg::U32(nn), Arg::U32(1)];
-        let cfg = LaunchConfig { grid: [(n / 1024) as u32, 1, 1], block: [128, 1, 1], dyn_shared: 0, options: Options { threads, ..Options::default() } };
+        let cfg = LaunchConfig { grid: [(n / 1024) as u32, 1, 1], block: [128, 1, 1], dyn_shared: 0, options: Options { threads, ..Options::default() }, ..LaunchConfig::default() };
         let t0 = Instant::now();
         let s = run(&prog, &cfg, &args, &mut bufs).unwrap();
         let dt = t0.elapsed().as_secs_f64();

@@ -1455,8 +1455,13 @@ impl Decoder {
         let func = match name.as_str() {
             "vprintf" => CallFn::Vprintf,
             "__assertfail" => CallFn::AssertFail,
-            other => return Err(decode_err(line, format!("call of '{other}', which has no body here (only vprintf and __assertfail are provided)"))),
+            "malloc" => CallFn::Malloc,
+            "free" => CallFn::Free,
+            other => return Err(decode_err(line, format!("call of '{other}', which has no body here (only vprintf, __assertfail, malloc and free are provided)"))),
         };
+        if matches!(func, CallFn::Malloc | CallFn::Free) && args.len() != 1 {
+            return Err(decode_err(line, format!("call of '{name}' passes {} argument(s); it takes 1", args.len())));
+        }
         Ok(Op::Call { func, args: args.iter().map(|a| a.0).collect(), ret: ret.first().map(|r| r.0) })
     }
 }

@@ -8,7 +8,9 @@
 //!   distributed shared memory, cluster barriers and TMA multicast); inside a CTA warps
 //!   run round-robin, each warp's lanes in lockstep over per-lane register files,
 //!   divergent lanes reconverging at the earliest common PC ([`exec`]);
-//! - every memory access is bounds- and alignment-checked against the named buffers;
+//! - every memory access is bounds- and alignment-checked against the named buffers (and the
+//!   device heap's `malloc` allocations, each at an address never reused, so a use after
+//!   `free` is a fault naming the allocation);
 //! - undefined behaviour (division by zero, divergent or exited lanes in a collective's
 //!   member mask, shared-memory races in race-check mode, deadlock) is an error naming the
 //!   PTX line, never a silent value.
@@ -39,7 +41,7 @@
 //! let module = Module::parse(ptx).unwrap();
 //! let prog = module.kernel(Some("scale")).unwrap();
 //! let mut bufs = vec![Buffer::new("out", vec![0u8; 4 * 40])];
-//! let cfg = LaunchConfig { grid: [1, 1, 1], block: [64, 1, 1], dyn_shared: 0, options: Options::default() };
+//! let cfg = LaunchConfig { grid: [1, 1, 1], block: [64, 1, 1], dyn_shared: 0, options: Options::default(), ..LaunchConfig::default() };
 //! run(&prog, &cfg, &[Arg::Buffer(0, 0), Arg::U32(40)], &mut bufs).unwrap();
 //! assert_eq!(u32::from_le_bytes(bufs[0].data[4 * 39..4 * 40].try_into().unwrap()), 78);
 //! ```
@@ -55,7 +57,7 @@ pub mod program;
 pub mod tensor_map;
 
 pub use error::{EmuError, ErrorKind, Result};
-pub use exec::{LaunchConfig, LaunchStats, Options};
+pub use exec::{LaunchConfig, LaunchStats, Options, DEFAULT_MALLOC_HEAP_BYTES};
 pub use program::Program;
 
 use mem::GlobalMem;

@@ -8,6 +8,10 @@ pub enum CallFn {
     Vprintf,
     /// `__assertfail(msg, file, line, func, charsize)`.
     AssertFail,
+    /// `void *malloc(size_t size)`: device-heap allocation ([`crate::mem::GlobalMem::malloc`]).
+    Malloc,
+    /// `void free(void *ptr)`.
+    Free,
 }
 
 /// A register index (into a warp's register file).

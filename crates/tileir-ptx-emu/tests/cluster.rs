@@ -8,7 +8,7 @@ use tileir_ptx_emu::{run, Arg, Buffer, EmuError, ErrorKind, LaunchConfig, Module
 
 fn launch(text: &str, grid: [u32; 3], block: u32, options: Options, bufs: &mut [Buffer], args: &[Arg]) -> Result<(), EmuError> {
     let p = Module::parse(text).unwrap().kernel(None).unwrap();
-    let cfg = LaunchConfig { grid, block: [block, 1, 1], dyn_shared: 0, options };
+    let cfg = LaunchConfig { grid, block: [block, 1, 1], dyn_shared: 0, options, ..LaunchConfig::default() };
     run(&p, &cfg, args, bufs).map(|_| ())
 }
 

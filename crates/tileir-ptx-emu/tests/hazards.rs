@@ -6,7 +6,7 @@ use tileir_ptx_emu::{run, Arg, Buffer, EmuError, ErrorKind, LaunchConfig, Module
 fn launch(text: &str, block: u32, race: bool, bufs: &mut [Buffer], args: &[Arg]) -> Result<(), EmuError> {
     let p = Module::parse(text).unwrap().kernel(None).unwrap();
     let options = Options { race_check: race, ..Options::default() };
-    let cfg = LaunchConfig { grid: [1, 1, 1], block: [block, 1, 1], dyn_shared: 0, options };
+    let cfg = LaunchConfig { grid: [1, 1, 1], block: [block, 1, 1], dyn_shared: 0, options, ..LaunchConfig::default() };
     run(&p, &cfg, args, bufs).map(|_| ())
 }
 

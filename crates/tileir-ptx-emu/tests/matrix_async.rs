@@ -6,7 +6,7 @@ use tileir_numeric::{decode, encode, FloatFormat, Rounding, Saturation};
 use tileir_ptx_emu::{run, Arg, Buffer, ErrorKind, LaunchConfig, Module, Options};
 
 fn cfg(grid: u32, block: u32) -> LaunchConfig {
-    LaunchConfig { grid: [grid, 1, 1], block: [block, 1, 1], dyn_shared: 0, options: Options::default() }
+    LaunchConfig { grid: [grid, 1, 1], block: [block, 1, 1], dyn_shared: 0, options: Options::default(), ..LaunchConfig::default() }
 }
 
 const MMA: &str = r#".version 8.6

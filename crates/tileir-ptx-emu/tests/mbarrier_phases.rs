@@ -11,7 +11,7 @@ fn launch(body: &str, block: u32) -> Result<Vec<u32>, EmuError> {
          ld.param.b64 %rd1, [out];\nmov.u32 %r1, %tid.x;\nmov.u32 %r2, bar;\n{body}\nret;\n}}\n"
     );
     let p = Module::parse(&text).unwrap().kernel(None).unwrap();
-    let cfg = LaunchConfig { grid: [1, 1, 1], block: [block, 1, 1], dyn_shared: 0, options: Options::default() };
+    let cfg = LaunchConfig { grid: [1, 1, 1], block: [block, 1, 1], dyn_shared: 0, options: Options::default(), ..LaunchConfig::default() };
     let mut bufs = vec![Buffer::new("out", vec![0u8; 4 * block as usize])];
     run(&p, &cfg, &[Arg::Buffer(0, 0)], &mut bufs)?;
     Ok(bufs[0].data.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect())

@@ -57,7 +57,7 @@ fn words(v: &[u32]) -> Vec<u8> {
 fn run_mma(inst: &str, a: &[u32], b: &[u32], c: &[u32]) -> Vec<u32> {
     let mut bufs = vec![Buffer::new("A", words(a)), Buffer::new("B", words(b)), Buffer::new("C", words(c)), Buffer::new("D", vec![0u8; 512])];
     let p = Module::parse(&kernel(inst)).unwrap().kernel(None).unwrap();
-    let cfg = LaunchConfig { grid: [1, 1, 1], block: [32, 1, 1], dyn_shared: 0, options: Options::default() };
+    let cfg = LaunchConfig { grid: [1, 1, 1], block: [32, 1, 1], dyn_shared: 0, options: Options::default(), ..LaunchConfig::default() };
     run(&p, &cfg, &[Arg::Buffer(0, 0), Arg::Buffer(1, 0), Arg::Buffer(2, 0), Arg::Buffer(3, 0)], &mut bufs).unwrap();
     bufs[3].data.chunks(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect()
 }
@@ -247,7 +247,7 @@ ret;
 "#;
     let mut bufs = vec![Buffer::new("D", vec![0u8; 16])];
     let p = Module::parse(src).unwrap().kernel(None).unwrap();
-    let cfg = LaunchConfig { grid: [1, 1, 1], block: [1, 1, 1], dyn_shared: 0, options: Options::default() };
+    let cfg = LaunchConfig { grid: [1, 1, 1], block: [1, 1, 1], dyn_shared: 0, options: Options::default(), ..LaunchConfig::default() };
     run(&p, &cfg, &[Arg::Buffer(0, 0)], &mut bufs).unwrap();
     let d: Vec<i32> = bufs[0].data.chunks(4).map(|w| i32::from_le_bytes(w.try_into().unwrap())).collect();
     assert_eq!(d, vec![-3, -1, 765, 0x1ff]);

@@ -49,7 +49,7 @@ fn mutated_ptx_never_panics() {
         let mut bufs = vec![Buffer::new("a", vec![0; n * 4]), Buffer::new("b", vec![0; n * 4]), Buffer::new("c", vec![0; n * 4])];
         let nn = n as u32;
         let args = [Arg::Buffer(0, 0), Arg::U32(nn), Arg::U32(1), Arg::Buffer(1, 0), Arg::U32(nn), Arg::U32(1), Arg::Buffer(2, 0), Arg::U32(nn), Arg::U32(1)];
-        let cfg = LaunchConfig { grid: [1, 1, 1], block: [128, 1, 1], dyn_shared: 0, options: Options { max_warp_steps: 20_000, threads: 1, ..Options::default() } };
+        let cfg = LaunchConfig { grid: [1, 1, 1], block: [128, 1, 1], dyn_shared: 0, options: Options { max_warp_steps: 20_000, threads: 1, ..Options::default() }, ..LaunchConfig::default() };
         let _ = run(&p, &cfg, &args, &mut bufs);
         ran += 1;
     }

@@ -23,7 +23,7 @@ fn ws(threads: u32, directives: &str, producer_wg: u32, producer: &str, consumer
 
 fn launch(text: &str, threads: u32) -> Result<(), EmuError> {
     let p = Module::parse(text).unwrap().kernel(None).unwrap();
-    let cfg = LaunchConfig { grid: [2, 1, 1], block: [threads, 1, 1], dyn_shared: 0, options: Options::default() };
+    let cfg = LaunchConfig { grid: [2, 1, 1], block: [threads, 1, 1], dyn_shared: 0, options: Options::default(), ..LaunchConfig::default() };
     let mut bufs = vec![Buffer::new("out", vec![0u8; threads as usize * 4])];
     run(&p, &cfg, &[Arg::Buffer(0, 0)], &mut bufs)?;
     let out: Vec<u32> = bufs[0].data.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();

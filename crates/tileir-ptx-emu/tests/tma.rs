@@ -6,7 +6,7 @@ use tileir_ptx_emu::tensor_map::{DataType, Interleave, L2Promotion, OobFill, Swi
 use tileir_ptx_emu::{run, Arg, Buffer, ErrorKind, LaunchConfig, Module, Options};
 
 fn cfg(block: u32) -> LaunchConfig {
-    LaunchConfig { grid: [1, 1, 1], block: [block, 1, 1], dyn_shared: 0, options: Options::default() }
+    LaunchConfig { grid: [1, 1, 1], block: [block, 1, 1], dyn_shared: 0, options: Options::default(), ..LaunchConfig::default() }
 }
 
 fn sample() -> TensorMap {

@@ -128,7 +128,7 @@ impl Launch<'_> {
         let nbytes = self.image.len() as u32;
         let areg = if self.areg.is_empty() { vec![0u32; 512] } else { self.areg };
         let mut bufs = vec![Buffer::new("img", self.image), Buffer::new("cin", bytes(&pack_d(self.c))), Buffer::new("out", vec![0u8; 64 * self.n * 4]), Buffer::new("areg", bytes(&areg))];
-        let cfg = LaunchConfig { grid: [1, 1, 1], block: [128, 1, 1], dyn_shared: 0, options: Options::default() };
+        let cfg = LaunchConfig { grid: [1, 1, 1], block: [128, 1, 1], dyn_shared: 0, options: Options::default(), ..LaunchConfig::default() };
         let args = [Arg::Buffer(0, 0), Arg::U32(nbytes), Arg::U64(self.da), Arg::U64(self.db), Arg::Buffer(1, 0), Arg::Buffer(2, 0), Arg::Buffer(3, 0), Arg::U32(self.accumulate as u32)];
         run(&p, &cfg, &args, &mut bufs)?;
         let words: Vec<u32> = bufs[2].data.chunks(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect();

@@ -172,7 +172,7 @@ fn case(ty: &str, la: Option<Layout>, lb: Layout) {
     let p = Module::parse(&text).unwrap().kernel(None).unwrap();
     let mut bufs = vec![Buffer::new("img", image), Buffer::new("out", vec![0u8; M * N * 4]), Buffer::new("areg", areg)];
     let da = la.map_or(0, |l| l.desc(0));
-    let cfg = LaunchConfig { grid: [1, 1, 1], block: [128, 1, 1], dyn_shared: 0, options: Options::default() };
+    let cfg = LaunchConfig { grid: [1, 1, 1], block: [128, 1, 1], dyn_shared: 0, options: Options::default(), ..LaunchConfig::default() };
     let args = [Arg::Buffer(0, 0), Arg::U32(8192), Arg::U64(da), Arg::U64(lb.desc(4096)), Arg::Buffer(1, 0), Arg::Buffer(2, 0)];
     run(&p, &cfg, &args, &mut bufs).unwrap_or_else(|e| panic!("{ty} {la:?} {lb:?}: {e}"));
     let d: Vec<f32> = bufs[1].data.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();

@@ -9,7 +9,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
-use tileir_ptx_emu::{run, Arg, Buffer, LaunchConfig, Module, Options};
+use tileir_ptx_emu::{run, Arg, Buffer, LaunchConfig, Module, Options, DEFAULT_MALLOC_HEAP_BYTES};
 
 /// Registers the emulator's functions on the native module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -112,10 +112,12 @@ fn param_of(p: &Bound<'_, PyAny>, size: Option<usize>) -> PyResult<Arg> {
 }
 
 /// Runs kernel `kernel` of `ptx` over `grid` × `block`. Returns a dict: `ok`, `buffers`
-/// (final contents as bytes), `output` (printf text), `thread_insts`, and on failure
-/// `error` = (kind, line, message).
+/// (final contents as bytes), `output` (printf text), `thread_insts`, the device heap's
+/// counters (`heap_allocations`, `heap_frees`, `heap_failed_allocations`, `heap_peak_bytes`,
+/// `heap_live_at_exit`), and on failure `error` = (kind, line, message).
+/// `malloc_heap_bytes` is the heap's capacity for in-kernel `malloc` (None: CUDA's 8 MiB).
 #[pyfunction]
-#[pyo3(signature = (ptx, kernel, grid, block, params, buffers, dyn_shared=0, race_check=false, threads=0, max_warp_steps=None, shared_fill=0xFF, cluster=None))]
+#[pyo3(signature = (ptx, kernel, grid, block, params, buffers, dyn_shared=0, race_check=false, threads=0, max_warp_steps=None, shared_fill=0xFF, cluster=None, malloc_heap_bytes=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn emulate_ptx<'py>(
     py: Python<'py>,
@@ -131,6 +133,7 @@ pub fn emulate_ptx<'py>(
     max_warp_steps: Option<u64>,
     shared_fill: u8,
     cluster: Option<(u32, u32, u32)>,
+    malloc_heap_bytes: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     let fail = |out: &Bound<'py, PyDict>, kind: &str, line: u32, msg: String| -> PyResult<()> {
@@ -154,7 +157,13 @@ pub fn emulate_ptx<'py>(
     if let Some(m) = max_warp_steps {
         options.max_warp_steps = m;
     }
-    let cfg = LaunchConfig { grid: [grid.0, grid.1, grid.2], block: [block.0, block.1, block.2], dyn_shared, options };
+    let cfg = LaunchConfig {
+        grid: [grid.0, grid.1, grid.2],
+        block: [block.0, block.1, block.2],
+        dyn_shared,
+        options,
+        malloc_heap_bytes: malloc_heap_bytes.unwrap_or(DEFAULT_MALLOC_HEAP_BYTES),
+    };
     let result = py.detach(|| run(&prog, &cfg, &args, &mut bufs));
     let contents: Vec<Bound<'py, PyBytes>> = bufs.iter().map(|b| PyBytes::new(py, &b.data)).collect();
     out.set_item("buffers", contents)?;
@@ -163,6 +172,11 @@ pub fn emulate_ptx<'py>(
             out.set_item("ok", true)?;
             out.set_item("output", stats.output)?;
             out.set_item("thread_insts", stats.thread_insts)?;
+            out.set_item("heap_allocations", stats.heap_allocations)?;
+            out.set_item("heap_frees", stats.heap_frees)?;
+            out.set_item("heap_failed_allocations", stats.heap_failed_allocations)?;
+            out.set_item("heap_peak_bytes", stats.heap_peak_bytes)?;
+            out.set_item("heap_live_at_exit", stats.heap_live_at_exit)?;
         }
         Err(e) => fail(&out, &format!("{:?}", e.kind), e.line, e.to_string())?,
     }

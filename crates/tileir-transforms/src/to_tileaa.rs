@@ -265,7 +265,8 @@ impl Converter<'_> {
                 self.unsupported(op, "nested in an entry");
                 return;
             }
-            CtOp::Return if src.parent_op(op).is_some_and(|p| src.ops[p].kind.ct() == Some(CtOp::Entry)) => {
+            // The kernel's end, or an early return inside `if`s (a bounds guard).
+            CtOp::Return if returns_from_entry(src, op) => {
                 emit(self, TileAaOp::Return, vec![], &[])
             }
             CtOp::MakeToken => emit(self, TileAaOp::CreateMemToken, vec![], &result_types),
@@ -483,22 +484,6 @@ impl Converter<'_> {
             CtOp::AddF => emit(self, TileAaOp::AddF(FloatArith::of(kind)), operands, &result_types),
             CtOp::SubF => emit(self, TileAaOp::SubF(FloatArith::of(kind)), operands, &result_types),
             CtOp::MulF => emit(self, TileAaOp::MulF(FloatArith::of(kind)), operands, &result_types),
-            CtOp::Alloca => {
-                // The memory belongs to the whole tile block (or, with `global`, outlives it in
-                // global memory) and is reached through ordinary cuda_tile pointers, which
-                // tileir lowers as global-memory (addrspace 1) pointers. A block-shared buffer
-                // would have to live in shared memory, which those pointer ops cannot address
-                // without generic pointers; a global-memory one would need a per-block
-                // workspace that tileir's launch ABI does not provide.
-                self.diags.push(Diagnostic::error(
-                    src.op_location(op),
-                    "'cuda_tile.alloca' is not supported by tileir's lowering: its tile-block memory would live in shared memory, \
-                     but tileir's pointer ops address global memory only (generic pointers would be needed), and a global-memory \
-                     buffer would need a per-block workspace the launch ABI does not provide"
-                        .to_string(),
-                ));
-                return;
-            }
             c if tileir_ir::is_residual_cuda_tile(c) => self.residual(op, block, operands, &result_types),
             _ => {
                 self.unsupported(op, "in a kernel");
@@ -789,4 +774,18 @@ fn padding_bits(n: tileir_ir::NumType, pad: Option<PaddingValue>) -> u64 {
         (N::F64, PaddingValue::NegInf) => 0xFFF0_0000_0000_0000,
         _ => 0,
     }
+}
+
+/// Whether the `return` `op` ends the kernel: it sits in the entry's body, directly or inside
+/// `if`s only (a return from a loop body is not lowered).
+fn returns_from_entry(src: &tileir_ir::Module, op: OpId) -> bool {
+    let mut at = src.parent_op(op);
+    while let Some(p) = at {
+        match src.ops[p].kind.ct() {
+            Some(CtOp::Entry) => return true,
+            Some(CtOp::If) => at = src.parent_op(p),
+            _ => return false,
+        }
+    }
+    false
 }

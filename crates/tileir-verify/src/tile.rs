@@ -39,7 +39,11 @@ pub(crate) fn verify_aa_op(cx: &mut Ctx<'_>, op: OpId, kind: &TileAaOp) {
             }
         }
         TileAaOp::Return => {
-            let parent = d.parent.and_then(|b| m.parent_op_of_block(b));
+            // An early return may sit inside `if`s of the kernel's body.
+            let mut parent = d.parent.and_then(|b| m.parent_op_of_block(b));
+            while let Some(p) = parent.filter(|&p| m.ops[p].kind.ct() == Some(tileir_ir::CtOp::If)) {
+                parent = m.ops[p].parent.and_then(|b| m.parent_op_of_block(b));
+            }
             if !matches!(
                 parent.map(|p| &m.ops[p].kind),
                 Some(OpKind::TileAa(TileAaOp::Func { kernel: true, .. }))

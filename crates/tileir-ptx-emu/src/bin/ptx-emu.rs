@@ -1,7 +1,8 @@
 //! `ptx-emu`: runs a kernel of a .ptx file on buffers given on the command line.
 //!
 //!     ptx-emu FILE.ptx [--kernel NAME] --grid X[,Y,Z] --block X[,Y,Z] [--shared BYTES]
-//!             [--cluster X[,Y,Z]] [--race-check] [--shared-fill BYTE] [--out DIR] ARG...
+//!             [--cluster X[,Y,Z]] [--race-check] [--shared-fill BYTE] [--malloc-heap BYTES]
+//!             [--out DIR] ARG...
 //!
 //! Each ARG is one kernel parameter, in order:
 //!   u32:V  u64:V  f32:V  f64:V      a scalar
@@ -9,7 +10,9 @@
 //!   in:NAME:FILE                    a buffer with FILE's bytes
 //!   f32s:NAME:V1,V2,...             a buffer of f32 values (also i32s, u32s)
 //! After the run every buffer is printed (hex, or values for the typed forms); `--out DIR`
-//! writes each buffer to DIR/NAME.bin instead.
+//! writes each buffer to DIR/NAME.bin instead. `--malloc-heap` is the device heap's capacity
+//! for in-kernel `malloc` (default 8 MiB, CUDA's); a kernel that used it gets a line with the
+//! heap's counters on stderr.
 
 // A command-line tool: its output is the point.
 #![allow(clippy::print_stdout)]
@@ -40,7 +43,7 @@ fn dims(s: &str) -> Result<[u32; 3], String> {
 fn main_inner() -> Result<(), String> {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.is_empty() || argv.iter().any(|a| a == "-h" || a == "--help") {
-        return Err("usage: ptx-emu FILE.ptx [--kernel NAME] --grid X[,Y,Z] --block X[,Y,Z] [--shared BYTES] [--cluster X[,Y,Z]] [--race-check] [--shared-fill BYTE] [--out DIR] ARG...\n  \
+        return Err("usage: ptx-emu FILE.ptx [--kernel NAME] --grid X[,Y,Z] --block X[,Y,Z] [--shared BYTES] [--cluster X[,Y,Z]] [--race-check] [--shared-fill BYTE] [--malloc-heap BYTES] [--out DIR] ARG...\n  \
                     ARG: u32:V u64:V f32:V f64:V buf:NAME:BYTES in:NAME:FILE f32s:NAME:V,.. i32s:NAME:V,.. u32s:NAME:V,.."
             .into());
     }
@@ -49,6 +52,7 @@ fn main_inner() -> Result<(), String> {
     let mut grid = [1, 1, 1];
     let mut block = None;
     let mut shared = 0u32;
+    let mut heap = tileir_ptx_emu::DEFAULT_MALLOC_HEAP_BYTES;
     let mut options = Options::default();
     let mut out_dir = None;
     let mut args = Vec::new();
@@ -65,6 +69,7 @@ fn main_inner() -> Result<(), String> {
             "--race-check" => options.race_check = true,
             "--cluster" => options.cluster = Some(dims(&value("--cluster")?)?),
             "--shared-fill" => options.shared_fill = value("--shared-fill")?.parse().map_err(|_| "bad --shared-fill (a byte)")?,
+            "--malloc-heap" => heap = value("--malloc-heap")?.parse().map_err(|_| "bad --malloc-heap (bytes)")?,
             "--out" => out_dir = Some(value("--out")?),
             _ if file.is_none() && !a.contains(':') => file = Some(a),
             _ => {
@@ -98,7 +103,7 @@ fn main_inner() -> Result<(), String> {
     let module = Module::parse(&text).map_err(|e| format!("{file}: {e}"))?;
     let prog = module.kernel(kernel.as_deref()).map_err(|e| format!("{file}: {e}"))?;
     let block = block.or(prog.reqntid).ok_or("--block is required (the kernel has no .reqntid)")?;
-    let cfg = LaunchConfig { grid, block, dyn_shared: shared, options };
+    let cfg = LaunchConfig { grid, block, dyn_shared: shared, options, malloc_heap_bytes: heap };
     let t0 = std::time::Instant::now();
     let stats = run(&prog, &cfg, &args, &mut bufs).map_err(|e| format!("{file}: {e}"))?;
     let dt = t0.elapsed().as_secs_f64();
@@ -112,6 +117,16 @@ fn main_inner() -> Result<(), String> {
         dt,
         stats.thread_insts as f64 / dt.max(1e-9)
     );
+    if stats.heap_allocations + stats.heap_failed_allocations > 0 {
+        eprintln!(
+            "device heap: {} malloc(s) ({} returned NULL), {} free(s), peak {} byte(s), {} allocation(s) never freed",
+            stats.heap_allocations + stats.heap_failed_allocations,
+            stats.heap_failed_allocations,
+            stats.heap_frees,
+            stats.heap_peak_bytes,
+            stats.heap_live_at_exit
+        );
+    }
     for (b, show) in bufs.iter().zip(&shows) {
         if let Some(dir) = &out_dir {
             let p = std::path::Path::new(dir).join(format!("{}.bin", b.name));

@@ -46,7 +46,10 @@ impl Default for Options {
     }
 }
 
-/// Grid, block and dynamic shared memory of a launch.
+/// CUDA's default `cudaLimitMallocHeapSize`: 8 MiB of device heap for in-kernel `malloc`.
+pub const DEFAULT_MALLOC_HEAP_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Grid, block, dynamic shared memory and device-heap size of a launch.
 #[derive(Clone, Debug)]
 pub struct LaunchConfig {
     /// CTAs per dimension.
@@ -57,6 +60,18 @@ pub struct LaunchConfig {
     pub dyn_shared: u32,
     /// Options.
     pub options: Options,
+    /// Capacity of the device heap (`cudaLimitMallocHeapSize`): in-kernel `malloc` returns
+    /// NULL when its live allocations plus the request would exceed it. Default
+    /// [`DEFAULT_MALLOC_HEAP_BYTES`], CUDA's 8 MiB.
+    pub malloc_heap_bytes: u64,
+}
+
+impl Default for LaunchConfig {
+    /// One CTA of one thread, no dynamic shared memory, default options and heap (start
+    /// from it with `..LaunchConfig::default()`).
+    fn default() -> Self {
+        LaunchConfig { grid: [1, 1, 1], block: [1, 1, 1], dyn_shared: 0, options: Options::default(), malloc_heap_bytes: DEFAULT_MALLOC_HEAP_BYTES }
+    }
 }
 
 /// What a launch produced besides memory.
@@ -68,6 +83,16 @@ pub struct LaunchStats {
     pub thread_insts: u64,
     /// Warp-instructions executed.
     pub warp_insts: u64,
+    /// Successful device `malloc` calls (zero-byte ones included).
+    pub heap_allocations: u64,
+    /// `free` calls that released an allocation (`free(NULL)` not counted).
+    pub heap_frees: u64,
+    /// `malloc` calls that returned NULL (the heap was full).
+    pub heap_failed_allocations: u64,
+    /// Most bytes of device heap live at once.
+    pub heap_peak_bytes: u64,
+    /// Allocations never freed when the launch ended (0 when every malloc had its free).
+    pub heap_live_at_exit: u64,
 }
 
 /// Everything CTAs share.
@@ -186,9 +211,16 @@ pub fn launch(prog: &Program, cfg: &LaunchConfig, params: &[u8], global: &Global
     }
     let mut outs = outputs.into_inner().unwrap_or_else(|e| e.into_inner());
     outs.sort_by_key(|(i, _)| *i);
+    // The heap belongs to `global`, which `crate::run` makes for each launch.
+    let heap = global.heap_stats();
     Ok(LaunchStats {
         output: outs.into_iter().map(|(_, s)| s).collect(),
         thread_insts: thread_insts.into_inner(),
         warp_insts: warp_insts.into_inner(),
+        heap_allocations: heap.allocations,
+        heap_frees: heap.frees,
+        heap_failed_allocations: heap.failed,
+        heap_peak_bytes: heap.peak_bytes,
+        heap_live_at_exit: heap.live_allocations,
     })
 }

@@ -1,5 +1,7 @@
-//! Runtime calls: `vprintf` (formats into the launch's output) and `__assertfail` (an error
-//! carrying the assertion's message and location).
+//! Runtime calls: `vprintf` (formats into the launch's output), `__assertfail` (an error
+//! carrying the assertion's message and location), and the device heap's `malloc`/`free`
+//! (on the launch's [`GlobalMem`](crate::mem::GlobalMem), capacity
+//! [`LaunchConfig::malloc_heap_bytes`](super::LaunchConfig::malloc_heap_bytes)).
 
 use super::cta::Env;
 use super::warp::Warp;
@@ -37,6 +39,20 @@ pub(crate) fn call(w: &mut Warp, env: &mut Env<'_>, inst: &Inst, lane: usize, fu
             let fline = arg(w, env, 2, 4).unwrap_or(0);
             let func = arg(w, env, 3, 8).and_then(|p| w.read_cstr(env, lane, p)).unwrap_or_default();
             Err(EmuError::new(ErrorKind::Trap, inst.line, format!("{}: assertion '{msg}' failed at {file}:{fline} in {func}", env.who(wid, lane))))
+        }
+        CallFn::Malloc => {
+            let size = arg(w, env, 0, 8).map_err(|m| err(env, m))?;
+            let p = env.ctx.global.malloc(size, env.ctx.cfg.malloc_heap_bytes);
+            env.effects += 1;
+            if let Some(r) = ret {
+                w.store_pub(env, Space::Local, lane, r, 8, p).map_err(|m| err(env, format!("malloc's result: {m}")))?;
+            }
+            Ok(())
+        }
+        CallFn::Free => {
+            let p = arg(w, env, 0, 8).map_err(|m| err(env, m))?;
+            env.effects += 1;
+            env.ctx.global.free(p).map_err(|f| err(env, f.0))
         }
     }
 }
