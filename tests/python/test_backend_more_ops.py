@@ -201,3 +201,72 @@ def test_globals_are_initialized_and_readable():
     stages = dict(_native.compile(m, target="sm_90a", pipeline="", debug_info=False)["stages"])
     assert "nv_tileaa.global constant @tab alignment = 16" in stages["nv_tileaa"]
     assert "@tileir_global_tab = addrspace(1) constant [8 x float]" in stages["llvm"]
+
+
+BF16_ATOMIC_ADD = """
+cuda_tile.module @m {
+  entry @k(%y: tile<ptr<bf16>>) {
+    %io = iota : tile<32xi32>
+    %y1 = reshape %y : tile<ptr<bf16>> -> tile<1xptr<bf16>>
+    %yb = broadcast %y1 : tile<1xptr<bf16>> -> tile<32xptr<bf16>>
+    %p = offset %yb, %io : tile<32xptr<bf16>>, tile<32xi32> -> tile<32xptr<bf16>>
+    %one = constant <bf16: 1.0> : tile<32xbf16>
+    %old, %t = atomic_rmw_tko relaxed device %p, addf, %one : tile<32xptr<bf16>>, tile<32xbf16> -> tile<32xbf16>, token
+    return
+  }
+}
+"""
+
+
+def test_bf16_atomic_add_before_sm_90_is_a_located_error():
+    m = tileir.ir.parse(BF16_ATOMIC_ADD, file_name="a.mlir")
+    with pytest.raises(Exception) as err:
+        _native.compile(m, target="sm_80", pipeline="", debug_info=False)
+    text = str(err.value)
+    assert "a.mlir:9:" in text and "atomic addf on bf16 needs sm_90 or newer; the target is sm_80" in text, text
+    # sm_90a has the instruction.
+    out = _native.compile(m, target="sm_90a", pipeline="", debug_info=False)
+    ptx, _ = compile_to_ptx(dict(out["stages"])["llvm"], cpu="sm_90a")
+    assert "atom" in ptx and "bf16" in ptx
+    if find_ptxas():
+        run_ptxas(ptx, arch="sm_90a")
+
+
+def directed_bf16(mode):
+    ty = "tensor_view<128xbf16, strides=[1]>"
+    pv = f"partition_view<tile=(128), {ty}>"
+    ops = "\n".join(
+        f"    %r{i} = {op} %a, %b rounding<{mode}> : tile<128xbf16>\n"
+        f"    %yv{i} = make_tensor_view %y{i}, shape = [128], strides = [1] : {ty}\n"
+        f"    %yp{i} = make_partition_view %yv{i} : {pv}\n"
+        f"    %ts{i} = store_view_tko weak %r{i}, %yp{i}[%c0] : tile<128xbf16>, {pv}, tile<i32> -> token"
+        for i, op in enumerate(["addf", "subf", "mulf", "divf"]))
+    params = ", ".join(f"%y{i}: tile<ptr<bf16>>" for i in range(4))
+    return f"""
+cuda_tile.module @m {{
+  entry @k(%x: tile<ptr<bf16>>, %w: tile<ptr<bf16>>, {params}) {{
+    %c0 = constant <i32: 0> : tile<i32>
+    %xv = make_tensor_view %x, shape = [128], strides = [1] : {ty}
+    %xp = make_partition_view %xv : {pv}
+    %wv = make_tensor_view %w, shape = [128], strides = [1] : {ty}
+    %wp = make_partition_view %wv : {pv}
+    %a, %t0 = load_view_tko weak %xp[%c0] : {pv}, tile<i32> -> tile<128xbf16>, token
+    %b, %t1 = load_view_tko weak %wp[%c0] : {pv}, tile<i32> -> tile<128xbf16>, token
+{ops}
+    return
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("mode", ["zero", "negative_inf", "positive_inf"])
+def test_bf16_arithmetic_with_directed_rounding_is_bit_exact(mode):
+    rng = np.random.default_rng(7)
+    # bf16 bit patterns: the top halves of random f32 values, finite and of mixed scale.
+    def bf16(n, scale):
+        f = (rng.standard_normal(n) * scale).astype(np.float32)
+        return (f.view(np.uint32) >> 16).astype(np.uint16)
+    x, w = bf16(128, 1e3), bf16(128, 1.0)
+    outs = [np.zeros(128, np.uint16) for _ in range(4)]
+    ref = _check(directed_bf16(mode), "k", (1,), [x, w] + outs)
+    assert all(r.any() for r in ref[2:])

@@ -582,3 +582,30 @@ def test_an_early_return_inside_if_ends_the_tile_block():
     assert_bits(r2[1], r1[1])
     np.testing.assert_array_equal(r1[1][:192], x[:192] + 1)
     assert (r1[1][192:] == -1).all()
+
+
+@ct.kernel
+def directed_small_float(A, B, O, T: C[int], MODE: C[int]):
+    mode = (ct.RoundingMode.RZ, ct.RoundingMode.RM, ct.RoundingMode.RP)[MODE]
+    a = ct.load(A, (0,), (T,))
+    b = ct.load(B, (0,), (T,))
+    ct.store(O, (0, 0), ct.add(a, b, rounding_mode=mode))
+    ct.store(O, (1, 0), ct.sub(a, b, rounding_mode=mode))
+    ct.store(O, (2, 0), ct.mul(a, b, rounding_mode=mode))
+    ct.store(O, (3, 0), ct.truediv(a, b, rounding_mode=mode))
+    ct.store(O, (4, 0), ct.sqrt(ct.abs(a), rounding_mode=mode))
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_f16_arithmetic_with_directed_rounding_is_bit_exact(mode):
+    # f16 results are rounded once in the op's direction (computed in f32 with it, then
+    # narrowed with it): exactly the interpreter's correctly rounded results, overflow to
+    # infinity or the largest finite value and subnormal results included.
+    rng = np.random.default_rng(20 + mode)
+    t = 256
+    a = (rng.standard_normal(t) * 300).astype(np.float16)
+    b = (rng.standard_normal(t) * 3).astype(np.float16)
+    a[:6] = [60000, -60000, 6e-5, -6e-5, 1.0, np.inf]
+    b[:6] = [30000, 30000, 1e-3, 7e-4, 3.0, 2.0]
+    r1, r2 = run_both(directed_small_float, (1,), [a, b, np.zeros((5, t), np.float16), t, mode])
+    assert_bits(r2[2], r1[2])

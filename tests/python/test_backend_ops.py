@@ -27,11 +27,7 @@ GRID = (2, 2, 2)
 NOT_YET = {}
 
 #: Failing only on some targets: (operation, target) -> (missing op, why).
-NOT_YET_ON = {
-    ("grid_dependency_control_wait", "sm_80"): ("gdc_wait_tko", "grid dependency control needs sm_90"),
-    ("grid_dependency_control_launch_dependents", "sm_80"):
-        ("gdc_launch_dependents_tko", "grid dependency control needs sm_90"),
-}
+NOT_YET_ON = {}
 
 
 def _expectation(name, target):

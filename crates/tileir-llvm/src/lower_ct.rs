@@ -813,8 +813,12 @@ impl FuncWriter<'_> {
             CtOp::StorePtrTko => self.store_ptr(op, c),
             CtOp::AtomicRmwTko | CtOp::AtomicCasTko => self.atomic(op, c),
             CtOp::GdcWaitTko | CtOp::GdcLaunchDependentsTko => {
-                if !self.target.starts_with("sm_9") {
-                    return Err(format!("grid dependency control needs sm_90 or newer, the target is {}", self.target));
+                if crate::writer::sm_number(&self.target).is_some_and(|sm| sm < 90) {
+                    // Before sm_90 there is no programmatic dependent launch: a kernel starts
+                    // only once the grids before it in its stream have finished (what the wait
+                    // waits for), and the launch of dependents is a hint. Both are no-ops.
+                    self.values.insert(data.results[0], Lowered::Token);
+                    return Ok(());
                 }
                 let name = if c.op == CtOp::GdcWaitTko { "wait" } else { "launch.dependents" };
                 self.declare(&format!("declare void @llvm.nvvm.griddepcontrol.{name}()"));
@@ -1800,6 +1804,10 @@ impl FuncWriter<'_> {
                 AtomicRmwMode::Xchg => ("exch", format!("b{bits}")),
             }
         };
+        if n == NumType::BF16 && opname == "add" && crate::writer::sm_number(&self.target).is_some_and(|sm| sm < 90) {
+            // PTX has `atom.add.noftz.bf16` from sm_90 on (cuda_tile: "addf: … bf16 (sm_90+)").
+            return Err(format!("atomic addf on bf16 needs sm_90 or newer; the target is {}", self.target));
+        }
         let (reg_ty, cons) = match bits {
             16 => ("i16", "h"),
             32 => ("i32", "r"),
@@ -2127,6 +2135,13 @@ impl FuncWriter<'_> {
     }
 
     /// f16/bf16 → f32 (the precision math is computed in); other types unchanged.
+    /// f32 `x` narrowed to f16 or bf16 with the PTX rounding `r` (`rz`, `rm`, `rp`, `rn`).
+    fn narrow_directed(&mut self, to: NumType, x: &str, r: &str) -> String {
+        let (ptx_ty, llvm_ty) = if to == NumType::BF16 { ("bf16", "bfloat") } else { ("f16", "half") };
+        let bits = self.emit("nd", format!("call i16 asm \"cvt.{r}.{ptx_ty}.f32 $0, $1;\", \"=h,f\"(float {x})"));
+        self.emit("nd", format!("bitcast i16 {bits} to {llvm_ty}"))
+    }
+
     fn widen_small_float(&mut self, n: NumType, v: &str) -> R<String> {
         Ok(match n {
             NumType::F16 => self.emit("wf", format!("fpext half {v} to float")),
@@ -2558,6 +2573,21 @@ impl FuncWriter<'_> {
                     return Ok(self.intrinsic("float", &nm, &[("float", &a[0]), ("float", &a[1])]));
                 }
                 let r = nvvm_rounding(rounding).ok_or_else(|| format!("'{name}' rounding '{rounding}' is not supported"))?;
+                if matches!(n, NumType::F16 | NumType::BF16) {
+                    // In f32 with the same rounding, then narrowed with it: each format's
+                    // values are f32 values, so two roundings in one direction are one.
+                    let wide: Vec<String> = a.iter().map(|x| self.widen_small_float(n, x)).collect::<R<_>>()?;
+                    let (base, args): (&str, Vec<String>) = match c.op {
+                        CtOp::AddF => ("add", vec![wide[0].clone(), wide[1].clone()]),
+                        CtOp::SubF => ("add", vec![wide[0].clone(), self.emit("ng", format!("fneg float {}", wide[1]))]),
+                        CtOp::MulF => ("mul", vec![wide[0].clone(), wide[1].clone()]),
+                        CtOp::DivF => ("div", vec![wide[0].clone(), wide[1].clone()]),
+                        _ => ("fma", wide.clone()),
+                    };
+                    let list: Vec<(&str, &str)> = args.iter().map(|x| ("float", x.as_str())).collect();
+                    let r32 = self.intrinsic("float", &format!("llvm.nvvm.{base}.{r}.f"), &list);
+                    return Ok(self.narrow_directed(n, &r32, r));
+                }
                 let (ty_s, ftz_s) = match n {
                     NumType::F32 | NumType::TF32 => ("f", if ftz { ".ftz" } else { "" }),
                     NumType::F64 => ("d", ""),
@@ -2605,6 +2635,12 @@ impl FuncWriter<'_> {
                 match n {
                     NumType::F32 => Ok(self.intrinsic("float", &format!("llvm.nvvm.sqrt.{r}{}.f", if ftz { ".ftz" } else { "" }), &[("float", &a[0])])),
                     NumType::F64 => Ok(self.intrinsic("double", &format!("llvm.nvvm.sqrt.{r}.d"), &[("double", &a[0])])),
+                    NumType::F16 | NumType::BF16 => {
+                        // As for arithmetic: f32 and one more rounding in the same direction.
+                        let wide = self.widen_small_float(n, &a[0])?;
+                        let r32 = self.intrinsic("float", &format!("llvm.nvvm.sqrt.{r}.f"), &[("float", &wide)]);
+                        Ok(self.narrow_directed(n, &r32, r))
+                    }
                     _ => Err(format!("'sqrt' with rounding '{rounding}' on {n} is not supported yet")),
                 }
             }
