@@ -270,3 +270,47 @@ def test_bf16_arithmetic_with_directed_rounding_is_bit_exact(mode):
     outs = [np.zeros(128, np.uint16) for _ in range(4)]
     ref = _check(directed_bf16(mode), "k", (1,), [x, w] + outs)
     assert all(r.any() for r in ref[2:])
+
+
+def narrow_globals(elem, values):
+    n = len(values)
+    return f"""
+cuda_tile.module @m {{
+  global private constant @tab <{elem}: [{", ".join(values)}]> : tile<{n}x{elem}>
+  entry @k(%y: tile<ptr<f32>>) {{
+    %io = iota : tile<{n}xi32>
+    %g = get_global @tab : tile<ptr<{elem}>>
+    %g1 = reshape %g : tile<ptr<{elem}>> -> tile<1xptr<{elem}>>
+    %gb = broadcast %g1 : tile<1xptr<{elem}>> -> tile<{n}xptr<{elem}>>
+    %gp = offset %gb, %io : tile<{n}xptr<{elem}>>, tile<{n}xi32> -> tile<{n}xptr<{elem}>>
+    %t, %t1 = load_ptr_tko weak %gp : tile<{n}xptr<{elem}>> -> tile<{n}x{elem}>, token
+    %p = print_tko "%g\\n", %t : tile<{n}x{elem}> -> token
+    %f = ftof %t : tile<{n}x{elem}> -> tile<{n}xf32>
+    %yv = make_tensor_view %y, shape = [{n}], strides = [1] : tensor_view<{n}xf32, strides=[1]>
+    %yp = make_partition_view %yv : partition_view<tile=({n}), tensor_view<{n}xf32, strides=[1]>>
+    %c0 = constant <i32: 0> : tile<i32>
+    %t2 = store_view_tko weak %f, %yp[%c0] : tile<{n}xf32>, partition_view<tile=({n}), tensor_view<{n}xf32, strides=[1]>>, tile<i32> -> token
+    return
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("elem,values", [
+    ("f8E4M3FN", ["1.0", "-2.5", "448.0", "0.015625", "-0.0", "3.0", "-6.0", "0.5"]),
+    ("f8E5M2", ["1.0", "-3.0", "57344.0", "0.25", "-0.0", "1.5", "-1024.0", "2.0"]),
+    ("f4E2M1FN", ["0.5", "-1.0", "6.0", "1.5", "-0.0", "3.0", "-4.0", "2.0", "1.0", "-0.5", "0.0", "-6.0", "4.0", "-1.5", "2.0", "3.0"]),
+    ("tf32", ["1.0", "-2.5", "3.140625", "1026.0", "-0.0", "0.125", "7.0", "-9.0"]),
+])
+def test_globals_and_prints_of_narrow_formats(elem, values):
+    text = narrow_globals(elem, values)
+    y = np.zeros(len(values), np.float32)
+    ref = _check(text, "k", (1,), [y])
+    np.testing.assert_array_equal(ref[0], np.array([float(v) for v in values], np.float32))
+    for target in ("sm_80", "sm_90a"):
+        out = _native.compile(tileir.ir.parse(text), target=target, pipeline="", debug_info=False)
+        ptx, _ = compile_to_ptx(dict(out["stages"])["llvm"], cpu=target)
+        res = run_ptx(ptx, "k", (1,), (out["kernels"][0]["num_threads"],), [np.zeros(len(values), np.float32)])
+        printed = res.output.strip()
+        assert printed.startswith("[") and len(printed.split(",")) == len(values), printed
+        assert [float(v) for v in printed.strip("[]").split(",")] == [float(v) for v in values], printed

@@ -184,8 +184,13 @@ impl FuncWriter<'_> {
             }
             TileElem::Num(n) => n,
         };
+        if matches!(n, NumType::F8E4M3FN | NumType::F8E5M2 | NumType::F8E8M0FNU | NumType::F4E2M1FN) {
+            // The narrow formats print as their (exact) f32 value.
+            let f = self.ftof(n, NumType::F32, v, tileir_ir::RoundingMode::NearestEven)?;
+            return self.printf_value(TileElem::Num(NumType::F32), conv, &f);
+        }
         let lt = elem_llvm(elem)?;
-        if n.is_float() && !matches!(n, NumType::F8E4M3FN | NumType::F8E5M2 | NumType::F8E8M0FNU | NumType::F4E2M1FN) {
+        if n.is_float() {
             let d = if lt == "double" { v.to_string() } else { self.emit("pd", format!("fpext {lt} {v} to double")) };
             if float_conv || "sS".contains(conv) {
                 return Ok(("double", d, ""));

@@ -415,18 +415,25 @@ pub(crate) fn global_symbol(name: &str) -> String {
 /// value; `constant` globals are LLVM constants.
 fn global_definition(name: &str, value: &tileir_ir::DenseElements, alignment: i64, constant: bool) -> Result<String, String> {
     let n = value.elem;
-    let lt = match n {
-        NumType::I1 => "i8",
-        _ => llvm_type(n).ok_or_else(|| format!("globals of {n} are not supported yet"))?,
-    };
     let count = value.shape.first().copied().unwrap_or(1).max(0) as usize;
-    let items: Vec<String> = (0..count)
-        .map(|i| {
-            let bits = value.get(if value.is_splat() { 0 } else { i });
-            let lit = if n == NumType::I1 { ((bits & 1) as i64).to_string() } else { crate::lower_ct::literal(n, bits) };
-            format!("{lt} {lit}")
-        })
-        .collect();
+    let element = |i: usize| value.get(if value.is_splat() { 0 } else { i });
+    // The bytes of the narrow formats are their codes; f4E2M1FN packs two codes to a byte,
+    // the lower index in the low nibble (as every f4 access reads them).
+    let (lt, items): (&str, Vec<String>) = match n {
+        NumType::I1 => ("i8", (0..count).map(|i| format!("i8 {}", element(i) & 1)).collect()),
+        NumType::F8E4M3FN | NumType::F8E5M2 | NumType::F8E8M0FNU => ("i8", (0..count).map(|i| format!("i8 {}", element(i) & 0xFF)).collect()),
+        NumType::F4E2M1FN => {
+            let code = |i: usize| if i < count { element(i) & 0xF } else { 0 };
+            ("i8", (0..count.div_ceil(2)).map(|b| format!("i8 {}", code(2 * b) | code(2 * b + 1) << 4)).collect())
+        }
+        // tf32 is stored as f32 bits.
+        NumType::TF32 => ("float", (0..count).map(|i| format!("float {}", crate::lower_ct::literal(NumType::F32, element(i)))).collect()),
+        _ => {
+            let lt = llvm_type(n).ok_or_else(|| format!("globals of {n} are not supported yet"))?;
+            (lt, (0..count).map(|i| format!("{lt} {}", crate::lower_ct::literal(n, element(i)))).collect())
+        }
+    };
+    let count = items.len();
     let natural = (n.storage_bytes().max(1)) as i64;
     let align = if alignment > 0 { alignment.max(natural) } else { natural };
     let kind = if constant { "constant" } else { "global" };
