@@ -1479,3 +1479,24 @@ def test_tuning_times_with_events_and_flushes_l2_between_runs(fake_driver, tmp_p
                                       lambda c: (x, x, out, c["tile"]), quiet=True)
     assert again.cached and again.best.config == {"tile": 256}
     assert _counter(fake_driver, "launches") - launches0 == runs
+
+
+def test_a_kernel_that_spills_warns_and_keeps_the_report():
+    """ptxas's spill report reaches the CompiledKernel and a TileIRPerformanceWarning."""
+    import tileir as ct
+    from tileir.errors import TileIRPerformanceWarning
+
+    @ct.kernel
+    def too_big(X, Y, Z):
+        # 128 x 512 f32 held by 128 threads: 512 live values per thread.
+        x = ct.load(X, (0, 0), (128, 512))
+        y = ct.exp(x) * x
+        s = ct.sum(y, axis=1)
+        ct.store(Z, (0,), s + ct.max(y, axis=1))
+        ct.store(Y, (0, 0), y + ct.reshape(s, (128, 1)))
+
+    x = np.zeros((128, 512), np.float32)
+    with pytest.warns(TileIRPerformanceWarning, match="spills registers on sm_90a"):
+        k = ct.compile(too_big, (x, x, np.zeros(128, np.float32)), target="sm_90a")
+    assert k.spills and k.ptxas_info.spill_stores_bytes > 0, k.ptxas_info
+    assert any("spills registers" in w for w in k.warnings), k.warnings
