@@ -609,3 +609,53 @@ def test_f16_arithmetic_with_directed_rounding_is_bit_exact(mode):
     b[:6] = [30000, 30000, 1e-3, 7e-4, 3.0, 2.0]
     r1, r2 = run_both(directed_small_float, (1,), [a, b, np.zeros((5, t), np.float16), t, mode])
     assert_bits(r2[2], r1[2])
+
+
+@ct.kernel
+def transpose_3d(X, R, A: C[int], B: C[int], Cc: C[int]):
+    ct.store(R, (0, 0, 0), ct.transpose(ct.load(X, (0, 0, 0), (A, B, Cc)), 0, 2))
+
+
+@pytest.mark.parametrize("shape", [(4, 1, 4), (4, 2, 4), (8, 1, 8), (2, 1, 4)])
+def test_a_transpose_that_keeps_the_shape_still_moves_the_elements(shape):
+    # (4, 1, 4) transposed is (4, 1, 4) again, in the same layout: the elements must move.
+    x = np.arange(np.prod(shape), dtype=np.int32).reshape(shape)
+    r1, r2 = run_both(transpose_3d, (1,), [x, np.zeros(shape[::-1], np.int32), *shape])
+    np.testing.assert_array_equal(r1[1], x.transpose(2, 1, 0))
+    assert_bits(r2[1], r1[1])
+
+
+@ct.kernel
+def masked_gather(X, I, M, Z, N: C[int]):
+    idx = ct.load(I, (0,), (N,))
+    m = ct.load(M, (0,), (N,))
+    ct.store(Z, (0,), ct.gather(X, (idx,), mask=m, padding_value=-1))
+
+
+def test_boolean_tiles_load_one_byte_per_element():
+    # A vector load of i1 elements must read bytes (LLVM's <4 x i1> in memory is bit-packed).
+    x = np.arange(10, 26).astype(np.int64)
+    idx = np.arange(16, dtype=np.int32)
+    mask = np.array([1, 1, 0, 1, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1], bool)
+    r1, r2 = run_both(masked_gather, (1,), [x, idx, mask, np.zeros(16, np.int64), 16])
+    np.testing.assert_array_equal(r1[3], np.where(mask, x, -1))
+    assert_bits(r2[3], r1[3])
+
+
+@ct.kernel
+def small_divmod(X, Y, Q, R, M: C[int], N: C[int]):
+    q, r = divmod(ct.load(X, (0, 0), (M, N)), ct.load(Y, (0, 0), (M, N)))
+    ct.store(Q, (0, 0), q)
+    ct.store(R, (0, 0), r)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (4, 16)])
+def test_threads_replicating_a_small_tile_divide_what_their_owners_divide(shape):
+    # 128 threads over a tile of 1 or 64 elements: the replicas load their owners' values,
+    # so they never divide by a register that was not loaded (the emulator reports that).
+    x = np.full(shape, 7, np.int8)
+    y = np.full(shape, -2, np.int8)
+    r1, r2 = run_both(small_divmod, (1,), [x, y, np.zeros(shape, np.int8), np.zeros(shape, np.int8), *shape])
+    assert (r1[2] == -4).all() and (r1[3] == -1).all()
+    assert_bits(r2[2], r1[2])
+    assert_bits(r2[3], r1[3])

@@ -888,7 +888,11 @@ impl FuncWriter<'_> {
             }
             return Ok(());
         }
-        if st.layout == rt.layout && st.shape == rt.shape {
+        // Same shape and layout: the same elements, except for a permute that moves them
+        // (a transpose of a square tile keeps its shape).
+        let moves_elements = c.op == CtOp::Permute
+            && !matches!(c.get("permutation"), Some(Attr::IntArray(p)) if p.iter().enumerate().all(|(i, &d)| d == i as i64));
+        if st.layout == rt.layout && st.shape == rt.shape && !moves_elements {
             let e = self.elems(src)?;
             self.set_elems(result, e);
             if self.uniform_values.contains(&src) {

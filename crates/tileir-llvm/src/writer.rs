@@ -838,10 +838,21 @@ impl<'a> FuncWriter<'a> {
                         k.mnemonic()
                     ),
                 ),
+                TileAsOp::AllocTensor
+                | TileAsOp::View { .. }
+                | TileAsOp::Copy { .. }
+                | TileAsOp::Shuffle { .. }
+                | TileAsOp::ConvertLayout { .. } => self.error(
+                    op,
+                    format!(
+                        "the LLVM writer cannot emit 'nv_tileas.{}' yet: it lowers each plain convert_layout itself (renaming, warp shuffles or shared memory, planned per layout pair); the staging ops of tileas-materialize-convert-layout have no LLVM lowering, so leave that pass out of pipelines that reach LLVM",
+                        k.mnemonic()
+                    ),
+                ),
                 other => self.error(
                     op,
                     format!(
-                        "the LLVM writer cannot emit 'nv_tileas.{}' yet: async pipelines, agents and TMA are lowered by the Hopper code generator, which does not exist yet",
+                        "the LLVM writer cannot emit 'nv_tileas.{}': async pipelines and agents reach LLVM only through tileas-pipelines-to-registers (the default pipeline's last pass), and TMA copies only as the backend plans them for wgmma operands and store epilogues",
                         other.mnemonic()
                     ),
                 ),
@@ -1084,11 +1095,23 @@ impl<'a> FuncWriter<'a> {
             let step = access.origin_step.as_ref().and_then(|s| s.get(d).copied()).unwrap_or(shape[d]);
             let t = self.fresh("tile");
             self.line(&format!("{t} = mul i64 {}, {step}", tile_index[d]));
+            // A load's replicated threads (past a dimension the CTA over-covers) read what
+            // the threads they replicate read, so the values they compute and drop are those
+            // (no division by a never-loaded zero); only owners store.
+            let replicated = (spt[d] * tpw[d] * wpc[d]) as i64 > shape[d];
+            let base_d = if is_load && replicated {
+                let w = self.fresh("wrap");
+                self.line(&format!("{w} = and i64 {}, {}", coords.base[d], shape[d] - 1));
+                w
+            } else {
+                coords.base[d].clone()
+            };
             let o = self.fresh("org");
-            self.line(&format!("{o} = add i64 {t}, {}", coords.base[d]));
+            self.line(&format!("{o} = add i64 {t}, {base_d}"));
             tile_start.push(t);
             origin.push(o);
         }
+        let owners_only = if is_load { None } else { coords.valid.clone() };
         let reps: Vec<i64> = (0..rank).map(|d| (shape[d] / (spt[d] * tpw[d] * wpc[d]) as i64).max(1)).collect();
         let footprint: Vec<i64> = (0..rank).map(|d| (spt[d] * tpw[d] * wpc[d]) as i64).collect();
         let group = spt[vdim] as usize; // contiguous run along the vector dimension
@@ -1162,7 +1185,7 @@ impl<'a> FuncWriter<'a> {
         }
         // The whole tile is inside the memref: 0 <= start and start + shape <= size in
         // every dimension (signed: a negative tile index must not pass as a huge one).
-        let mut full: Option<String> = coords.valid.clone();
+        let mut full: Option<String> = owners_only.clone();
         for d in 0..rank {
             let lo = self.fresh("lo");
             self.line(&format!("{lo} = icmp sge i64 {}, 0", tile_start[d]));
@@ -1182,15 +1205,18 @@ impl<'a> FuncWriter<'a> {
         // Fast path: `group / vw` vector accesses of vw elements per group.
         self.label(&l_fast);
         let align = vw * bytes;
+        // i1 elements are bytes in memory (a vector of i1 would be bit-packed in LLVM).
+        let bool_elems = lt == "i1";
+        let mem_lt = if bool_elems { "i8" } else { lt };
         let mut fast_vals = Vec::new();
         for (gi, offsets) in groups.iter().enumerate() {
-            let (addr, _) = self.group_address(&origin, offsets, &strides, &base, lt);
+            let (addr, _) = self.group_address(&origin, offsets, &strides, &base, mem_lt);
             for k in 0..group / vw {
                 let p = if k == 0 {
                     addr.clone()
                 } else if strides[vdim] == "1" {
                     let p = self.fresh("addr");
-                    self.line(&format!("{p} = getelementptr {lt}, ptr addrspace(1) {addr}, i64 {}", k * vw));
+                    self.line(&format!("{p} = getelementptr {mem_lt}, ptr addrspace(1) {addr}, i64 {}", k * vw));
                     p
                 } else {
                     // A permuted view walks its fastest tile dimension with a non-unit
@@ -1198,41 +1224,47 @@ impl<'a> FuncWriter<'a> {
                     let off = self.fresh("soff");
                     self.line(&format!("{off} = mul i64 {}, {}", strides[vdim], k * vw));
                     let p = self.fresh("addr");
-                    self.line(&format!("{p} = getelementptr {lt}, ptr addrspace(1) {addr}, i64 {off}"));
+                    self.line(&format!("{p} = getelementptr {mem_lt}, ptr addrspace(1) {addr}, i64 {off}"));
                     p
                 };
                 if is_load {
                     if strong {
                         let v = self.fresh("ld");
-                        self.line(&format!("{v} = load atomic {lt}, ptr addrspace(1) {p} {llvm_scope}monotonic, align {align}"));
+                        self.line(&format!("{v} = load atomic {mem_lt}, ptr addrspace(1) {p} {llvm_scope}monotonic, align {align}"));
+                        let v = self.loaded_bool(bool_elems, v);
                         fast_vals.push(v);
                     } else if vw == 1 {
                         let v = self.fresh("ld");
-                        self.line(&format!("{v} = load {lt}, ptr addrspace(1) {p}, align {align}"));
+                        self.line(&format!("{v} = load {mem_lt}, ptr addrspace(1) {p}, align {align}"));
+                        let v = self.loaded_bool(bool_elems, v);
                         fast_vals.push(v);
                     } else {
                         let v = self.fresh("ldv");
-                        self.line(&format!("{v} = load <{vw} x {lt}>, ptr addrspace(1) {p}, align {align}"));
+                        self.line(&format!("{v} = load <{vw} x {mem_lt}>, ptr addrspace(1) {p}, align {align}"));
                         for e in 0..vw {
                             let x = self.fresh("x");
-                            self.line(&format!("{x} = extractelement <{vw} x {lt}> {v}, i32 {e}"));
+                            self.line(&format!("{x} = extractelement <{vw} x {mem_lt}> {v}, i32 {e}"));
+                            let x = self.loaded_bool(bool_elems, x);
                             fast_vals.push(x);
                         }
                     }
                 } else {
-                    let vals = &stored[gi * group + k * vw..gi * group + (k + 1) * vw];
+                    let vals: Vec<String> = stored[gi * group + k * vw..gi * group + (k + 1) * vw]
+                        .iter()
+                        .map(|v| if bool_elems { self.emit("sb", format!("zext i1 {v} to i8")) } else { v.clone() })
+                        .collect();
                     if strong {
-                        self.line(&format!("store atomic {lt} {}, ptr addrspace(1) {p} {llvm_scope}monotonic, align {align}", vals[0]));
+                        self.line(&format!("store atomic {mem_lt} {}, ptr addrspace(1) {p} {llvm_scope}monotonic, align {align}", vals[0]));
                     } else if vw == 1 {
-                        self.line(&format!("store {lt} {}, ptr addrspace(1) {p}, align {align}", vals[0]));
+                        self.line(&format!("store {mem_lt} {}, ptr addrspace(1) {p}, align {align}", vals[0]));
                     } else {
                         let mut acc = "poison".to_string();
                         for (e, val) in vals.iter().enumerate() {
                             let n = self.fresh("sv");
-                            self.line(&format!("{n} = insertelement <{vw} x {lt}> {acc}, {lt} {val}, i32 {e}"));
+                            self.line(&format!("{n} = insertelement <{vw} x {mem_lt}> {acc}, {mem_lt} {val}, i32 {e}"));
                             acc = n;
                         }
-                        self.line(&format!("store <{vw} x {lt}> {acc}, ptr addrspace(1) {p}, align {align}"));
+                        self.line(&format!("store <{vw} x {mem_lt}> {acc}, ptr addrspace(1) {p}, align {align}"));
                     }
                 }
             }
@@ -1247,7 +1279,7 @@ impl<'a> FuncWriter<'a> {
         for (gi, offsets) in groups.iter().enumerate() {
             let (addr, at) = self.group_address(&origin, offsets, &strides, &base, lt);
             // In-bounds test of the group's outer coordinates (all but the vector dimension).
-            let mut outer_ok: Option<String> = coords.valid.clone();
+            let mut outer_ok: Option<String> = owners_only.clone();
             for (d, c) in at.iter().enumerate().filter(|&(d, _)| d != vdim) {
                 let ok = self.fresh("in");
                 self.line(&format!("{ok} = icmp ult i64 {c}, {}", sizes[d]));
@@ -1569,6 +1601,15 @@ impl<'a> FuncWriter<'a> {
             self.line(&format!("{r} = bitcast {lt} {v} to {}", ptx.reg_ty));
         }
         r
+    }
+
+    /// A byte loaded for an i1 element as the i1 (non-zero is true); other values as they are.
+    fn loaded_bool(&mut self, bool_elem: bool, v: String) -> String {
+        if bool_elem {
+            self.emit("lb", format!("icmp ne i8 {v}, 0"))
+        } else {
+            v
+        }
     }
 
     /// The inverse of [`Self::elem_to_reg`].

@@ -223,7 +223,12 @@ fn bin_scalar(op: FBin, f: FloatFormat, m: FMods, a: u64, b: u64) -> u64 {
         }
         FBin::Div => {
             if m.approx {
-                let s = x / y;
+                // The PTX ISA's structure, d = a * (1/b): a reciprocal below the normal range
+                // is zero, so 2^126 < |b| < 2^128 gives 0 (NaN for an infinite a), as the ISA
+                // documents; both roundings are to nearest.
+                let r = 1.0f32 / y as f32;
+                let r = if r != 0.0 && r.abs() < f32::MIN_POSITIVE { 0.0f32.copysign(r) } else { r };
+                let s = (x as f32 * r) as f64;
                 return finish(f, encode(f, s, Rounding::NearestEven, Saturation::None), m);
             }
             let s = x / y;

@@ -1,0 +1,98 @@
+"""The front end's test kernels reach cubins: every kernel that the interpreter tests
+(test_frontend_semantics, test_interpret_kernels, test_frontend_lang, test_ops_numerics)
+run through ``ct.interpret`` is also compiled for sm_80 and sm_90a (through ptxas when it
+is installed) and run on the PTX emulator on copies of the same arguments, and must leave
+memory as the interpreter did: exactly for integers and booleans, within a few ulps for
+floats (the backend's math is within its documented bounds, and reductions may group
+differently).
+
+Each interpreter test runs as it is, with ``ct.interpret`` wrapped: the wrapper runs the
+interpreter first (a call the interpreter refuses is left to the test), then the compiled
+kernel. A kernel the backend cannot compile fails here, naming it."""
+
+import importlib
+import inspect
+
+import numpy as np
+import pytest
+
+import tileir as ct
+
+MODULES = ("test_frontend_semantics", "test_interpret_kernels", "test_frontend_lang", "test_ops_numerics")
+TARGETS = ("sm_80", "sm_90a")
+
+#: Tests whose kernels the emulator cannot be held to the interpreter's exact results on.
+NOT_COMPARED = {
+    "test_ops_numerics.test_custom_reduce_and_scan_are_sequential_element_then_accumulator":
+        "its combiners are order-sensitive: cuda_tile leaves the order of a reduction open, the "
+        "interpreter documents a sequential one and the backend reduces as a tree",
+}
+
+
+def _tests():
+    out = []
+    for name in MODULES:
+        mod = importlib.import_module(name)
+        for fname, fn in sorted(vars(mod).items()):
+            if not fname.startswith("test_") or not callable(fn):
+                continue
+            marks = getattr(fn, "pytestmark", [])
+            if any(m.name in ("parametrize", "gpu", "skip", "skipif", "xfail") for m in marks):
+                continue
+            if inspect.signature(fn).parameters:
+                continue  # fixtures
+            test_id = f"{name}.{fname}"
+            out.append(pytest.param(fn, test_id in NOT_COMPARED, id=test_id))
+    return out
+
+
+def _compare(got, want, what, approximate=False):
+    if not isinstance(want, np.ndarray):
+        return
+    if want.dtype.kind == "f" and want.dtype.itemsize >= 2:
+        w = want.astype(np.float64)
+        g = got.astype(np.float64)
+        assert (np.isnan(w) == np.isnan(g)).all(), f"{what}: NaN positions differ:\n{g}\n{w}"
+        infinite = np.isinf(w) | np.isinf(g)
+        assert (g[infinite] == w[infinite]).all(), f"{what}: infinities differ:\n{g}\n{w}"
+        finite = np.isfinite(w) & ~infinite
+        # The approx forms (tanh.approx: relative error 2^-10.987) are emulated correctly
+        # rounded by the emulator and as the documented structure by the interpreter.
+        eps = 2.0 ** -13 if approximate else float(np.finfo(want.dtype).eps)
+        scale = max(float(np.max(np.abs(w[finite]), initial=0.0)), 1.0)
+        np.testing.assert_allclose(g[finite], w[finite], rtol=8 * eps, atol=64 * eps * scale, err_msg=what)
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=what)
+
+
+@pytest.mark.parametrize("test,compiled_only", _tests())
+def test_interpreted_kernels_also_compile_and_match_on_the_emulator(test, compiled_only, monkeypatch):
+    real = ct.interpret
+    ran = []
+
+    def interpret_then_emulate(grid, kernel, args, *rest, **kw):
+        before = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        result = real(grid, kernel, args, *rest, **kw)
+        if kw.get("stage") not in (None, "cuda_tile"):
+            return result
+        # Atomics make the outcome depend on the order tile blocks run in (which one wins a
+        # compare-and-swap): such kernels must compile and run, their results not match.
+        ir = str(ct.compile_to_ir(kernel, before))
+        racy = "atomic_" in ir or compiled_only
+        approximate = "rounding<approx>" in ir
+        for target in TARGETS:
+            mine = [a.copy() if isinstance(a, np.ndarray) else a for a in before]
+            try:
+                ct.emulate(grid, kernel, mine, target=target)
+            except Exception as e:  # noqa: BLE001 - reported with the kernel's name
+                raise AssertionError(f"kernel '{getattr(kernel, '__name__', kernel)}' for {target}: "
+                                     f"{type(e).__name__}: {e}") from e
+            for i, (g, w) in enumerate(zip(mine, args) if not racy else ()):
+                _compare(g, w, f"kernel '{getattr(kernel, '__name__', kernel)}' argument #{i} on {target}", approximate)
+        ran.append(kernel)
+        return result
+
+    monkeypatch.setattr(ct, "interpret", interpret_then_emulate)
+    test()
+    if not ran:
+        pytest.skip("the test interprets no kernel successfully")
