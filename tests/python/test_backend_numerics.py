@@ -659,3 +659,29 @@ def test_threads_replicating_a_small_tile_divide_what_their_owners_divide(shape)
     assert (r1[2] == -4).all() and (r1[3] == -1).all()
     assert_bits(r2[2], r1[2])
     assert_bits(r2[3], r1[3])
+
+
+@ct.kernel
+def exp_family(X, E, S, Ch, Th):
+    x = ct.load(X, (0,), (16,))
+    ct.store(E, (0,), ct.exp(x))
+    ct.store(S, (0,), ct.sinh(x))
+    ct.store(Ch, (0,), ct.cosh(x))
+    ct.store(Th, (0,), ct.tanh(x))
+
+
+def test_exp_sinh_cosh_tanh_at_large_magnitudes():
+    # exp overflows past 88.72 while sinh and cosh stay finite up to 89.41; huge inputs must
+    # give infinities and zeros, not NaN (an infinite 2^t times a zero correction).
+    x = np.array([80, 88, 88.7, 88.8, 89, 89.4, 89.5, 90, 100, 1e10, np.inf, -89, -90, -1e10, -np.inf, np.nan],
+                 np.float32)
+    outs = [np.zeros(16, np.float32) for _ in range(4)]
+    r1, r2 = run_both(exp_family, (1,), [x] + outs)
+    with np.errstate(over="ignore"):
+        for got, want, fn in zip(r2[1:], r1[1:], (np.exp, np.sinh, np.cosh, np.tanh)):
+            exact = fn(x.astype(np.float64)).astype(np.float32)
+            assert (np.isnan(got) == np.isnan(exact)).all(), (fn.__name__, got)
+            assert (np.isinf(got) == np.isinf(exact)).all(), (fn.__name__, got)
+            finite = np.isfinite(exact)
+            np.testing.assert_allclose(got[finite], exact[finite], rtol=4e-7, err_msg=fn.__name__)
+            np.testing.assert_allclose(got[finite], want[finite], rtol=4e-7, err_msg=fn.__name__)

@@ -777,7 +777,14 @@ def _np_reduce(op, x, axis, keep):
                 r = np.expand_dims(r, axis) if keep else r
             return r.astype(np.int32)
         fn = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}[op]
-        return fn(x, axis=axis, keepdims=keep)
+        r = fn(x, axis=axis, keepdims=keep)
+        if op in ("max", "min"):
+            # -0.0 orders below +0.0 (NumPy keeps whichever zero comes first): a zero result
+            # is -0.0 for min when any -0.0 is reduced, +0.0 for max when any +0.0 is.
+            want_negative = np.signbit(x) if op == "min" else ~np.signbit(x)
+            zero_sign = np.any((x == 0) & want_negative, axis=axis, keepdims=keep)
+            r = np.where(r == 0, np.where(zero_sign == (op == "min"), -0.0, 0.0), r)
+        return r
 
 
 AXES = st.sampled_from([None, 0, 1, (0, 1)])

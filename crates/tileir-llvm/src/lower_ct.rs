@@ -2101,10 +2101,22 @@ impl FuncWriter<'_> {
     /// 1 + c·ln 2, so the result keeps ex2.approx's few-ulp accuracy for every x, where
     /// ex2(x·log2(e)) alone loses up to ~60 ulp at |x| near 80.
     fn exp_f32(&mut self, x: &str, negate: bool, ftz: bool) -> String {
+        self.exp_f32_scaled(x, negate, ftz, false)
+    }
+
+    /// e^x (e^-x when `negate`), or half of it when `halve` (exactly: 2^(t-1) for 2^t), so
+    /// that e^x / 2 does not overflow where e^x alone would (sinh and cosh up to |x| ≈ 89.4).
+    fn exp_f32_scaled(&mut self, x: &str, negate: bool, ftz: bool, halve: bool) -> String {
         const LOG2E_HI: &str = "0x3FF7154760000000"; // f32(log2 e)
         const LOG2E_LO: &str = "0x3E54AE0C00000000"; // f32(log2 e - LOG2E_HI)
         let fz = if ftz { ".ftz" } else { "" };
         let x = if negate { self.emit("xn", format!("fneg float {x}")) } else { x.to_string() };
+        // Past ±150 the result is already ∞ or 0; clamping keeps the correction term finite
+        // (for |x| ≈ 1e10 it would be 2^±500, and ∞ · 0 is NaN). NaN stays NaN.
+        let above = self.emit("xk", format!("fcmp ogt float {x}, 150.0"));
+        let below = self.emit("xk", format!("fcmp olt float {x}, -150.0"));
+        let x = self.emit("xk", format!("select i1 {above}, float 150.0, float {x}"));
+        let x = self.emit("xk", format!("select i1 {below}, float -150.0, float {x}"));
         let t = self.emit("xt", format!("fmul float {x}, {LOG2E_HI}"));
         let nt = self.emit("xt", format!("fneg float {t}"));
         let err_hi = self.intrinsic("float", "llvm.fma.f32", &[("float", &x), ("float", LOG2E_HI), ("float", &nt)]);
@@ -2113,6 +2125,8 @@ impl FuncWriter<'_> {
         let ax = self.intrinsic("float", "llvm.fabs.f32", &[("float", &x)]);
         let inf = self.emit("xi", format!("fcmp oeq float {ax}, 0x7FF0000000000000"));
         let c = self.emit("xc", format!("select i1 {inf}, float 0.0, float {c}"));
+        // t - 1 is exact (|t| <= 217).
+        let t = if halve { self.emit("xh", format!("fsub float {t}, 1.0")) } else { t };
         let et = self.intrinsic("float", &format!("llvm.nvvm.ex2.approx{fz}.f"), &[("float", &t)]);
         let ec = self.intrinsic("float", &format!("llvm.nvvm.ex2.approx{fz}.f"), &[("float", &c)]);
         self.emit("xe", format!("fmul float {et}, {ec}"))
@@ -2138,7 +2152,6 @@ impl FuncWriter<'_> {
         self.emit("th", format!("select i1 {is_small}, float {small}, float {big}"))
     }
 
-    /// f16/bf16 → f32 (the precision math is computed in); other types unchanged.
     /// f32 `x` narrowed to f16 or bf16 with the PTX rounding `r` (`rz`, `rm`, `rp`, `rn`).
     fn narrow_directed(&mut self, to: NumType, x: &str, r: &str) -> String {
         let (ptx_ty, llvm_ty) = if to == NumType::BF16 { ("bf16", "bfloat") } else { ("f16", "half") };
@@ -2146,6 +2159,7 @@ impl FuncWriter<'_> {
         self.emit("nd", format!("bitcast i16 {bits} to {llvm_ty}"))
     }
 
+    /// f16/bf16 → f32 (the precision math is computed in); other types unchanged.
     fn widen_small_float(&mut self, n: NumType, v: &str) -> R<String> {
         Ok(match n {
             NumType::F16 => self.emit("wf", format!("fpext half {v} to float")),
@@ -2746,10 +2760,11 @@ impl FuncWriter<'_> {
             CtOp::TanH if approx => self.intrinsic("float", "llvm.nvvm.tanh.approx.f32", &[("float", x)]),
             CtOp::TanH => self.tanh_f32(x, ftz),
             CtOp::SinH | CtOp::CosH => {
-                let e = self.exp_f32(x, false, ftz);
-                let em = self.exp_f32(x, true, ftz);
-                let d = self.emit("sh", format!("{} float {e}, {em}", if op == CtOp::SinH { "fsub" } else { "fadd" }));
-                let r = self.emit("sh", format!("fmul float {d}, 0x3FE0000000000000"));
+                // (e^x ∓ e^-x) / 2 from the halves, which stay finite up to |x| ≈ 89.4 (e^x
+                // itself overflows past 88.7).
+                let e = self.exp_f32_scaled(x, false, ftz, true);
+                let em = self.exp_f32_scaled(x, true, ftz, true);
+                let r = self.emit("sh", format!("{} float {e}, {em}", if op == CtOp::SinH { "fsub" } else { "fadd" }));
                 if op == CtOp::CosH {
                     r
                 } else {
