@@ -48,28 +48,23 @@ impl FuncWriter<'_> {
         self.scratch(16);
         // Earlier readers of the scratch buffer are done before thread 0 writes it.
         self.barrier();
-        let tid = self.thread_id();
-        let is0 = self.emit("al0", format!("icmp eq i32 {tid}, 0"));
-        let (call, join) = (self.new_label("alloca"), self.new_label("allocaj"));
-        self.line(&format!("br i1 {is0}, label {call}, label {join}"));
-        self.label(&call);
-        let raw = self.emit("alr", format!("call ptr @malloc(i64 {request})"));
-        let null = self.emit("aln", format!("icmp eq ptr {raw}, null"));
-        let (oom, stash) = (self.new_label("allocaoom"), self.new_label("allocas"));
-        self.line(&format!("br i1 {null}, label {oom}, label {stash}"));
-        self.label(&oom);
-        self.report_failure(
-            op,
-            &format!(
-                "cuda_tile.alloca: the device heap has no {request} bytes left (raise cudaLimitMallocHeapSize with cuCtxSetLimit)"
-            ),
-        );
-        self.line(&format!("br label {stash}"));
-        self.label(&stash);
-        let raw_bits = self.emit("alr", format!("ptrtoint ptr {raw} to i64"));
-        self.smem_store(TileElem::Num(NumType::I64), "0", &raw_bits)?;
-        self.line(&format!("br label {join}"));
-        self.label(&join);
+        self.in_thread_zero(("al0", "alloca", "allocaj"), |w| {
+            let raw = w.emit("alr", format!("call ptr @malloc(i64 {request})"));
+            let null = w.emit("aln", format!("icmp eq ptr {raw}, null"));
+            let (oom, stash) = (w.new_label("allocaoom"), w.new_label("allocas"));
+            w.line(&format!("br i1 {null}, label {oom}, label {stash}"));
+            w.label(&oom);
+            w.report_failure(
+                op,
+                &format!(
+                    "cuda_tile.alloca: the device heap has no {request} bytes left (raise cudaLimitMallocHeapSize with cuCtxSetLimit)"
+                ),
+            );
+            w.line(&format!("br label {stash}"));
+            w.label(&stash);
+            let raw_bits = w.emit("alr", format!("ptrtoint ptr {raw} to i64"));
+            w.smem_store(TileElem::Num(NumType::I64), "0", &raw_bits)
+        })?;
         self.barrier();
         let shared_raw = self.smem_load(TileElem::Num(NumType::I64), "0")?;
         let aligned = if alignment > MALLOC_ALIGNMENT {
@@ -118,16 +113,25 @@ impl FuncWriter<'_> {
         }
         self.declare("declare void @free(ptr)");
         self.barrier();
+        self.in_thread_zero(("af0", "afree", "afreej"), |w| {
+            for raw in raws {
+                let p = w.emit("afp", format!("inttoptr i64 {raw} to ptr"));
+                w.line(&format!("call void @free(ptr {p})"));
+            }
+        });
+    }
+
+    /// Runs `body` in thread 0 only: `names` are the hints of the test, the branch's block
+    /// and the join after it.
+    pub(crate) fn in_thread_zero<T>(&mut self, names: (&str, &str, &str), body: impl FnOnce(&mut Self) -> T) -> T {
         let tid = self.thread_id();
-        let is0 = self.emit("af0", format!("icmp eq i32 {tid}, 0"));
-        let (free, join) = (self.new_label("afree"), self.new_label("afreej"));
-        self.line(&format!("br i1 {is0}, label {free}, label {join}"));
-        self.label(&free);
-        for raw in raws {
-            let p = self.emit("afp", format!("inttoptr i64 {raw} to ptr"));
-            self.line(&format!("call void @free(ptr {p})"));
-        }
+        let is0 = self.emit(names.0, format!("icmp eq i32 {tid}, 0"));
+        let (yes, join) = (self.new_label(names.1), self.new_label(names.2));
+        self.line(&format!("br i1 {is0}, label {yes}, label {join}"));
+        self.label(&yes);
+        let out = body(self);
         self.line(&format!("br label {join}"));
         self.label(&join);
+        out
     }
 }

@@ -1853,14 +1853,8 @@ impl FuncWriter<'_> {
         if pt.layout.is_none() {
             self.scratch(16);
             self.barrier();
-            let tid = self.thread_id();
-            let is0 = self.emit("t0", format!("icmp eq i32 {tid}, 0"));
-            let (yes, join) = (self.new_label("ab"), self.new_label("abj"));
-            self.line(&format!("br i1 {is0}, label {yes}, label {join}"));
-            self.label(&yes);
-            self.smem_store(vt.elem, "0", &out[0])?;
-            self.line(&format!("br label {join}"));
-            self.label(&join);
+            let result = out[0].clone();
+            self.in_thread_zero(("t0", "ab", "abj"), |w| w.smem_store(vt.elem, "0", &result))?;
             self.barrier();
             out = vec![self.smem_load(vt.elem, "0")?];
         }
@@ -2111,20 +2105,16 @@ impl FuncWriter<'_> {
         const LOG2E_LO: &str = "0x3E54AE0C00000000"; // f32(log2 e - LOG2E_HI)
         let fz = if ftz { ".ftz" } else { "" };
         let x = if negate { self.emit("xn", format!("fneg float {x}")) } else { x.to_string() };
-        // Past ±150 the result is already ∞ or 0; clamping keeps the correction term finite
-        // (for |x| ≈ 1e10 it would be 2^±500, and ∞ · 0 is NaN). NaN stays NaN.
-        let above = self.emit("xk", format!("fcmp ogt float {x}, 150.0"));
-        let below = self.emit("xk", format!("fcmp olt float {x}, -150.0"));
-        let x = self.emit("xk", format!("select i1 {above}, float 150.0, float {x}"));
-        let x = self.emit("xk", format!("select i1 {below}, float -150.0, float {x}"));
         let t = self.emit("xt", format!("fmul float {x}, {LOG2E_HI}"));
         let nt = self.emit("xt", format!("fneg float {t}"));
         let err_hi = self.intrinsic("float", "llvm.fma.f32", &[("float", &x), ("float", LOG2E_HI), ("float", &nt)]);
         let c = self.intrinsic("float", "llvm.fma.f32", &[("float", &x), ("float", LOG2E_LO), ("float", &err_hi)]);
-        // x = ±inf makes the error term NaN (inf - inf): it is 0 there.
+        // Past |x| = 150 the result is ∞ or 0 from 2^t alone, while the error term grows
+        // with x (2^±500 at |x| = 1e10, and ∞ · 0 is NaN; at x = ±∞ it is NaN itself): it
+        // is 0 there. NaN stays NaN.
         let ax = self.intrinsic("float", "llvm.fabs.f32", &[("float", &x)]);
-        let inf = self.emit("xi", format!("fcmp oeq float {ax}, 0x7FF0000000000000"));
-        let c = self.emit("xc", format!("select i1 {inf}, float 0.0, float {c}"));
+        let huge = self.emit("xi", format!("fcmp ogt float {ax}, 150.0"));
+        let c = self.emit("xc", format!("select i1 {huge}, float 0.0, float {c}"));
         // t - 1 is exact (|t| <= 217).
         let t = if halve { self.emit("xh", format!("fsub float {t}, 1.0")) } else { t };
         let et = self.intrinsic("float", &format!("llvm.nvvm.ex2.approx{fz}.f"), &[("float", &t)]);

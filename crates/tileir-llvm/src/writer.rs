@@ -1387,6 +1387,18 @@ impl<'a> FuncWriter<'a> {
         (ok.unwrap_or_else(|| "true".into()), index.unwrap_or_else(|| "0".into()))
     }
 
+    /// The bit (i8: 0 or 4) at which element `index` of a 4-bit memref starts in its byte:
+    /// the lower index of a pair is the low nibble.
+    fn nibble_shift(&mut self, index: &str) -> String {
+        let odd = self.fresh("nod");
+        self.line(&format!("{odd} = trunc i64 {index} to i8"));
+        let bit = self.fresh("nod");
+        self.line(&format!("{bit} = and i8 {odd}, 1"));
+        let shift = self.fresh("nsh");
+        self.line(&format!("{shift} = shl i8 {bit}, 2"));
+        shift
+    }
+
     /// The byte holding element `index` of a 4-bit memref.
     fn nibble_byte_address(&mut self, base: &str, index: &str) -> String {
         let byte = self.fresh("nby");
@@ -1407,12 +1419,7 @@ impl<'a> FuncWriter<'a> {
                 let (ok, index) = self.nibble_element(a, offsets, j);
                 let p = self.nibble_byte_address(a.base, &index);
                 let byte = self.predicated_load(byte_ptx, "i8", &[p], std::slice::from_ref(&ok), &|_| 0, "0x0", a.qualifier).remove(0);
-                let odd = self.fresh("nod");
-                self.line(&format!("{odd} = trunc i64 {index} to i8"));
-                let bit = self.fresh("nod");
-                self.line(&format!("{bit} = and i8 {odd}, 1"));
-                let shift = self.fresh("nsh");
-                self.line(&format!("{shift} = shl i8 {bit}, 2"));
+                let shift = self.nibble_shift(&index);
                 let moved = self.fresh("nmv");
                 self.line(&format!("{moved} = lshr i8 {byte}, {shift}"));
                 let code = self.fresh("ncd");
@@ -1457,12 +1464,7 @@ impl<'a> FuncWriter<'a> {
                 self.line(&format!("br i1 {ok}, label {yes}, label {join}"));
                 self.label(&yes);
                 let p = self.nibble_byte_address(a.base, &index);
-                let odd = self.fresh("nod");
-                self.line(&format!("{odd} = trunc i64 {index} to i8"));
-                let bit = self.fresh("nod");
-                self.line(&format!("{bit} = and i8 {odd}, 1"));
-                let shift = self.fresh("nsh");
-                self.line(&format!("{shift} = shl i8 {bit}, 2"));
+                let shift = self.nibble_shift(&index);
                 self.store_nibble_atomic(&p, &shift, &stored[gi * group + j], syncscope);
                 self.line(&format!("br label {join}"));
                 self.label(&join);
