@@ -685,3 +685,24 @@ def test_exp_sinh_cosh_tanh_at_large_magnitudes():
             finite = np.isfinite(exact)
             np.testing.assert_allclose(got[finite], exact[finite], rtol=4e-7, err_msg=fn.__name__)
             np.testing.assert_allclose(got[finite], want[finite], rtol=4e-7, err_msg=fn.__name__)
+
+
+@ct.kernel
+def float_mod(X, Y, Z, W, H):
+    x = ct.load(X, (0,), (8,))
+    y = ct.load(Y, (0,), (8,))
+    ct.store(Z, (0,), x % y)
+    ct.store(W, (0,), ct.astype(ct.astype(x, ct.float32) % ct.astype(y, ct.float32), ct.float64))
+    ct.store(H, (0,), ct.astype(ct.astype(x, ct.float16) % ct.astype(y, ct.float16), ct.float64))
+
+
+def test_float_mod_is_exact_for_huge_quotients():
+    # fmod is exact; x - trunc(x / y) * y (LLVM's frem on NVPTX) is not once x / y passes
+    # 2^53 (f64) or 2^24 (f32).
+    x = np.array([5.99e16, -7.7e50, 1e300, 3.0, -3.0, 1e20, 7.5, 6e4], np.float64)
+    y = np.array([-4.49e-98, 3.3, 1e-300, 2.0, 2.0, 1.1, -2.0, 0.3], np.float64)
+    outs = [np.zeros(8) for _ in range(3)]
+    r1, r2 = run_both(float_mod, (1,), [x, y] + outs)
+    for got, want in zip(r2[2:], r1[2:]):
+        assert_bits(got, want)
+    np.testing.assert_array_equal(r1[2], np.mod(x, y))

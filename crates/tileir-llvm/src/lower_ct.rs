@@ -2629,7 +2629,18 @@ impl FuncWriter<'_> {
                 };
                 Ok(self.intrinsic(lt, &format!("llvm.{f}.{suffix}"), &[(lt, &x), (lt, &y)]))
             }
-            CtOp::RemF => Ok(self.emit("e", format!("frem {lt} {}, {}", a[0], a[1]))),
+            // C's fmod, exactly: libdevice's `__nv_fmod(f)` (LLVM lowers `frem` on NVPTX as
+            // x - trunc(x / y) * y, which loses the result once the quotient passes 2^24 or
+            // 2^53). f16 and bf16 go through f32, where their fmod is exact too.
+            CtOp::RemF => Ok(match n {
+                NumType::F64 => self.intrinsic("double", "__nv_fmod", &[("double", &a[0]), ("double", &a[1])]),
+                NumType::F32 | NumType::TF32 => self.intrinsic("float", "__nv_fmodf", &[("float", &a[0]), ("float", &a[1])]),
+                _ => {
+                    let (x, y) = (self.widen_small_float(n, &a[0])?, self.widen_small_float(n, &a[1])?);
+                    let r = self.intrinsic("float", "__nv_fmodf", &[("float", &x), ("float", &y)]);
+                    self.emit("e", format!("fptrunc float {r} to {lt}"))
+                }
+            }),
             CtOp::Ceil | CtOp::Floor => {
                 let f = if c.op == CtOp::Ceil { "ceil" } else { "floor" };
                 Ok(self.intrinsic(lt, &format!("llvm.{f}.{suffix}"), &[(lt, &a[0])]))
