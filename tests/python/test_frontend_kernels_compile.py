@@ -31,6 +31,9 @@ NOT_COMPARED = {
     "test_ops_numerics.test_custom_reduce_and_scan_are_sequential_element_then_accumulator":
         "its combiners are order-sensitive: cuda_tile leaves the order of a reduction open, the "
         "interpreter documents a sequential one and the backend reduces as a tree",
+    "test_interpret_kernels.test_read_write_races_name_both_blocks_the_array_and_the_element":
+        "its tile blocks race by design (block i reads what block i + 1 writes), so the result "
+        "depends on the order the emulator's CTAs run in",
 }
 
 
