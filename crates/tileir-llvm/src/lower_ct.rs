@@ -1725,12 +1725,7 @@ impl FuncWriter<'_> {
         // A byte's two 4-bit elements may belong to two threads (or CTAs): each element
         // is merged into its byte atomically.
         let nibbles = self.val_ty(data.operands[1]).elem == TileElem::Num(NumType::F4E2M1FN);
-        let syncscope = match (&sem, c.enum_attr::<MemoryScope>("memory_scope")) {
-            (None, _) => "",
-            (Some(_), Some(MemoryScope::TlBlk)) => "syncscope(\"block\") ",
-            (Some(_), Some(MemoryScope::Sys)) => "",
-            (Some(_), _) => "syncscope(\"device\") ",
-        };
+        let syncscope = if sem.is_some() { llvm_syncscope(c.enum_attr::<MemoryScope>("memory_scope")) } else { "" };
         if nibbles && ordering == MemoryOrdering::Release {
             self.line(&format!("fence {syncscope}release"));
         }
@@ -2903,6 +2898,16 @@ fn mem_bytes(lt: &str) -> u32 {
 }
 
 /// LLVM atomic ordering + syncscope of an ordered pointer load or store (None: weak).
+/// The LLVM `syncscope("…") ` prefix of a memory scope (none for the system scope; an
+/// ordered access without a scope is at device scope).
+fn llvm_syncscope(scope: Option<MemoryScope>) -> &'static str {
+    match scope.unwrap_or(MemoryScope::Device) {
+        MemoryScope::TlBlk => "syncscope(\"block\") ",
+        MemoryScope::Device => "syncscope(\"device\") ",
+        MemoryScope::Sys => "",
+    }
+}
+
 fn ptx_sem(ordering: MemoryOrdering, scope: Option<MemoryScope>, load: bool) -> R<Option<String>> {
     let ord = match ordering {
         MemoryOrdering::Weak => return Ok(None),
@@ -2911,11 +2916,7 @@ fn ptx_sem(ordering: MemoryOrdering, scope: Option<MemoryScope>, load: bool) -> 
         MemoryOrdering::Release if !load => "release",
         other => return Err(format!("memory ordering '{other}' is not valid on a {}", if load { "load" } else { "store" })),
     };
-    let sc = match scope.unwrap_or(MemoryScope::Device) {
-        MemoryScope::TlBlk => "syncscope(\"block\") ",
-        MemoryScope::Device => "syncscope(\"device\") ",
-        MemoryScope::Sys => "",
-    };
+    let sc = llvm_syncscope(scope);
     let mut s = String::new();
     let _ = write!(s, "{sc}{ord}");
     Ok(Some(s))

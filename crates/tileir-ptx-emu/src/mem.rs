@@ -303,15 +303,7 @@ impl GlobalMem {
             if b.read_only {
                 return Err(Fault(format!("store of {size} byte(s) at {addr:#x} into read-only '{}'", b.name)));
             }
-            let word = &b.words[off / 8];
-            if size == 8 {
-                word.store(val, Ordering::Relaxed);
-            } else {
-                let (m, v) = insert_mask(off, size, val);
-                // Only this access's bytes change, so CTAs writing neighbouring bytes of one
-                // word concurrently do not lose each other's stores.
-                let _ = word.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| Some((w & !m) | v));
-            }
+            store_in_word(&b.words[off / 8], off, size, val);
             Ok(())
         })
     }
@@ -338,13 +330,7 @@ impl GlobalMem {
             }
             for (i, &v) in vals.iter().enumerate() {
                 let off = off + i * size as usize;
-                let word = &b.words[off / 8];
-                if size == 8 {
-                    word.store(v, Ordering::Relaxed);
-                } else {
-                    let (m, v) = insert_mask(off, size, v);
-                    let _ = word.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| Some((w & !m) | v));
-                }
+                store_in_word(&b.words[off / 8], off, size, v);
             }
             Ok(())
         })
@@ -442,6 +428,19 @@ fn extract(w: u64, off: usize, size: u64) -> u64 {
         v
     } else {
         v & ((1u64 << (size * 8)) - 1)
+    }
+}
+
+/// Stores the `size` bytes of `val` at byte `off` (of its buffer) into the word holding them.
+#[inline(always)]
+fn store_in_word(word: &AtomicU64, off: usize, size: u64, val: u64) {
+    if size == 8 {
+        word.store(val, Ordering::Relaxed);
+    } else {
+        let (m, v) = insert_mask(off, size, val);
+        // Only this access's bytes change, so CTAs writing neighbouring bytes of one word
+        // concurrently do not lose each other's stores.
+        let _ = word.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| Some((w & !m) | v));
     }
 }
 
