@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from . import _native, cache as _disk, knobs
 from ._frontend import (ArraySpec, ConstantSpec, ListSpec, ScalarSpec, Specialization, list_records, specialize,
                         translate)
+from ._frontend.specialize import alias_labels, aliases_internally, argument_aliasing, memory_span
 from .errors import LaunchError
 
 #: Hint names ``@kernel`` accepts: cuTile's, plus tileir's ``num_stages`` (software
@@ -746,6 +747,7 @@ def _scan_args(kernel: Kernel, args: Sequence[Any]):
     sig = []
     vals = []
     guards = []
+    spans = []
     tensor_type = None
     for is_const, a in zip(mask, args):
         if is_const:
@@ -777,6 +779,7 @@ def _scan_args(kernel: Kernel, args: Sequence[Any]):
             sig.append(facts[0])
             guards.append(("device_array", facts[0]))
             vals.extend(facts[1])
+            spans.append((facts[2],))
             continue
         else:
             if tensor_type is None:
@@ -789,6 +792,12 @@ def _scan_args(kernel: Kernel, args: Sequence[Any]):
             sig.append(facts[0])
             guards.append(("tensor", tensor_type, facts[0]))
             vals.extend(facts[1])
+            spans.append((facts[2],))
+    if len(spans) > 1:
+        # Which arrays share memory is part of the specialization (cuTile's disjointness).
+        labels = alias_labels(spans)
+        sig.append(labels)
+        guards.append(("aliasing", labels))
     return tuple(sig), vals, guards
 
 
@@ -803,13 +812,34 @@ def _array_launch_facts(ptr: int, shape: Tuple[int, ...], strides: Sequence[int]
     for v in strides:
         if not _I32_MIN <= v < _I32_LIMIT:
             return None
+    bits = _dtype_bits(dtype)
+    if bits is None:
+        return None
     entry = (dtype, ptr & 15 == 0, strides[-1] == 1 or shape[-1] == 1, tuple([v & 15 == 0 for v in shape]),
-             tuple([v & 15 == 0 for v in strides]))
+             tuple([v & 15 == 0 for v in strides]), aliases_internally(shape, strides), bits)
     try:
         entry = _ENTRIES.setdefault(entry, entry)
     except TypeError:  # an unhashable dtype: the plan lookup rejects it too
         pass
-    return entry, (ptr,) + tuple(shape) + tuple(strides)
+    return entry, (ptr,) + tuple(shape) + tuple(strides), memory_span(ptr, shape, strides, bits)
+
+
+_BITS: Dict[Any, Optional[int]] = {}
+
+
+def _dtype_bits(dtype: Any) -> Optional[int]:
+    """Bits per element of a device array's dtype (NumPy, torch or a DLPack name), cached."""
+    try:
+        return _BITS[dtype]
+    except KeyError:
+        pass
+    except TypeError:
+        return None
+    from ._api import dtype_of
+
+    d = dtype_of(dtype)
+    _BITS[dtype] = bits = d.bits if d is not None else None
+    return bits
 
 
 def _make_launcher(plan: _LaunchPlan, guards: Sequence[Tuple], fmt: str, ctx: int):
@@ -830,7 +860,8 @@ def _make_launcher(plan: _LaunchPlan, guards: Sequence[Tuple], fmt: str, ctx: in
     }
     cur = ctypes.c_void_p()
     ns["CUR"], ns["CURP"] = cur, ctypes.pointer(cur)
-    n = len(guards)
+    # One guard per argument, then the guards of the arguments together (aliasing).
+    n = sum(1 for g in guards if g[0] != "aliasing")
     names = ", ".join(f"a{i}" for i in range(n))
     lines = [
         "def run(stream, grid, args):",
@@ -839,9 +870,11 @@ def _make_launcher(plan: _LaunchPlan, guards: Sequence[Tuple], fmt: str, ctx: in
         (f"    {names}, = args" if n else "    pass"),
     ]
     packed = []
+    spans: List[str] = []
 
     def fail_if(cond: str) -> None:
         lines.append(f"    if {cond}:")
+        lines.append(f"        print('FAIL', {cond!r})") if os.environ.get("DBGL") else None
         lines.append("        return False")
 
     for i, g in enumerate(guards):
@@ -866,8 +899,13 @@ def _make_launcher(plan: _LaunchPlan, guards: Sequence[Tuple], fmt: str, ctx: in
             lines.append(f"    f{i} = {a}._launch_facts")
             fail_if(f"f{i} is None or f{i}[0] is not E{i}")
             packed.append(f"*f{i}[1]")
+            spans.append(f"(f{i}[2],)")
+        elif kind == "aliasing":
+            # Two or more arrays: they must share memory as they did when compiled.
+            ns["LABELS"], ns["AL"] = alias_labels, g[1]
+            fail_if(f"LABELS(({', '.join(spans)},)) != AL")
         else:  # a torch tensor
-            tensor_type, (dtype, aligned, unit_inner, shape16, stride16) = g[1], g[2]
+            tensor_type, (dtype, aligned, unit_inner, shape16, stride16, self_alias, bits) = g[1], g[2]
             rank = len(shape16)
             ns[f"TT{i}"], ns[f"D{i}"] = tensor_type, dtype
             fail_if(f"not isinstance({a}, TT{i}) or not {a}.is_cuda or {a}.dtype is not D{i}")
@@ -882,6 +920,9 @@ def _make_launcher(plan: _LaunchPlan, guards: Sequence[Tuple], fmt: str, ctx: in
                 conds.append(f"s{i}[{d}] & 15" if shape16[d] else f"not s{i}[{d}] & 15")
                 conds.append(f"t{i}[{d}] & 15" if stride16[d] else f"not t{i}[{d}] & 15")
             fail_if(" or ".join(conds))
+            ns["SELF_ALIAS"], ns["SPAN"] = aliases_internally, memory_span
+            fail_if(f"SELF_ALIAS(s{i}, t{i}) is not {self_alias}")
+            spans.append(f"(SPAN(p{i}, s{i}, t{i}, {bits}),)")
             packed.extend([f"p{i}", f"*s{i}", f"*t{i}"])
     lines += [
         "    tg = type(grid)",
@@ -941,6 +982,7 @@ def _make_launcher(plan: _LaunchPlan, guards: Sequence[Tuple], fmt: str, ctx: in
     import builtins
 
     code = builtins.compile("\n".join(lines) + "\n", f"<tileir launcher {plan.compiled.name}>", "exec")
+    if os.environ.get("DBGL"): print("\n".join(lines))
     exec(code, ns)
     return ns["run"]
 
@@ -1021,6 +1063,14 @@ def _matches_spec(compiled: CompiledKernel, args: Sequence[Any]) -> bool:
         elif isinstance(pspec, ListSpec):
             if not isinstance(a, list) or not a or not all(_array_fits(pspec.element, x) for x in a):
                 return False
+    # Arrays that share memory must have been compiled as sharing it (the reverse is safe).
+    actual = argument_aliasing(args)
+    have = compiled.spec.aliasing
+    if actual and have:
+        for i in range(len(actual)):
+            for j in range(i):
+                if actual[i] >= 0 and actual[i] == actual[j] and have[i] != have[j]:
+                    return False
     return True
 
 
@@ -1043,4 +1093,6 @@ def _array_fits(pspec: ArraySpec, a: Any) -> bool:
     for have, need in zip(actual.shape_div16 + actual.stride_div16, pspec.shape_div16 + pspec.stride_div16):
         if need and not have:
             return False
+    if actual.may_alias_internally and not pspec.may_alias_internally:
+        return False
     return True

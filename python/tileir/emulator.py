@@ -10,7 +10,8 @@ decoded once and executed warp by warp over host copies of the arguments.
 
 Undefined behaviour never yields a silent value: out-of-bounds or misaligned accesses,
 deadlocks, divergent warp collectives, traps and (with ``race_check=True``) shared-memory
-races raise :class:`EmulatorError` naming the PTX line and the thread.
+races, and global-memory races between the threads of one CTA, raise :class:`EmulatorError`
+naming the PTX line and the thread.
 """
 
 from __future__ import annotations
@@ -253,7 +254,9 @@ def run_ptx(ptx: Any, kernel_name: Optional[str], grid: Any, block: Any = None, 
     to the kernel's thread count when ``ptx`` is a CompiledKernel.
 
     Options: ``shared`` bytes of dynamic shared memory; ``race_check`` reports shared-memory
-    races and reads of never-written shared bytes; ``threads`` OS threads for CTAs (0: all
+    races, reads of never-written shared bytes, and global bytes two threads of one CTA
+    access with nothing ordering them (one writing; atomics never race; other CTAs'
+    accesses are not compared); ``threads`` OS threads for CTAs (0: all
     cores); ``max_warp_steps`` per-CTA instruction budget; ``shared_fill`` the byte shared
     memory starts as (default 0xFF, NaN in every float width); ``cluster`` the thread-block
     cluster dimensions of a cluster launch (a kernel's ``.reqnctapercluster`` sets them too,

@@ -25,7 +25,7 @@ def _same(got, want, rtol, atol):
 @pytest.mark.parametrize("name", sorted(sample_runs.RUNS))
 def test_sample_emulates_like_the_interpreter(name, target):
     kern, grid, inputs, expected, (rtol, atol) = sample_runs.reference(name)
-    ct.emulate(grid, kern, inputs, target=target)
+    ct.emulate(grid, kern, inputs, target=target, race_check=True)
     for i, want in expected.items():
         got = inputs[i]
         err = np.nanmax(np.abs(got.astype(np.float64) - want.astype(np.float64))) if got.size else 0.0
@@ -39,6 +39,6 @@ def test_both_reduce_variants_agree_with_the_interpreter(variant):
     k = ct.compile(kern, inputs, target="sm_90a", pipeline=pipeline)
     # The tree's butterflies (relayouts may shuffle too, by lane index).
     assert ("shfl.sync.bfly" in k.asm["ptx"]) == (variant == "tree")
-    ct.emulate(grid, k, inputs)
+    ct.emulate(grid, k, inputs, race_check=True)
     for i, want in expected.items():
         assert _same(inputs[i], want, rtol, atol), f"output #{i}"

@@ -32,9 +32,9 @@ def run_both(kern, grid, args, target=None):
     a2 = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     ct.interpret(grid, kern, a1)
     if target is None:
-        ct.emulate(grid, kern, a2)
+        ct.emulate(grid, kern, a2, race_check=True)
     else:
-        ct.emulate(grid, kern, a2, target=target)
+        ct.emulate(grid, kern, a2, target=target, race_check=True)
     return a1, a2
 
 

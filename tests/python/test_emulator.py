@@ -151,3 +151,44 @@ def test_uninitialized_shared_memory_is_poison_or_an_error():
     with pytest.raises(EmulatorError) as e:
         run_ptx(UNINIT_PTX, "k", 1, 32, [out], race_check=True)
     assert e.value.line == 14 and "nothing has written" in str(e.value)
+
+
+# Thread t stores word t, then reads word (t + 32) % 64: written by another thread of the
+# CTA (another warp), ordered only when BARRIER is a bar.sync.
+GLOBAL_RACE_PTX = """
+.version 8.6
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 buf, .param .u64 out)
+{
+    .reg .b32 %r<6>; .reg .b64 %rd<8>;
+    ld.param.b64 %rd1, [buf];
+    ld.param.b64 %rd5, [out];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.b32 [%rd3], %r1;
+    BARRIER
+    add.s32 %r2, %r1, 32;
+    and.b32 %r2, %r2, 63;
+    mul.wide.u32 %rd4, %r2, 4;
+    add.s64 %rd4, %rd1, %rd4;
+    ld.global.b32 %r3, [%rd4];
+    add.s64 %rd6, %rd5, %rd2;
+    st.global.b32 [%rd6], %r3;
+    ret;
+}
+"""
+
+
+def test_global_memory_races_within_a_cta_are_reported():
+    buf, out = np.zeros(64, np.uint32), np.zeros(64, np.uint32)
+    with pytest.raises(EmulatorError) as e:
+        run_ptx(GLOBAL_RACE_PTX.replace("BARRIER", ""), "k", 1, 64, [buf, out], race_check=True)
+    assert "global-memory race" in str(e.value) and "with no barrier ordering them" in str(e.value)
+    run_ptx(GLOBAL_RACE_PTX.replace("BARRIER", "bar.sync 0;"), "k", 1, 64, [buf, out], race_check=True)
+    np.testing.assert_array_equal(out, (np.arange(64) + 32) % 64)
+    # Without the race check the racy kernel runs (and happens to read what warp order gives).
+    run_ptx(GLOBAL_RACE_PTX.replace("BARRIER", ""), "k", 1, 64, [buf, out])
+    # Accesses of different CTAs are not compared (both CTAs write the same words here).
+    run_ptx(GLOBAL_RACE_PTX.replace("BARRIER", "bar.sync 0;"), "k", 2, 64, [buf, out], race_check=True)

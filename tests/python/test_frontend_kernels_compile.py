@@ -112,7 +112,7 @@ def test_interpreted_kernels_also_compile_and_match_on_the_emulator(test, kwargs
         for target in TARGETS:
             mine = [a.copy() if isinstance(a, np.ndarray) else a for a in before]
             try:
-                ct.emulate(grid, kernel, mine, target=target)
+                ct.emulate(grid, kernel, mine, target=target, race_check=True)
             except Exception as e:  # noqa: BLE001 - reported with the kernel's name
                 raise AssertionError(f"kernel '{getattr(kernel, '__name__', kernel)}' for {target}: "
                                      f"{type(e).__name__}: {e}") from e

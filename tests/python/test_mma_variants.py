@@ -127,7 +127,7 @@ def test_matmul_f32_sample_uses_tf32_tensor_cores():
     assert TF32 in compiled.asm["ptx"]
     # It runs like the interpreter within the sample's tolerance (tf32 products, another
     # order of the sums: not bit for bit).
-    ct.emulate(grid, compiled, inputs)
+    ct.emulate(grid, compiled, inputs, race_check=True)
     for i, want in expected.items():
         np.testing.assert_allclose(inputs[i], want, rtol=rtol, atol=atol, err_msg=f"output #{i}")
 

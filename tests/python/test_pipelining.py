@@ -49,7 +49,7 @@ def test_matmul_pipelined_at_each_depth_emulates_like_the_interpreter(stages):
     assert ts.count("produce_one_async") == max(stages, 1), "a prologue of stages-1 producers plus the kernel's"
     assert "async.pipeline" not in k.asm["nv_tileas-registers"]
     assert ("tileas-unspecialized-pipeline{num-stages=%d " % stages) in k.pipeline
-    ct.emulate(grid, k, inputs)
+    ct.emulate(grid, k, inputs, race_check=True)
     for i, want in expected.items():
         assert _close(inputs[i], want, rtol, atol), f"output #{i}"
 
@@ -87,7 +87,7 @@ def test_sm_90a_leaves_mma_operand_loads_to_the_tma_ring(sample):
     kern, grid, inputs, expected, (rtol, atol) = sample_runs.reference(sample)
     k = ct.compile(kern, inputs, target="sm_90a")
     assert "create_pipeline" not in k.asm["nv_tileas"]
-    ct.emulate(grid, k, inputs)
+    ct.emulate(grid, k, inputs, race_check=True)
     for i, want in expected.items():
         assert _close(inputs[i], want, rtol, atol), f"output #{i}"
 
@@ -121,7 +121,7 @@ def test_loops_that_write_memory_are_not_pipelined():
     y = np.zeros_like(x)
     k = ct.compile(copy_rows, (x, y, 16), target="sm_90a")
     assert "create_pipeline" not in k.asm["nv_tileas"]
-    ct.emulate((1,), k, (x, y, 16))
+    ct.emulate((1,), k, (x, y, 16), race_check=True)
     assert np.array_equal(x, y)
 
 
@@ -135,7 +135,7 @@ def test_every_trip_count_emulates_like_the_interpreter(n):
     want = np.zeros(16, np.float32)
     ct.interpret((1,), kern, (x, want, 16))
     got = np.zeros(16, np.float32)
-    ct.emulate((1,), k, (x, got, 16))
+    ct.emulate((1,), k, (x, got, 16), race_check=True)
     assert np.array_equal(got, want), (got, want)
 
 

@@ -1500,3 +1500,28 @@ def test_a_kernel_that_spills_warns_and_keeps_the_report():
         k = ct.compile(too_big, (x, x, np.zeros(128, np.float32)), target="sm_90a")
     assert k.spills and k.ptxas_info.spill_stores_bytes > 0, k.ptxas_info
     assert any("spills registers" in w for w in k.warnings), k.warnings
+
+
+def test_launch_fast_path_checks_which_arrays_share_memory(fake_driver, tmp_path, monkeypatch):
+    # Which arrays overlap is part of the specialization (the token order depends on it):
+    # the launcher's fast path must not run code compiled for disjoint arrays on an array
+    # passed twice, nor on a zero-stride one.
+    import tileir as ct
+    from kernels import vector_add
+
+    monkeypatch.setenv("TILEIR_CACHE_DIR", str(tmp_path / "cache"))
+    kern = vector_add.replace_hints()
+    fake_driver.fake_set_param_sizes(9, (ctypes.c_size_t * 9)(8, 4, 4, 8, 4, 4, 8, 4, 4))
+    a, b, c = (cuda.empty((1000,), np.float32) for _ in range(3))
+    calls = _spy_general_path(monkeypatch)
+    ct.launch(None, (4,), kern, (a, b, c, 256))
+    ct.launch(None, (4,), kern, (a, b, c, 256))
+    assert len(calls) == 1 and len(kern._plans) == 1
+    ct.launch(None, (4,), kern, (a, b, a, 256))  # c is a: a new specialization
+    assert len(calls) == 2 and len(kern._plans) == 2
+    ct.launch(None, (4,), kern, (a, b, a, 256))
+    assert len(calls) == 2
+    ct.launch(None, (4,), kern, (a, b, c, 256))  # disjoint again: the first plan
+    assert len(calls) == 2
+    specs = [p.compiled.spec for p in kern._plans.values()]
+    assert [s.aliasing for s in specs] == [(0, 1, 2, -1), (0, 1, 0, -1)]

@@ -11,9 +11,15 @@
 //! (since the last barrier on its chain). An access taking tokens gets a barrier when it or
 //! one of those accesses writes, except where each thread provably touches only what it
 //! touched itself: the same tiled access (memref, tile coordinates, tile type) repeated in
-//! straight-line code, with a layout that gives every element to exactly one thread. Two
-//! reads never need one. A loop's carried token stands for everything its body accesses,
-//! from any iteration, besides its initial value's accesses.
+//! straight-line code, with a layout that gives every element to exactly one thread, and
+//! any two scalar writes (rank-0 stores and atomics run in thread 0 alone). Two reads
+//! never need one. A loop's carried token stands for everything its body accesses, from
+//! any iteration, besides its initial value's accesses.
+//!
+//! A barrier orders everything every thread did before it: the accesses it was placed for
+//! need no other barrier in the code it dominates (the rest of its block and the regions
+//! of the ops that follow there), so a store followed by several loads of its array waits
+//! once.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -38,6 +44,9 @@ pub(crate) type Ordered = BTreeSet<Access>;
 #[derive(Default)]
 pub(crate) struct TokenOrder {
     ordered: HashMap<ValueId, Ordered>,
+    /// The barriers placed so far: the op each was placed before, and the accesses it
+    /// orders for the code that op dominates.
+    fences: Vec<(OpId, Ordered)>,
 }
 
 /// How an op touches memory: `Some(writes)` for memory ops, `None` for the rest.
@@ -57,6 +66,17 @@ fn memory_effect(kind: &OpKind) -> Option<bool> {
     }
 }
 
+/// Whether `op` writes from thread 0 alone: a store or atomic of a rank-0 (scalar) tile.
+fn thread_zero_write(m: &tileir_ir::Module, op: OpId) -> bool {
+    let OpKind::CudaTile(c) = &m.ops[op].kind else { return false };
+    matches!(c.op, CtOp::StorePtrTko | CtOp::AtomicRmwTko | CtOp::AtomicCasTko)
+        && m.ops[op].operands.first().is_some_and(|&p| match m.types.get(m.value_type(p)) {
+            Type::Tile { shape, .. } => shape.is_empty(),
+            Type::AaPtr { .. } => true,
+            _ => false,
+        })
+}
+
 /// Whether two memrefs are one: the same value, or made alike from the same values (each
 /// view of an array makes its own).
 fn same_memref(m: &tileir_ir::Module, a: ValueId, b: ValueId) -> bool {
@@ -72,7 +92,7 @@ fn same_memref(m: &tileir_ir::Module, a: ValueId, b: ValueId) -> bool {
 }
 
 impl FuncWriter<'_> {
-    fn is_token(&self, v: ValueId) -> bool {
+    pub(crate) fn is_token_value(&self, v: ValueId) -> bool {
         matches!(self.m.types.get(self.m.value_type(v)), Type::Token | Type::MemToken)
     }
 
@@ -80,7 +100,7 @@ impl FuncWriter<'_> {
     fn ordered_by_operands(&self, op: OpId) -> Ordered {
         let mut out = Ordered::new();
         for &v in &self.m.ops[op].operands {
-            if self.is_token(v) {
+            if self.is_token_value(v) {
                 if let Some(set) = self.token_order.ordered.get(&v) {
                     out.extend(set.iter().copied());
                 }
@@ -93,9 +113,13 @@ impl FuncWriter<'_> {
     pub(crate) fn order_memory_before(&mut self, op: OpId) -> Ordered {
         let before = self.ordered_by_operands(op);
         let Some(writes) = memory_effect(&self.m.ops[op].kind) else { return before };
-        let conflict = before.iter().any(|a| (a.writes || writes) && !self.same_thread_elements(a, op));
+        let fenced = self.fenced_before(op);
+        let conflict = before
+            .iter()
+            .any(|a| (a.writes || writes) && !fenced.contains(a) && !self.same_thread_elements(a, op));
         if conflict {
             self.barrier();
+            self.token_order.fences.push((op, before));
             return Ordered::new();
         }
         before
@@ -108,7 +132,7 @@ impl FuncWriter<'_> {
         if let Some(writes) = memory_effect(&data.kind) {
             after.insert(Access { op, writes, earlier_iteration: false });
         }
-        let results: Vec<ValueId> = data.results.iter().copied().filter(|&r| self.is_token(r)).collect();
+        let results: Vec<ValueId> = data.results.iter().copied().filter(|&r| self.is_token_value(r)).collect();
         let is_loop = matches!(&data.kind, OpKind::CudaTile(c) if matches!(c.op, CtOp::For | CtOp::Loop));
         let nested = if is_loop || matches!(&data.kind, OpKind::CudaTile(c) if c.op == CtOp::If) {
             self.accesses_within(op, is_loop)
@@ -130,7 +154,7 @@ impl FuncWriter<'_> {
         let mut all = self.ordered_by_operands(loop_op);
         all.extend(inside);
         for &arg in &m.blocks[body].args {
-            if self.is_token(arg) {
+            if self.is_token_value(arg) {
                 self.token_order.ordered.insert(arg, all.clone());
             }
         }
@@ -156,12 +180,39 @@ impl FuncWriter<'_> {
         out
     }
 
+    /// The accesses barriers already order before `op`: those of every barrier placed
+    /// before an op that dominates `op` (the same op or an ancestor of `op` later in its
+    /// block).
+    fn fenced_before(&self, op: OpId) -> Ordered {
+        let m = self.m;
+        let mut out = Ordered::new();
+        for (at, accesses) in &self.token_order.fences {
+            let Some(block) = m.ops[*at].parent else { continue };
+            let pos = |o: OpId| m.blocks[block].ops.iter().position(|&x| x == o);
+            let Some(fence_pos) = pos(*at) else { continue };
+            let mut cur = Some(op);
+            while let Some(o) = cur {
+                if m.ops[o].parent == Some(block) {
+                    if pos(o).is_some_and(|p| p >= fence_pos) {
+                        out.extend(accesses.iter().copied());
+                    }
+                    break;
+                }
+                cur = m.parent_op(o);
+            }
+        }
+        out
+    }
+
     /// Whether `op` touches, in each thread, only the elements `earlier` touched there.
     fn same_thread_elements(&mut self, earlier: &Access, op: OpId) -> bool {
+        let m = self.m;
+        if thread_zero_write(m, earlier.op) && thread_zero_write(m, op) {
+            return true;
+        }
         if earlier.earlier_iteration {
             return false;
         }
-        let m = self.m;
         let (a, b) = (&m.ops[earlier.op], &m.ops[op]);
         let tiled = |kind: &OpKind| match kind {
             OpKind::TileAs(TileAsOp::TiledLoad { access, .. }) => Some((access.clone(), true)),

@@ -242,7 +242,7 @@ impl FuncWriter<'_> {
     /// 0 and 1 step the column by 2 and 4), so two butterfly shuffles finish each row in
     /// every lane of its quad; warps hold separate rows and do not combine. The partials
     /// come in row order, the slice's register order.
-    #[allow(clippy::type_complexity)]
+    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
     fn reduce_fragments(
         &mut self,
         op: OpId,

@@ -1505,13 +1505,15 @@ impl FuncWriter<'_> {
     }
 
     /// Whether ring loop `inner` may split off its producer before `outer`: a `for` in the
-    /// kernel's body, after register work only, that carries no values, whose body runs
+    /// kernel's body, after register work only, that carries no values but tokens (which
+    /// order its stores from tile to tile and hold no registers), whose body runs
     /// register work, then `inner` (whose bounds are the same for every tile: the ring's
     /// count over tiles is tile index x trips), then anything (the consumers' epilogue),
     /// with no other region and no `continue` or `break` but the final one.
     fn persistent_split(&self, outer: OpId, inner: OpId, warps: i64) -> bool {
         let m = self.m;
-        if m.ops[outer].kind.ct() != Some(CtOp::For) || m.ops[outer].operands.len() != 3 || !self.ring_asks_for_agents(inner) {
+        let carries_only_tokens = m.ops[outer].operands.iter().skip(3).all(|&v| self.is_token_value(v));
+        if m.ops[outer].kind.ct() != Some(CtOp::For) || !carries_only_tokens || !self.ring_asks_for_agents(inner) {
             return false;
         }
         if !self.split_allowed(outer, warps) {
@@ -2028,6 +2030,9 @@ impl FuncWriter<'_> {
         self.line(&format!("br i1 {go}, label {tile}, label {done}"));
         self.label(&tile);
         self.values.insert(m.blocks[body].args[0], Lowered::Scalar(t.clone()));
+        for &token in &m.blocks[body].args[1..] {
+            self.values.insert(token, Lowered::Token);
+        }
         for &o in &m.blocks[body].ops {
             if o == inner {
                 break;

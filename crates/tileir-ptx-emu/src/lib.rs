@@ -12,7 +12,7 @@
 //!   device heap's `malloc` allocations, each at an address never reused, so a use after
 //!   `free` is a fault naming the allocation);
 //! - undefined behaviour (division by zero, divergent or exited lanes in a collective's
-//!   member mask, shared-memory races in race-check mode, deadlock) is an error naming the
+//!   member mask, shared- and (within a CTA) global-memory races in race-check mode, deadlock) is an error naming the
 //!   PTX line, never a silent value.
 //!
 //! ```

@@ -417,6 +417,31 @@ impl PyModuleBuilder {
         Ok(self.m(py)?.value_type(v).index() as u32)
     }
 
+    /// Threads the memory-ordering tokens of every entry (the `token-order` pass), with
+    /// `aliasing[i] = (set, loaded, may_alias_internally)` describing entry argument `i`:
+    /// the alias-set bits of the memory it addresses, of the memory that pointers loaded
+    /// from it address (a list's arrays), and whether one array's elements may overlap.
+    fn order_tokens(&mut self, py: Python<'_>, aliasing: Vec<(u64, u64, bool)>) -> PyResult<()> {
+        let aliasing: Vec<tileir_transforms::token_order::ArgAliasing> = aliasing
+            .into_iter()
+            .map(|(set, loaded, may_alias_internally)| tileir_transforms::token_order::ArgAliasing {
+                set,
+                loaded,
+                may_alias_internally,
+            })
+            .collect();
+        self.m(py)?;
+        // The module leaves the builder while the pass runs, so that a crash report can still
+        // print it (a panic releases the mutable borrow as it unwinds).
+        let cell = std::cell::RefCell::new(self.module.take().expect("checked above"));
+        let result = guard(py, || crate::reproducer_of(&cell.borrow(), "token-order"), || {
+            tileir_transforms::token_order::order_tokens(&mut cell.borrow_mut(), &aliasing);
+            Ok(())
+        });
+        self.module = Some(cell.into_inner());
+        result
+    }
+
     /// Finishes and returns the module (the builder is then empty).
     fn finish(&mut self, py: Python<'_>) -> PyResult<PyModuleIr> {
         let m = self

@@ -39,6 +39,7 @@ pub mod pipelines_to_registers;
 pub mod queue_to_pipeline;
 mod pipeline_util;
 pub mod to_tileaa;
+pub mod token_order;
 pub mod to_tileas;
 pub mod unspecialized_pipeline;
 
@@ -63,6 +64,13 @@ pub fn registry() -> Registry {
                 summary: "Fuse addf/subf of a single-use mulf into fma (not value-preserving: one rounding)",
                 options: fuse_fma::FuseFmaOptions::describe,
                 create: |opts| Ok(Box::new(fuse_fma::FuseFma { options: fuse_fma::FuseFmaOptions::parse(opts)? })),
+            },
+            PassInfo {
+                name: token_order::NAME,
+                ordering: &[],
+                summary: "Thread memory-ordering tokens through accesses built unordered, per alias set (cuTile's token order)",
+                options: token_order::TokenOrderOptions::describe,
+                create: |opts| Ok(Box::new(token_order::TokenOrder { options: token_order::TokenOrderOptions::parse(opts)? })),
             },
             PassInfo {
                 name: loop_split::NAME,

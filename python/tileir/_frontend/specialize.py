@@ -3,7 +3,9 @@
 A kernel compiles once per distinct key: each array's dtype and rank, whether its base
 address is 16-byte aligned, whether its innermost stride is 1, which shapes and strides
 are divisible by 16, and its index width (cuTile's facts); each scalar's type; each
-``Constant`` parameter's value.
+``Constant`` parameter's value; and which array arguments share memory (cuTile's
+element-disjointness): accesses of arrays that may overlap are ordered with each other,
+those of disjoint arrays are not.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ class ArraySpec:
     stride_div16: Tuple[bool, ...] = ()
     #: shapes and strides are passed as int64 (``IndexedWithInt64``)
     index64: bool = False
+    #: two distinct in-bounds indices may address the same element (a zero stride)
+    may_alias_internally: bool = False
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,57 @@ class Specialization:
 
     names: Tuple[str, ...]
     params: Tuple[ParamSpec, ...]
+    #: per parameter, the first parameter whose memory it may share (itself when it shares
+    #: none; -1 for scalars and constants): arrays and lists with one label may alias
+    aliasing: Tuple[int, ...] = ()
+
+
+def memory_span(ptr: int, shape: Sequence[int], strides: Sequence[int], bits: int) -> Tuple[int, int]:
+    """The bytes ``[lo, hi)`` an array's elements lie in (an empty span for no elements)."""
+    lo = hi = 0
+    for n, st in zip(shape, strides):
+        if n == 0:
+            return (ptr, ptr)
+        ext = (n - 1) * st
+        if ext < 0:
+            lo += ext
+        else:
+            hi += ext
+    return (ptr + (lo * bits) // 8, ptr + ((hi + 1) * bits + 7) // 8)
+
+
+def aliases_internally(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """Whether two distinct in-bounds indices may address one element: some dimension's
+    stride, taken from the smallest, does not clear the reach of the smaller ones (a zero
+    stride, as ``broadcast_to``/``expand`` make, or overlapping windows)."""
+    reach = 1
+    for st, n in sorted((abs(st), n) for n, st in zip(shape, strides) if n > 1):
+        if st < reach:
+            return True
+        reach += st * (n - 1)
+    return False
+
+
+def alias_labels(spans: Sequence[Sequence[Tuple[int, int]]]) -> Tuple[int, ...]:
+    """Per parameter (each a list of byte spans; none for scalars), the smallest index of
+    a parameter whose memory overlaps its own, transitively; -1 without spans."""
+    parent = list(range(len(spans)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    intervals = sorted((lo, hi, i) for i, ss in enumerate(spans) for lo, hi in ss if hi > lo)
+    top_hi, top = None, -1
+    for lo, hi, i in intervals:
+        if top_hi is not None and lo < top_hi:
+            a, b = find(i), find(top)
+            parent[max(a, b)] = min(a, b)
+        if top_hi is None or hi > top_hi:
+            top_hi, top = hi, i
+    return tuple(find(i) if spans[i] else -1 for i in range(len(spans)))
 
 
 def _annotation_parts(ann: Any) -> tuple:
@@ -201,7 +256,28 @@ def array_facts(obj: Any) -> ArrayFacts | None:
 def array_spec(dtype: _api.DType, facts: ArrayFacts, index64: bool = False) -> ArraySpec:
     """The specialization facts of one array argument."""
     return ArraySpec(dtype, len(facts.shape), facts.ptr % 16 == 0, facts.strides[-1] == 1 or facts.shape[-1] == 1,
-                     tuple(s % 16 == 0 for s in facts.shape), tuple(s % 16 == 0 for s in facts.strides), index64)
+                     tuple(s % 16 == 0 for s in facts.shape), tuple(s % 16 == 0 for s in facts.strides), index64,
+                     aliases_internally(facts.shape, facts.strides))
+
+
+def _span(dtype: _api.DType, facts: ArrayFacts) -> Tuple[int, int]:
+    return memory_span(facts.ptr, facts.shape, facts.strides, dtype.bits)
+
+
+def argument_aliasing(args: Sequence[Any]) -> Tuple[int, ...]:
+    """The aliasing labels (as in :class:`Specialization`) of kernel arguments: arrays and
+    lists of arrays by their memory, -1 for anything else."""
+    spans = []
+    for a in args:
+        items = a if isinstance(a, list) else [a]
+        ss = []
+        for x in items:
+            facts = array_facts(x) if not isinstance(x, (bool, int, float)) else None
+            dtype = _api.dtype_of(facts.dtype) if facts is not None else None
+            if dtype is not None:
+                ss.append(_span(dtype, facts))
+        spans.append(tuple(ss))
+    return alias_labels(spans)
 
 
 def _parameter_error(fn: Any, name: str, message: str, cls) -> FrontendError:
@@ -230,8 +306,11 @@ def specialize(fn: Any, args: tuple) -> Specialization:
         raise FrontendError(
             f"{where} takes {len(params)} argument(s) ({', '.join(p.name for p in params)}), got {len(args)}")
     specs = []
+    spans: list = []
     anns = parameter_annotations(fn)
     for p, ann, a in zip(params, anns, args):
+        # Each branch appends the parameter's spec; array branches also its memory spans.
+        spans.extend(() for _ in range(len(specs) - len(spans)))
         if _is_constant_annotation(ann):
             try:
                 hash(a)
@@ -252,6 +331,7 @@ def specialize(fn: Any, args: tuple) -> Specialization:
             continue
         if isinstance(a, list):
             specs.append(_list_spec(fn, p.name, a, _is_int64_annotation(ann)))
+            spans.append(tuple(_span(specs[-1].element.dtype, array_facts(x)) for x in a))
             continue
         if isinstance(a, tuple) and a and all(array_facts(x) is not None for x in a):
             raise _parameter_error(
@@ -270,7 +350,9 @@ def specialize(fn: Any, args: tuple) -> Specialization:
         if len(facts.shape) == 0:
             raise FrontendError(f"{where}: argument '{p.name}' is a 0-d array; pass a scalar instead")
         specs.append(array_spec(dtype, facts, _is_int64_annotation(ann)))
-    return Specialization(tuple(p.name for p in params), tuple(specs))
+        spans.append((_span(dtype, facts),))
+    spans.extend(() for _ in range(len(specs) - len(spans)))
+    return Specialization(tuple(p.name for p in params), tuple(specs), alias_labels(spans))
 
 
 def _list_spec(fn: Any, name: str, items: list, index64: bool) -> ListSpec:
@@ -308,5 +390,6 @@ def _list_spec(fn: Any, name: str, items: list, index64: bool) -> ListSpec:
     elem = ArraySpec(first.dtype, first.ndim, all(s.aligned16 for s in specs),
                      all(s.unit_inner_stride for s in specs),
                      tuple(all(s.shape_div16[d] for s in specs) for d in range(first.ndim)),
-                     tuple(all(s.stride_div16[d] for s in specs) for d in range(first.ndim)), index64)
+                     tuple(all(s.stride_div16[d] for s in specs) for d in range(first.ndim)), index64,
+                     any(s.may_alias_internally for s in specs))
     return ListSpec(elem)

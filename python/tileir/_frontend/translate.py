@@ -296,7 +296,35 @@ class Translator(Lowering):
             self.op("return", [], [], node=fdef)
         self.b.end_region()
         self.b.end_region()
+        self.b.order_tokens(self.argument_aliasing())
         return self.b.finish()
+
+    def argument_aliasing(self) -> List[Tuple[int, int, bool]]:
+        """Per entry argument, what the token-order pass needs: the alias-set bits of the
+        memory it addresses, of the memory pointers loaded from it address (a list's arrays),
+        and whether an array's elements may overlap. Parameters the specialization found to
+        share memory share a bit; a list's records (written by the launcher, never by a
+        kernel) get their own."""
+        labels = self.spec.aliasing or tuple(range(len(self.spec.params)))
+        bits: Dict[Any, int] = {}
+
+        def bit(label: int) -> int:
+            if label not in bits:
+                bits[label] = 1 << min(len(bits), 63)
+            return bits[label]
+
+        out: List[Tuple[int, int, bool]] = []
+        none = (0, 0, False)
+        for label, pspec in zip(labels, self.spec.params):
+            if isinstance(pspec, ArraySpec):
+                out.append((bit(label), 0, pspec.may_alias_internally))
+                out.extend([none] * (2 * pspec.ndim))
+            elif isinstance(pspec, ScalarSpec):
+                out.append(none)
+            elif isinstance(pspec, ListSpec):
+                out.append((bit(("records", label)), bit(label), True))
+                out.append(none)
+        return out
 
     def entry_hints(self) -> Optional[Dict[str, Any]]:
         names = {"num_ctas": "num_cta_in_cga", "occupancy": "occupancy", "num_worker_warps": "num_worker_warps_per_cta"}

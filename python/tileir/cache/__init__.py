@@ -408,6 +408,7 @@ def compile_key(kernel: Any, spec: Any, *, target: str, pipeline: str, opt_level
             if " at 0x" in text:
                 raise _Uncacheable("a Constant argument without a stable repr")
             d.out.append(text)
+        d.out.append(f"aliasing {spec.aliasing!r}")
     except _Uncacheable:
         stats["uncacheable"] += 1
         return None

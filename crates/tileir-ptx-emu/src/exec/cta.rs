@@ -64,6 +64,23 @@ pub(crate) struct RaceShadow {
     /// Per warpgroup: its wgmma groups not yet retired by every warp's own wait, by
     /// sequence number (the k-th commit_group of each warp closes group k).
     pub wg_groups: Vec<std::collections::BTreeMap<u64, WgGroup>>,
+    /// Global bytes this CTA's threads accessed, by address: the same last-writer record
+    /// as shared memory's, with every thread's read since, so that two threads of one tile
+    /// block touching the same global bytes with nothing ordering them are reported too
+    /// (what a missing barrier between token-ordered accesses looks like). Other CTAs'
+    /// accesses are not compared: tile blocks may race on purpose.
+    pub global: std::collections::HashMap<u64, GlobalByte>,
+}
+
+/// Race check: the last write of one global byte by a thread of the CTA, and the reads
+/// since (one per thread: a write must be ordered after every one of them).
+#[derive(Clone, Default)]
+pub(crate) struct GlobalByte {
+    writer: u32,
+    wclk: u32,
+    wline: u32,
+    /// (thread + 1, clock, PTX line) of each thread's latest read since the write.
+    readers: Vec<(u32, u32, u32)>,
 }
 
 /// Race check: one wgmma group of a warpgroup (every warp's k-th commit_group closes it).
@@ -133,6 +150,7 @@ impl RaceShadow {
             async_read_kind: vec![AsyncReader::Wgmma; bytes],
             threads,
             wg_groups: (0..nwg).map(|_| Default::default()).collect(),
+            global: Default::default(),
         }
     }
 
@@ -436,6 +454,53 @@ impl Env<'_> {
         if let Some((i, o, oline, what, line)) = bad {
             return Err(format!(
                 "shared-memory race on byte {i:#x}: write at PTX line {line} by {}, and the {what} at PTX line {oline} by {}, with no barrier (or mbarrier wait, or bar.warp.sync) ordering them",
+                self.who_t(t),
+                self.who_t(o)
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Env<'_> {
+    /// Race check of an access of global bytes [a, a+size) by thread `t`: a read races
+    /// with another thread's unordered write, a write with another thread's unordered
+    /// read or write. Atomics never race (recorded with clock 0).
+    pub fn race_global(&mut self, t: u32, a: u64, size: u64, write: bool, atomic: bool) -> std::result::Result<(), String> {
+        let Some(r) = self.race.as_mut() else { return Ok(()) };
+        let (me, ti) = (t + 1, t as usize);
+        let clk = if atomic { 0 } else { r.clock(ti) };
+        let (n, line) = (r.n, r.line);
+        let mut bad = None;
+        for i in a..a.saturating_add(size) {
+            let b = r.global.entry(i).or_default();
+            let unordered = |who: u32, oclk: u32| who != 0 && who != me && oclk > r.vc[ti * n + (who - 1) as usize];
+            if !atomic {
+                if unordered(b.writer, b.wclk) {
+                    bad = Some((i, b.writer - 1, b.wline, "write"));
+                } else if write {
+                    if let Some(&(who, _, oline)) = b.readers.iter().find(|&&(who, oclk, _)| unordered(who, oclk)) {
+                        bad = Some((i, who - 1, oline, "read"));
+                    }
+                }
+                if bad.is_some() {
+                    break;
+                }
+            }
+            if write {
+                (b.writer, b.wclk, b.wline) = (me, clk, line);
+                b.readers.clear();
+            } else {
+                match b.readers.iter_mut().find(|e| e.0 == me) {
+                    Some(e) => *e = (me, clk, line),
+                    None => b.readers.push((me, clk, line)),
+                }
+            }
+        }
+        if let Some((i, o, oline, what)) = bad {
+            let access = if write { "write" } else { "read" };
+            return Err(format!(
+                "global-memory race on byte {i:#x}: {access} at PTX line {line} by {}, and the {what} at PTX line {oline} by {}, with no barrier ordering them",
                 self.who_t(t),
                 self.who_t(o)
             ));

@@ -27,6 +27,7 @@ pub struct Options {
     /// Check shared memory for races: a read or write of bytes another thread of the CTA
     /// (same warp or not) wrote, or a write of bytes another thread read, with no barrier,
     /// mbarrier wait or bar.warp.sync ordering them (vector clocks; atomics never race).
+    /// Global memory is checked the same way among the threads of each CTA.
     pub race_check: bool,
     /// Most warp-instructions one CTA may execute before the launch fails (livelock guard).
     pub max_warp_steps: u64,

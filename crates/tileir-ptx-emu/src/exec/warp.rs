@@ -853,7 +853,12 @@ impl Warp {
     fn load(&mut self, env: &mut Env<'_>, space: Space, lane: usize, addr: u64, size: u64) -> std::result::Result<u64, String> {
         let (space, a) = if space == Space::Generic { from_generic(addr) } else { (space, addr) };
         match space {
-            Space::Global | Space::Const | Space::Generic => env.ctx.global.load(a, size).map_err(|f| f.0),
+            Space::Global | Space::Generic => {
+                let v = env.ctx.global.load(a, size).map_err(|f| f.0)?;
+                env.race_global(self.id * 32 + lane as u32, a, size, false, self.atomic_access)?;
+                Ok(v)
+            }
+            Space::Const => env.ctx.global.load(a, size).map_err(|f| f.0),
             Space::Shared => {
                 let a = match env.resolve_shared(a)? {
                     SharedAt::Own(a) => a,
@@ -885,7 +890,8 @@ impl Warp {
         match space {
             Space::Global | Space::Const | Space::Generic => {
                 env.effects += 1;
-                env.ctx.global.store(a, size, v).map_err(|f| f.0)
+                env.ctx.global.store(a, size, v).map_err(|f| f.0)?;
+                env.race_global(self.id * 32 + lane as u32, a, size, true, self.atomic_access)
             }
             Space::Shared => {
                 let a = match env.resolve_shared(a)? {
@@ -1235,6 +1241,9 @@ impl Warp {
                     let fast = global && ds.len() <= 8;
                     if fast {
                         env.ctx.global.load_n(a, size, &mut vals[..n]).map_err(|f| self.mem_err(env, inst, l, f.0))?;
+                        if *space == Space::Global {
+                            env.race_global(self.id * 32 + l as u32, a, total, false, false).map_err(|m| self.mem_err(env, inst, l, m))?;
+                        }
                     }
                     for (i, d) in ds.iter().enumerate() {
                         let v = if fast { vals[i] } else { self.load(env, *space, l, a + i as u64 * size, size).map_err(|m| self.mem_err(env, inst, l, m))? };
@@ -1263,7 +1272,11 @@ impl Warp {
                             vs[i] = val(&self.regs, *s, l) & m;
                         }
                         env.effects += 1;
-                        return env.ctx.global.store_n(a, size, &vs[..vals.len()]).map_err(|f| self.mem_err(env, inst, l, f.0));
+                        env.ctx.global.store_n(a, size, &vs[..vals.len()]).map_err(|f| self.mem_err(env, inst, l, f.0))?;
+                        if *space == Space::Global {
+                            env.race_global(self.id * 32 + l as u32, a, total, true, false).map_err(|m| self.mem_err(env, inst, l, m))?;
+                        }
+                        return Ok(());
                     }
                     for (i, s) in vals.iter().enumerate() {
                         let v = val(&self.regs, *s, l) & alu::mask(*bits);
@@ -1406,7 +1419,9 @@ impl Warp {
                     return Err(format!("{size}-byte atomics on global memory are not supported"));
                 }
                 env.effects += 1;
-                env.ctx.global.atomic(a, size, f).map_err(|e| e.0)
+                let old = env.ctx.global.atomic(a, size, f).map_err(|e| e.0)?;
+                env.race_global(self.id * 32 + lane as u32, a, size, true, true)?;
+                Ok(old)
             }
             _ => {
                 // Shared/local: one CTA runs on one OS thread, so read-modify-write is atomic
