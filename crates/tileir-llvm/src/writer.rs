@@ -577,10 +577,27 @@ impl<'a> FuncWriter<'a> {
                     let (kind, lt) = match n {
                         NumType::I32 => (ParamKind::I32, "i32"),
                         NumType::I64 => (ParamKind::I64, "i64"),
-                        NumType::F32 => (ParamKind::F32, "float"),
+                        NumType::F32 | NumType::TF32 => (ParamKind::F32, "float"),
                         NumType::F64 => (ParamKind::F64, "double"),
+                        NumType::I8 | NumType::I16 | NumType::F16 | NumType::BF16 | NumType::F8E4M3FN | NumType::F8E5M2 | NumType::F8E8M0FNU => {
+                            // A scalar narrower than 32 bits travels in the low bits of a
+                            // 32-bit parameter (like a boolean): its bits, truncated here.
+                            sig.push(format!("i32 {pname}"));
+                            params.push(ParamKind::I32);
+                            let n = *n;
+                            let value = self.in_prologue(|w| {
+                                let bits = n.bit_width();
+                                let int = w.emit("pnarrow", format!("trunc i32 {pname} to i{bits}"));
+                                match crate::lower_ct::elem_llvm(TileElem::Num(n)) {
+                                    Ok(lt) if !lt.starts_with('i') => w.emit("pbits", format!("bitcast i{bits} {int} to {lt}")),
+                                    _ => int,
+                                }
+                            });
+                            self.values.insert(arg, Lowered::Scalar(value));
+                            continue;
+                        }
                         other => {
-                            self.error(func, format!("kernel parameter #{i} of type {other} is not supported yet"));
+                            self.error(func, format!("kernel parameter #{i} of type {other} is not supported: scalars are passed as i1, i8, i16, i32, i64, f16, bf16, tf32, f32, f64 or an 8-bit float"));
                             continue;
                         }
                     };
