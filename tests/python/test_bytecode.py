@@ -21,7 +21,10 @@ cuda_tile.module @kernels {
 # What the backend refuses: a kernel parameter of a type the launch ABI does not pass.
 UNSUPPORTED = """\
 cuda_tile.module @kernels {
-  entry @k(%y: tile<ptr<f32>>, %h: tile<f16>) {
+  entry @k(%y: tile<ptr<bf16>>) {
+    %t = make_token : token
+    %v = constant <bf16: 1.0> : tile<bf16>
+    %r, %rt = atomic_rmw_tko relaxed device %y, addf, %v token = %t : tile<ptr<bf16>>, tile<bf16> -> tile<bf16>, token
     return
   }
 }
@@ -67,12 +70,13 @@ def test_tileiras_command_compiles_bytecode_to_a_cubin(tmp_path, capsys):
 
 
 def test_tileiras_command_names_ops_it_cannot_compile(tmp_path, capsys):
-    src = tmp_path / "f16_param.bytecode"
+    # bf16 atomic addition exists from sm_90 on
+    src = tmp_path / "bf16_atomic.bytecode"
     src.write_bytes(tileir.ir.parse(UNSUPPORTED).to_bytecode())
-    out = tmp_path / "f16_param.cubin"
-    assert _tileiras.run([str(src), "-o", str(out), "--gpu-name", "sm_90"]) == 1
+    out = tmp_path / "bf16_atomic.cubin"
+    assert _tileiras.run([str(src), "-o", str(out), "--gpu-name", "sm_80"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "kernel parameter #1 of type f16" in err, err
+    assert err.startswith("error: ") and "atomic addf on bf16 needs sm_90 or newer" in err, err
     assert not out.exists()
     assert _tileiras.run([str(src), "--gpu-name", "sm_100"]) == 1
     assert "cannot generate code for sm_100" in capsys.readouterr().err

@@ -137,11 +137,21 @@ def rows_shifted(x, y, n: int):
         ct.store(y, index=(i + 1,), tile=t * 2.0)
 
 
+@ct.kernel
+def rows_halved(x, y, n: int):
+    for i in range(n):
+        t = ct.load(x, index=(i,), shape=(16,))
+        ct.store(y, index=(i // 2,), tile=t * 2.0)
+
+
 def test_a_store_indexed_by_the_loop_variable_is_a_parallel_store():
     x, y = np.arange(64, dtype=np.float32), np.zeros(80, np.float32)
     ir = str(compile_to_ir(rows_parallel, (x, y, 4)))
     assert "iter_values" not in ir, ir  # nothing carried from iteration to iteration
+    # i + 1 differs in every iteration as well; i // 2 does not.
     ir = str(compile_to_ir(rows_shifted, (x, y, 4)))
+    assert "iter_values" not in ir, ir
+    ir = str(compile_to_ir(rows_halved, (x, y, 4)))
     assert re.search(r"iter_values\(%\w+ = %\w+\) -> \(token\)", ir), ir
     # A stride-0 destination writes the same elements in every iteration: not parallel.
     y0 = np.lib.stride_tricks.as_strided(np.zeros(16, np.float32), shape=(80,), strides=(0,))
@@ -152,7 +162,7 @@ def test_a_store_indexed_by_the_loop_variable_is_a_parallel_store():
 @pytest.mark.parametrize("target", TARGETS)
 def test_loop_stores_run_on_the_emulator(target):
     x, y = np.arange(64, dtype=np.float32), np.zeros(80, np.float32)
-    for kernel in (rows_parallel, rows_shifted):
+    for kernel in (rows_parallel, rows_shifted, rows_halved):
         want, got = run_both(kernel, [x, y, 4], target)
         np.testing.assert_array_equal(got[1], want[1])
 
@@ -215,3 +225,35 @@ def test_launches_specialize_on_aliasing_and_the_fast_path_checks_it():
             cuda.synchronize()
             want = (host[128:] * 2) if same else host[128:]
             np.testing.assert_array_equal(out.copy_to_host(), want)
+
+
+@ct.kernel
+def persistent_rows(x, y, tiles_n: int, total: int):
+    for t in range(ct.bid(0), total, ct.num_blocks(0)):
+        bm = t // tiles_n
+        bn = t % tiles_n
+        ct.store(y, index=(bm, bn), tile=ct.load(x, index=(bm, bn), shape=(4, 8)) + 1.0)
+
+
+@ct.kernel
+def persistent_halves(x, y, total: int):
+    for t in range(ct.bid(0), total, ct.num_blocks(0)):
+        # t // 2 repeats every other iteration: two iterations store the same tile
+        ct.store(y, index=(t // 2, 0), tile=ct.load(x, index=(t, 0), shape=(4, 8)))
+
+
+def test_a_persistent_loops_quotient_and_remainder_store_is_parallel():
+    # (t // n, t % n) differs in every iteration, so the stores need no order among
+    # themselves (beyond cuTile's rule, which asks for the induction variable itself).
+    x, y = np.arange(16 * 16, dtype=np.float32).reshape(16, 16), np.zeros((16, 16), np.float32)
+    ir = str(compile_to_ir(persistent_rows, (x, y, 2, 8)))
+    assert "iter_values" not in ir, ir
+    ir = str(compile_to_ir(persistent_halves, (x, y, 4)))
+    assert re.search(r"iter_values\(%\w+ = %\w+\) -> \(token\)", ir), ir
+    for target in TARGETS:
+        for kernel, args in ((persistent_rows, [x, y, 2, 8]), (persistent_halves, [x, y, 4])):
+            want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+            ct.interpret((3,), kernel, want)
+            got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+            emulator.emulate((3,), kernel, got, target=target, race_check=True)
+            np.testing.assert_array_equal(got[1], want[1])

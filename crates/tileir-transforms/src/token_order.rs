@@ -21,6 +21,11 @@
 //!   body touches only single-bit sets, a `store_view_tko` through a partition view indexed
 //!   by the induction variable, the body's only access to its set, writes a different tile
 //!   every iteration; it follows only what came before the loop, not earlier iterations.
+//!   Beyond cuTile, an index is also injective in the induction variable `i` when it is
+//!   `i` plus or minus loop-invariant values (wrapping addition is a bijection), and a pair
+//!   of indices `(x / d, x % d)` with `x` injective and `d` loop-invariant (either rounding;
+//!   Python's floor `%` idiom included) is too: a persistent loop's
+//!   `for t in range(bid, n, num_blocks): store(C, (t // tiles_n, t % tiles_n), …)`.
 //!
 //! Afterwards, tokens that order nothing (joins and carried tokens no access takes) are
 //! removed. The pass rewrites token operands only: locations stay, and every new op
@@ -624,6 +629,79 @@ impl Orderer<'_> {
         self.m.append_op(block, y);
     }
 
+    /// Whether `v` is defined outside loop body `body` (not in it or a region inside it).
+    fn invariant(&self, v: ValueId, body: BlockId) -> bool {
+        let mut block = self.m.value_block(v);
+        while let Some(b) = block {
+            if b == body {
+                return false;
+            }
+            block = self.m.parent_op_of_block(b).and_then(|op| self.m.ops[op].parent);
+        }
+        true
+    }
+
+    /// `v`'s cuda_tile op and operands.
+    fn def(&self, v: ValueId) -> Option<(CtOp, &[ValueId])> {
+        let op = self.m.defining_op(v)?;
+        Some((ct(self.m, op)?, &self.m.ops[op].operands))
+    }
+
+    /// Whether distinct iterations give `v` distinct values: it is the induction variable
+    /// `iv`, extended, or plus or minus loop-invariant values.
+    fn injective(&self, v: ValueId, iv: ValueId, body: BlockId) -> bool {
+        if v == iv {
+            return true;
+        }
+        match self.def(v) {
+            Some((CtOp::ExtI, [x])) => self.injective(*x, iv, body),
+            Some((CtOp::AddI, [a, b])) => {
+                (self.injective(*a, iv, body) && self.invariant(*b, body)) || (self.invariant(*a, body) && self.injective(*b, iv, body))
+            }
+            Some((CtOp::SubI, [a, b])) => self.injective(*a, iv, body) && self.invariant(*b, body),
+            _ => false,
+        }
+    }
+
+    /// `(x, d)` if `v` is `x / d` (any rounding).
+    fn quotient(&self, v: ValueId) -> Option<(ValueId, ValueId)> {
+        match self.def(v)? {
+            (CtOp::DivI, [x, d]) => Some((*x, *d)),
+            _ => None,
+        }
+    }
+
+    /// `(x, d)` if `v` is `x % d`: `remi`, or the floor-modulo idiom
+    /// `select(c, remi(x, d) + d, remi(x, d))` Python's `%` lowers to.
+    fn remainder(&self, v: ValueId) -> Option<(ValueId, ValueId)> {
+        match self.def(v)? {
+            (CtOp::RemI, [x, d]) => Some((*x, *d)),
+            (CtOp::Select, [_, adjusted, r]) => {
+                let (x, d) = self.remainder(*r).filter(|_| self.def(*r).is_some_and(|(c, _)| c == CtOp::RemI))?;
+                match self.def(*adjusted)? {
+                    (CtOp::AddI, [a, b]) if (*a == *r && *b == d) || (*a == d && *b == *r) => Some((x, d)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether a store's index tuple differs between iterations: one index is injective,
+    /// or two are the quotient and remainder of one injective value by an invariant divisor.
+    fn injective_indices(&self, index: &[ValueId], iv: ValueId, body: BlockId) -> bool {
+        if index.iter().any(|&v| self.injective(v, iv, body)) {
+            return true;
+        }
+        index.iter().any(|&q| {
+            self.quotient(q).is_some_and(|(x, d)| {
+                self.injective(x, iv, body)
+                    && self.invariant(d, body)
+                    && index.iter().any(|&r| self.remainder(r) == Some((x, d)))
+            })
+        })
+    }
+
     /// cuTile's loop-parallel stores of a `for` loop (see the module docs).
     fn parallel_stores(&self, body: BlockId, effects: &Effects) -> HashSet<OpId> {
         let mut out = HashSet::new();
@@ -660,7 +738,7 @@ impl Orderer<'_> {
             }
             let c = self.m.ops[op].kind.cuda_tile().expect("a cuda_tile store");
             let Some(index) = c.group("index", operands.len()) else { continue };
-            if operands[index].contains(&iv) {
+            if self.injective_indices(&operands[index], iv, body) {
                 out.insert(op);
             }
         }

@@ -55,8 +55,8 @@ cuda_tile.module @m {
 
 // -----
 
-// A store whose index is not the induction variable follows the previous iteration's: the
-// loop carries the array's last access.
+// A store whose index may repeat between iterations (a product may wrap) follows the
+// previous iteration's: the loop carries the array's last access.
 // CHECK-LABEL: entry @carried
 // CHECK: %[[T:.*]] = make_token
 // CHECK: for %{{.*}} in (%{{.*}} to %{{.*}}, step %{{.*}}) : tile<i32> iter_values(%[[C:.*]] = %[[T]]) -> (token) {
@@ -67,11 +67,12 @@ cuda_tile.module @m {
     %t = make_token : token
     %c0 = constant <i32: 0> : tile<i32>
     %c1 = constant <i32: 1> : tile<i32>
+    %c2 = constant <i32: 2> : tile<i32>
     %x = constant <f32: 1.0> : tile<16xf32>
     %vb = make_tensor_view %b, shape = [256], strides = [1] : tensor_view<256xf32, strides=[1]>
     %pb = make_partition_view %vb : partition_view<tile=(16), tensor_view<256xf32, strides=[1]>>
     for %i in (%c0 to %n, step %c1) : tile<i32> {
-      %j = addi %i, %c1 : tile<i32>
+      %j = muli %i, %c2 : tile<i32>
       %s = store_view_tko weak %x, %pb[%j] token = %t : tile<16xf32>, partition_view<tile=(16), tensor_view<256xf32, strides=[1]>>, tile<i32> -> token
       continue
     }
