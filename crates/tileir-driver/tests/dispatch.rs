@@ -70,3 +70,29 @@ fn force_variant_names_a_cuda_tile_op() {
     let err = llvm("convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas{force-variant=reduction:tree}").unwrap_err();
     assert!(err.to_string().contains("'reduction' is not a cuda_tile op"), "{err}");
 }
+
+#[test]
+fn tiled_loads_and_stores_prefer_vectors_and_can_be_forced_to_predicate_every_element() {
+    // Without alignment facts the vectors are one element wide; the whole-tile path is
+    // still taken for tiles inside the memref.
+    let text = llvm("").unwrap();
+    assert_eq!(text.matches("label %fast.").count(), 2, "two unpredicated paths in:\n{text}");
+    let text = llvm("convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas{force-variant=tiled_load:predicated;nv_tileas.tiled_store:predicated}").unwrap();
+    assert!(!text.contains("%fast."), "an unpredicated path in:\n{text}");
+    assert!(text.contains("ld.global.b32") && text.contains("st.global.b32"), "no predicated element access in:\n{text}");
+}
+
+#[test]
+fn a_forced_cp_async_load_without_alignment_facts_says_why_at_the_load() {
+    // The hand-written kernel's pointer carries no `assume div_by<16>`: its base alignment
+    // is unknown, so 16-byte cp.async chunks cannot be proven aligned.
+    let err = llvm("convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas{force-variant=tiled_load:cp_async}").unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("rowsum.mlir:9:"), "{text}");
+    assert!(
+        text.contains("no lowering of 'tiled_load' applies on sm_90a: vector: not the forced variant; cp_async: the memref's base or outer strides are not known to be multiples of 16 bytes; predicated: not the forced variant"),
+        "{text}"
+    );
+    let err = llvm("convert-cuda-tile-to-tileaa,convert-tileaa-to-tileas{force-variant=tiled_store:cp_async}").unwrap_err();
+    assert!(err.to_string().contains("tileir.variant = \"cp_async\" names no variant of 'tiled_store' (variants: vector, predicated)"), "{err}");
+}

@@ -318,6 +318,17 @@ impl<'a> AttrReader<'a> {
         }
     }
 
+    /// An optional string.
+    pub fn opt_string(&mut self, name: &str) -> Option<String> {
+        match self.take(name)? {
+            Attr::Str(s) => Some(s.clone()),
+            other => {
+                self.errors.push(format!("'{}' attribute '{name}' must be a string, got {}", self.op, other.kind_name()));
+                None
+            }
+        }
+    }
+
     /// A required string or symbol.
     pub fn string(&mut self, name: &str) -> Option<String> {
         match self.take(name) {

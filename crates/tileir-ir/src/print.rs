@@ -2137,7 +2137,17 @@ impl<'a> Printer<'a> {
         }
     }
 
-    fn tiled_load(&mut self, dialect: &str, op: OpId, a: &TiledAccess, vector_width: Option<u32>) {
+    /// nv_tileas's attributes of a tiled access: its vector width and forced variant.
+    fn tileas_access_attrs(&mut self, attrs: Option<(u32, Option<&str>)>) {
+        if let Some((w, variant)) = attrs {
+            let _ = write!(self.out, " vector_width = {w}");
+            if let Some(v) = variant {
+                let _ = write!(self.out, " variant = \"{}\"", escape_string(v));
+            }
+        }
+    }
+
+    fn tiled_load(&mut self, dialect: &str, op: OpId, a: &TiledAccess, vector_width: Option<(u32, Option<&str>)>) {
         let data = self.m.ops[op].clone();
         let ops = &data.operands;
         self.results_prefix(op);
@@ -2155,16 +2165,14 @@ impl<'a> Printer<'a> {
         };
         let body = self.tiled_access_text(a, "", memref, &indices, token);
         let _ = write!(self.out, "{dialect}.tiled_load {body}");
-        if let Some(w) = vector_width {
-            let _ = write!(self.out, " vector_width = {w}");
-        }
+        self.tileas_access_attrs(vector_width);
         let memref_ty = memref.map(|v| self.vty(v, true)).unwrap_or_default();
         let idx = self.index_types(&indices, true);
         let outs: Vec<String> = data.results.iter().map(|&r| self.vty(r, true)).collect();
         let _ = write!(self.out, " : {memref_ty}{idx} -> {}", outs.join(", "));
     }
 
-    fn tiled_store(&mut self, dialect: &str, op: OpId, a: &TiledAccess, vector_width: Option<u32>) {
+    fn tiled_store(&mut self, dialect: &str, op: OpId, a: &TiledAccess, vector_width: Option<(u32, Option<&str>)>) {
         let data = self.m.ops[op].clone();
         let ops = &data.operands;
         self.results_prefix(op);
@@ -2186,9 +2194,7 @@ impl<'a> Printer<'a> {
         // store_view_tko.
         let body = self.tiled_access_text(a, &format!("{value_name}, "), memref, &indices, token);
         let _ = write!(self.out, "{dialect}.tiled_store {body}");
-        if let Some(w) = vector_width {
-            let _ = write!(self.out, " vector_width = {w}");
-        }
+        self.tileas_access_attrs(vector_width);
         let value_ty = value.map(|v| self.vty(v, true)).unwrap_or_default();
         let memref_ty = memref.map(|v| self.vty(v, true)).unwrap_or_default();
         let idx = self.index_types(&indices, true);
@@ -2201,14 +2207,12 @@ impl<'a> Printer<'a> {
 
     fn tileas(&mut self, op: OpId, ts: &TileAsOp, depth: usize) {
         match ts {
-            TileAsOp::TiledLoad {
-                access,
-                vector_width,
-            } => self.tiled_load("nv_tileas", op, access, Some(*vector_width)),
-            TileAsOp::TiledStore {
-                access,
-                vector_width,
-            } => self.tiled_store("nv_tileas", op, access, Some(*vector_width)),
+            TileAsOp::TiledLoad { access, vector_width, variant } => {
+                self.tiled_load("nv_tileas", op, access, Some((*vector_width, variant.as_deref())))
+            }
+            TileAsOp::TiledStore { access, vector_width, variant } => {
+                self.tiled_store("nv_tileas", op, access, Some((*vector_width, variant.as_deref())))
+            }
             // The async pipeline and TMA ops have no custom assembly: like MLIR ops without
             // an assembly format, they print (and parse) in the generic form.
             _ => self.generic(op, depth),

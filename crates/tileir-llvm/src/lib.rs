@@ -16,6 +16,7 @@
 #![forbid(unsafe_code)]
 
 mod alloca;
+mod cp_async;
 mod debug_ops;
 mod dispatch;
 mod epilogue;

@@ -52,6 +52,14 @@ pub(crate) struct CountedLoop {
     pub(crate) phis: Vec<String>,
 }
 
+/// Where each element of a relayout's result comes from: a map from result coordinates to
+/// source coordinates, and both tiles' layouts and shapes.
+struct RelayoutMap {
+    source_of: crate::in_thread::SourceOf,
+    source: (Layout, Vec<i64>),
+    result: (Layout, Vec<i64>),
+}
+
 impl FuncWriter<'_> {
     /// Phis for `carried` (LLVM type, value from `pre`) at the start of the current block;
     /// each ends in a `{mark}{i}` placeholder that [`Self::patch_phis`] fills with the
@@ -723,7 +731,9 @@ impl FuncWriter<'_> {
                 self.values.insert(data.results[0], Lowered::Token);
                 Ok(())
             }
-            CtOp::Broadcast | CtOp::Reshape | CtOp::Permute | CtOp::Extract | CtOp::Cat => self.relayout(op, c),
+            CtOp::Broadcast | CtOp::Reshape | CtOp::Permute | CtOp::Extract | CtOp::Cat => {
+                self.relayout(op, c, c.op.mnemonic(), crate::dispatch::forced(c))
+            }
             CtOp::Pack | CtOp::Unpack => {
                 // Both are the tile's bits read back at another element size (low bits
                 // first), through shared memory. Whole-byte elements are written in the
@@ -872,7 +882,11 @@ impl FuncWriter<'_> {
         Ok(())
     }
 
-    pub(crate) fn relayout(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
+    /// A relayout op (broadcast, reshape, permute, extract, cat; nv_tileas's convert_layout
+    /// as a reshape to its own shape, named `mnemonic`): the cases where no element moves
+    /// are handled here, the others by the first of the `relayout` variants (`registers`,
+    /// `shuffle`, `shared_memory`) that applies, or the one `forced` names.
+    pub(crate) fn relayout(&mut self, op: OpId, c: &CudaTileOp, mnemonic: &str, forced: Option<&str>) -> R<()> {
         let data = self.m.ops[op].clone();
         let src = data.operands[0];
         let result = data.results[0];
@@ -910,48 +924,103 @@ impl FuncWriter<'_> {
             }
             return Ok(());
         }
+        self.run_variants(op, c, mnemonic, crate::dispatch::RELAYOUT, forced, &|_, _| None)
+    }
+
+    /// The source coordinates of each result coordinate of relayout `c`, and both tiles'
+    /// layouts and shapes; None for ops without such a map (extract, cat) or layouts.
+    fn relayout_map(&self, op: OpId, c: &CudaTileOp) -> Option<RelayoutMap> {
+        let data = &self.m.ops[op];
+        let (st, rt) = (self.val_ty(data.operands[0]), self.val_ty(data.results[0]));
+        let (sl, rl) = (st.layout.clone()?, rt.layout.clone()?);
+        let (sshape, rshape) = (st.shape.clone(), rt.shape.clone());
+        let source_of: crate::in_thread::SourceOf = match c.op {
+            CtOp::Broadcast => {
+                let sshape = sshape.clone();
+                Box::new(move |rc: &[i64]| rc.iter().zip(&sshape).map(|(&x, &s)| if s == 1 { 0 } else { x }).collect())
+            }
+            CtOp::Reshape => {
+                let (sshape, rshape) = (sshape.clone(), rshape.clone());
+                Box::new(move |rc: &[i64]| crate::in_thread::unflatten(crate::in_thread::flat_index(rc, &rshape), &sshape))
+            }
+            CtOp::Permute => match c.get("permutation") {
+                Some(Attr::IntArray(perm)) => {
+                    let perm = perm.clone();
+                    Box::new(move |rc: &[i64]| {
+                        let mut sc = vec![0; rc.len()];
+                        for (i, &p) in perm.iter().enumerate() {
+                            sc[p as usize] = rc[i];
+                        }
+                        sc
+                    })
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        Some(RelayoutMap { source_of, source: (sl, sshape), result: (rl, rshape) })
+    }
+
+    /// The in-thread plan of relayout `op` (each result register a source register), or why
+    /// there is none.
+    fn relayout_in_thread_plan(&self, op: OpId, c: &CudaTileOp) -> R<Vec<usize>> {
+        let RelayoutMap { source_of: f, source: (sl, ss), result: (rl, rs) } =
+            self.relayout_map(op, c).ok_or("extract and cat move elements between threads")?;
+        crate::in_thread::in_thread_sources((&sl, &ss), (&rl, &rs), &*f)
+            .ok_or_else(|| "some thread needs elements another thread holds".to_string())
+    }
+
+    /// The warp-shuffle plan of relayout `op`, or why there is none.
+    fn relayout_shuffle_plan(&self, op: OpId, c: &CudaTileOp) -> R<Vec<crate::in_thread::ShuffleSource>> {
+        if !matches!(self.val_ty(self.m.ops[op].results[0]).elem, TileElem::Num(_)) {
+            return Err("pointer tiles are not shuffled".into());
+        }
+        let RelayoutMap { source_of: f, source: (sl, ss), result: (rl, rs) } =
+            self.relayout_map(op, c).ok_or("extract and cat move elements between threads")?;
+        crate::in_thread::warp_shuffle_sources((&sl, &ss), (&rl, &rs), &*f)
+            .ok_or_else(|| "some thread needs elements another warp holds".to_string())
+    }
+
+    /// The `registers` relayout variant: every thread already holds what it needs.
+    pub(crate) fn relayout_in_registers(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
+        let plan = self.relayout_in_thread_plan(op, c)?;
+        let data = &self.m.ops[op];
+        let (src, result) = (data.operands[0], data.results[0]);
+        let e = self.elems(src)?;
+        let out = plan.iter().map(|&k| e[k].clone()).collect();
+        self.set_elems(result, out);
+        Ok(())
+    }
+
+    /// The `shuffle` relayout variant: elements move between the lanes of each warp.
+    pub(crate) fn relayout_shuffled(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
+        let plan = self.relayout_shuffle_plan(op, c)?;
+        let data = &self.m.ops[op];
+        let (src, result) = (data.operands[0], data.results[0]);
+        self.relayout_by_shuffles(src, result, &plan)
+    }
+
+    /// Why the `registers` relayout variant does not apply (None: it does).
+    pub(crate) fn relayout_in_registers_rejects(&self, op: OpId, c: &CudaTileOp) -> Option<String> {
+        self.relayout_in_thread_plan(op, c).err()
+    }
+
+    /// Why the `shuffle` relayout variant does not apply (None: it does).
+    pub(crate) fn relayout_shuffled_rejects(&self, op: OpId, c: &CudaTileOp) -> Option<String> {
+        self.relayout_shuffle_plan(op, c).err()
+    }
+
+    /// The `shared_memory` relayout variant: the source goes to shared memory and every
+    /// thread reads its registers back (any op, any layouts).
+    pub(crate) fn relayout_through_smem(&mut self, op: OpId, c: &CudaTileOp) -> R<()> {
+        let data = self.m.ops[op].clone();
+        let src = data.operands[0];
+        let result = data.results[0];
+        let st = self.val_ty(src);
+        let rt = self.val_ty(result);
         let size = smem_elem_bytes(rt.elem);
         let sshape = st.shape.clone();
         let rshape = rt.shape.clone();
-        // Where every thread already holds what it needs, the op renames registers.
-        if let (Some(sl), Some(rl)) = (&st.layout, &rt.layout) {
-            let source_of: Option<crate::in_thread::SourceOf> = match c.op {
-                CtOp::Broadcast => {
-                    let sshape = sshape.clone();
-                    Some(Box::new(move |rc: &[i64]| rc.iter().zip(&sshape).map(|(&x, &s)| if s == 1 { 0 } else { x }).collect()))
-                }
-                CtOp::Reshape => {
-                    let (sshape, rshape) = (sshape.clone(), rshape.clone());
-                    Some(Box::new(move |rc: &[i64]| crate::in_thread::unflatten(crate::in_thread::flat_index(rc, &rshape), &sshape)))
-                }
-                CtOp::Permute => match c.get("permutation") {
-                    Some(Attr::IntArray(perm)) => {
-                        let perm = perm.clone();
-                        Some(Box::new(move |rc: &[i64]| {
-                            let mut sc = vec![0; rc.len()];
-                            for (i, &p) in perm.iter().enumerate() {
-                                sc[p as usize] = rc[i];
-                            }
-                            sc
-                        }))
-                    }
-                    _ => None,
-                },
-                _ => None,
-            };
-            if let Some(f) = source_of {
-                if let Some(plan) = crate::in_thread::in_thread_sources((sl, &sshape), (rl, &rshape), &*f) {
-                    let e = self.elems(src)?;
-                    let out = plan.iter().map(|&k| e[k].clone()).collect();
-                    self.set_elems(result, out);
-                    return Ok(());
-                }
-                let shuffleable = matches!(rt.elem, TileElem::Num(_));
-                if let Some(plan) = shuffleable.then(|| crate::in_thread::warp_shuffle_sources((sl, &sshape), (rl, &rshape), &*f)).flatten() {
-                    return self.relayout_by_shuffles(src, result, &plan);
-                }
-            }
-        }
         match c.op {
             CtOp::Broadcast => self.gather_through_smem(&[src], result, &mut |w, coords, _| {
                 let sc: Vec<String> =

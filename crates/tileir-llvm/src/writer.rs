@@ -385,6 +385,24 @@ impl PtxScalar {
     }
 }
 
+/// A tiled load or store with its operands lowered: what each variant of `tiled_load` and
+/// `tiled_store` works from.
+pub(crate) struct TiledParts {
+    pub access: TiledAccess,
+    /// Widest vector access the layout and alignment allow (elements).
+    pub vector_width: u32,
+    pub is_load: bool,
+    /// The tile: shape, element and layout.
+    pub shape: Vec<i64>,
+    pub elem: NumType,
+    pub layout: Layout,
+    /// The memref (base pointer, i64 sizes and strides) and the tile's index (i64).
+    pub base: String,
+    pub sizes: Vec<String>,
+    pub strides: Vec<String>,
+    pub tile_index: Vec<String>,
+}
+
 /// What a 4-bit tiled access needs to address its elements.
 struct NibbleAccess<'a> {
     /// Per dimension, this thread's first coordinate (i64).
@@ -830,13 +848,13 @@ impl<'a> FuncWriter<'a> {
                 }
             },
             OpKind::TileAs(k) => match k {
-                TileAsOp::TiledLoad { access, vector_width } => self.tiled(op, access, *vector_width, true),
-                TileAsOp::TiledStore { access, vector_width } => self.tiled(op, access, *vector_width, false),
+                TileAsOp::TiledLoad { access, vector_width, variant } => self.tiled(op, access, *vector_width, true, variant.as_deref()),
+                TileAsOp::TiledStore { access, vector_width, variant } => self.tiled(op, access, *vector_width, false, variant.as_deref()),
                 // The same elements in another register layout: a reshape to the same shape
                 // is exactly that relayout (renaming, warp shuffles or a shared-memory trip,
                 // whichever the planner finds for the two layouts).
                 TileAsOp::ConvertLayout { plan: None, reinterpret_byte: false } => {
-                    if let Err(message) = self.relayout(op, &tileir_ir::CudaTileOp::new(tileir_ir::CtOp::Reshape)) {
+                    if let Err(message) = self.relayout(op, &tileir_ir::CudaTileOp::new(tileir_ir::CtOp::Reshape), "convert_layout", None) {
                         self.error(op, message);
                     }
                 }
@@ -1057,19 +1075,62 @@ impl<'a> FuncWriter<'a> {
     /// Branch-free masking keeps both LLVM and ptxas fast (LLVM's `llvm.masked.*` are
     /// scalarized into a branch per element on NVPTX) and keeps the in-bounds tiles, which
     /// are all but the edge tiles of a grid, free of mask arithmetic.
-    fn tiled(&mut self, op: OpId, access: &TiledAccess, vector_width: u32, is_load: bool) {
+    /// A tiled load or store: its operands resolved, then lowered by the first of its
+    /// variants (`vector`, `cp_async`, `predicated`) that applies (see `dispatch`).
+    fn tiled(&mut self, op: OpId, access: &TiledAccess, vector_width: u32, is_load: bool, variant: Option<&str>) {
         let m = self.m;
         let data = m.ops[op].clone();
         let tile_ty: TypeId = if is_load { m.value_type(data.results[0]) } else { m.value_type(data.operands[1]) };
         let Type::Tile { shape, elem: TileElem::Num(elem), layout: Some(layout) } = m.types.get(tile_ty).clone() else {
             return self.error(op, "expected a numeric tile with a layout".into());
         };
-        let Ok(lt) = crate::lower_ct::elem_llvm(TileElem::Num(elem)) else {
+        if crate::lower_ct::elem_llvm(TileElem::Num(elem)).is_err() || PtxScalar::of(elem).is_none() {
             return self.error(op, format!("loads and stores of {elem} are not supported by the LLVM writer yet"));
+        }
+        let Some(Lowered::MemRef { base, sizes, strides }) = self.get(op, data.operands[0]) else {
+            return self.error(op, "operand #0 is not a memref".into());
         };
-        let Some(ptx) = PtxScalar::of(elem) else {
-            return self.error(op, format!("loads and stores of {elem} are not supported by the LLVM writer yet"));
+        let leading = if is_load { 1 } else { 2 };
+        let mut tile_index = Vec::new();
+        for &v in &data.operands[leading..leading + access.num_indices as usize] {
+            match self.as_i64(op, v) {
+                Some(s) => tile_index.push(s),
+                None => return,
+            }
+        }
+        let parts = TiledParts {
+            access: access.clone(),
+            vector_width,
+            is_load,
+            shape,
+            elem,
+            layout,
+            base,
+            sizes,
+            strides,
+            tile_index,
         };
+        let (name, table) = if is_load {
+            ("tiled_load", crate::dispatch::TILED_LOAD)
+        } else {
+            ("tiled_store", crate::dispatch::TILED_STORE)
+        };
+        if let Err(message) = self.run_variants(op, &parts, name, table, variant, &|_, _| None) {
+            self.error(op, message);
+        }
+    }
+
+    /// The `vector` variant (`checked`: whole tiles inside the memref take vector accesses,
+    /// the others one predicate per element) and the `predicated` one (every tile one
+    /// predicate per element: less code, more instructions per element).
+    pub(crate) fn tiled_in_registers(&mut self, op: OpId, p: &TiledParts, checked: bool) -> Result<(), String> {
+        let m = self.m;
+        let data = m.ops[op].clone();
+        let (access, vector_width, is_load) = (&p.access, p.vector_width, p.is_load);
+        let (shape, elem, layout) = (p.shape.clone(), p.elem, p.layout.clone());
+        let (base, sizes, strides, tile_index) = (p.base.clone(), p.sizes.clone(), p.strides.clone(), p.tile_index.clone());
+        let lt = crate::lower_ct::elem_llvm(TileElem::Num(elem))?;
+        let ptx = PtxScalar::of(elem).ok_or_else(|| format!("loads and stores of {elem} are not supported by the LLVM writer yet"))?;
         // Ordered accesses are relaxed ("strong") element accesses at the op's scope, with a
         // fence after an acquire load or before a release store: the PTX memory model's
         // fence-based acquire/release patterns.
@@ -1085,19 +1146,8 @@ impl<'a> FuncWriter<'a> {
             MemoryOrdering::Release | MemoryOrdering::AcqRel if !is_load => self.line(&format!("fence {llvm_scope}release")),
             _ => {}
         }
-        let Some(Lowered::MemRef { base, sizes, strides }) = self.get(op, data.operands[0]) else {
-            return self.error(op, "operand #0 is not a memref".into());
-        };
-        let leading = if is_load { 1 } else { 2 };
-        let mut tile_index = Vec::new();
-        for &v in &data.operands[leading..leading + access.num_indices as usize] {
-            match self.as_i64(op, v) {
-                Some(s) => tile_index.push(s),
-                None => return,
-            }
-        }
         let Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, .. } = &layout else {
-            return self.error(op, "tiled loads and stores of fragment-layout tiles are not supported (convert the tile to a blocked layout first)".into());
+            return Err("the tile's layout is not blocked (convert it to a blocked layout first)".into());
         };
         let rank = shape.len();
         // The vector dimension: the layout's fastest (the last for the canonical layouts;
@@ -1165,7 +1215,7 @@ impl<'a> FuncWriter<'a> {
                     o[vdim] += j;
                     match index.get(&o) {
                         Some(&i) => out.push(i),
-                        None => return self.error(op, format!("internal: no register holds offsets {o:?} of the tile")),
+                        None => return Err(format!("internal: no register holds offsets {o:?} of the tile")),
                     }
                 }
             }
@@ -1177,14 +1227,14 @@ impl<'a> FuncWriter<'a> {
             match self.get(op, data.operands[1]) {
                 Some(Lowered::Tile(e)) if e.len() == register_of.len() => register_of.iter().map(|&i| e[i].clone()).collect(),
                 Some(Lowered::Tile(e)) => {
-                    return self.error(op, format!("stored tile has {} elements per thread, expected {}", e.len(), register_of.len()))
+                    return Err(format!("stored tile has {} elements per thread, expected {}", e.len(), register_of.len()))
                 }
-                _ => return self.error(op, "stored value is not a tile".into()),
+                _ => return Err("stored value is not a tile".into()),
             }
         };
         if elem == NumType::F4E2M1FN {
             if vdim + 1 != rank {
-                return self.error(op, "4-bit tiles must be held with their last dimension fastest".into());
+                return Err("4-bit tiles must be held with their last dimension fastest".into());
             }
             let nibbles = NibbleAccess { origin: &origin, valid: &coords.valid, sizes: &sizes, strides: &strides, base: &base, qualifier: &qualifier };
             let loaded = if is_load {
@@ -1198,8 +1248,12 @@ impl<'a> FuncWriter<'a> {
                 self.store_nibbles_atomic(&nibbles, &groups, group, &stored, syncscope);
                 Vec::new()
             };
-            return self.finish_tiled(&data, access, is_load, llvm_scope, loaded);
+            self.finish_tiled(&data, access, is_load, llvm_scope, loaded);
+            return Ok(());
         }
+        let (mut l_fast, mut l_slow, mut l_join) = (String::new(), String::new(), String::new());
+        let mut fast_vals = Vec::new();
+        if checked {
         // The whole tile is inside the memref: 0 <= start and start + shape <= size in
         // every dimension (signed: a negative tile index must not pass as a huge one).
         let mut full: Option<String> = owners_only.clone();
@@ -1216,7 +1270,7 @@ impl<'a> FuncWriter<'a> {
         }
         let full = full.unwrap_or_else(|| "true".into());
         let id = self.counter;
-        let (l_fast, l_slow, l_join) = (format!("%fast.{id}"), format!("%slow.{id}"), format!("%join.{id}"));
+        (l_fast, l_slow, l_join) = (format!("%fast.{id}"), format!("%slow.{id}"), format!("%join.{id}"));
         self.line(&format!("br i1 {full}, label {l_fast}, label {l_slow}"));
 
         // Fast path: `group / vw` vector accesses of vw elements per group.
@@ -1225,7 +1279,6 @@ impl<'a> FuncWriter<'a> {
         // i1 elements are bytes in memory (a vector of i1 would be bit-packed in LLVM).
         let bool_elems = lt == "i1";
         let mem_lt = if bool_elems { "i8" } else { lt };
-        let mut fast_vals = Vec::new();
         for (gi, offsets) in groups.iter().enumerate() {
             let (addr, _) = self.group_address(&origin, offsets, &strides, &base, mem_lt);
             for k in 0..group / vw {
@@ -1287,10 +1340,11 @@ impl<'a> FuncWriter<'a> {
             }
         }
         self.line(&format!("br label {l_join}"));
+        self.label(&l_slow);
+        }
 
         // Slow path: one predicate per element; masked-off elements are neither read
         // nor written, and masked-off loads yield the padding value.
-        self.label(&l_slow);
         let pad_bits = padding_bits(elem, access.padding);
         let mut slow_vals = Vec::new();
         for (gi, offsets) in groups.iter().enumerate() {
@@ -1341,15 +1395,22 @@ impl<'a> FuncWriter<'a> {
                 self.predicated_store(ptx, lt, &ptrs, &preds, &disp, &vals, &qualifier);
             }
         }
-        self.line(&format!("br label {l_join}"));
-        self.label(&l_join);
-        let mut loaded = vec![String::new(); fast_vals.len()];
-        for (k, (f, s)) in fast_vals.iter().zip(slow_vals.iter()).enumerate() {
-            let r = self.fresh("v");
-            self.line(&format!("{r} = phi {lt} [ {f}, {l_fast} ], [ {s}, {l_slow} ]"));
-            loaded[register_of[k]] = r;
+        let mut loaded = vec![String::new(); slow_vals.len()];
+        if checked {
+            self.line(&format!("br label {l_join}"));
+            self.label(&l_join);
+            for (k, (f, s)) in fast_vals.iter().zip(slow_vals.iter()).enumerate() {
+                let r = self.fresh("v");
+                self.line(&format!("{r} = phi {lt} [ {f}, {l_fast} ], [ {s}, {l_slow} ]"));
+                loaded[register_of[k]] = r;
+            }
+        } else {
+            for (k, s) in slow_vals.into_iter().enumerate() {
+                loaded[register_of[k]] = s;
+            }
         }
         self.finish_tiled(&data, access, is_load, llvm_scope, loaded);
+        Ok(())
     }
 
     /// The end of a tiled access: the acquire fence of an ordered load (after the phis,

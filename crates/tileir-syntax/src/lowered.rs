@@ -23,6 +23,8 @@ struct AccessUses {
     indices: Vec<Use>,
     token: Option<Use>,
     vector_width: Option<u32>,
+    /// A forced lowering variant (nv_tileas forms).
+    variant: Option<String>,
 }
 
 impl Parser<'_> {
@@ -322,6 +324,7 @@ impl Parser<'_> {
             origin_step = Some(self.int_list("[", "]")?);
         }
         let mut vector_width = None;
+        let mut variant = None;
         if tileas {
             self.c.ws();
             if !self.c.eat_kw("vector_width") {
@@ -335,6 +338,11 @@ impl Parser<'_> {
                 Ok(w) => vector_width = Some(w),
                 Err(_) => return self.cerr(vpos, format!("vector_width {w} is out of range")),
             }
+            self.c.ws();
+            if self.c.eat_kw("variant") {
+                self.c.expect("=")?;
+                variant = Some(self.c.string()?);
+            }
         }
         let access = TiledAccess {
             ordering,
@@ -344,7 +352,7 @@ impl Parser<'_> {
             has_token: token.is_some(),
             origin_step,
         };
-        Ok(AccessUses { access, value, memref, indices, token, vector_width })
+        Ok(AccessUses { access, value, memref, indices, token, vector_width, variant })
     }
 
     /// `tiled_load … : MEMREF, IDX… -> TILE, TOKEN` and
@@ -386,10 +394,10 @@ impl Parser<'_> {
             (None, false) => OpKind::TileAa(TileAaOp::TiledLoad(a.access)),
             (None, true) => OpKind::TileAa(TileAaOp::TiledStore(a.access)),
             (Some(()), false) => {
-                OpKind::TileAs(TileAsOp::TiledLoad { access: a.access, vector_width: a.vector_width.unwrap_or(1) })
+                OpKind::TileAs(TileAsOp::TiledLoad { access: a.access, vector_width: a.vector_width.unwrap_or(1), variant: a.variant })
             }
             (Some(()), true) => {
-                OpKind::TileAs(TileAsOp::TiledStore { access: a.access, vector_width: a.vector_width.unwrap_or(1) })
+                OpKind::TileAs(TileAsOp::TiledStore { access: a.access, vector_width: a.vector_width.unwrap_or(1), variant: a.variant })
             }
         };
         Ok(self.create(block, kind, operands, &results, loc))

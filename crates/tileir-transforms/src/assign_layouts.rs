@@ -180,7 +180,7 @@ fn anchor_layout(m: &Module, memref: ValueId, shape: &[i64], elem: NumType, curr
 /// the backend performs one element at a time whatever the layout).
 fn tiled_parts(m: &Module, op: OpId) -> Option<(u32, Option<Vec<i64>>)> {
     match &m.ops[op].kind {
-        OpKind::TileAs(TileAsOp::TiledLoad { access, vector_width } | TileAsOp::TiledStore { access, vector_width })
+        OpKind::TileAs(TileAsOp::TiledLoad { access, vector_width, .. } | TileAsOp::TiledStore { access, vector_width, .. })
             if access.ordering == tileir_ir::MemoryOrdering::Weak =>
         {
             Some((*vector_width, access.origin_step.clone()))

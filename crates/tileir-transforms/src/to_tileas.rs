@@ -30,7 +30,9 @@ pass_options! {
         /// Warps per CTA (1, 2, 4, 8 or 16); 0 picks from the largest tile (at most 4).
         num_warps("num-warps"): u32 = 0,
         /// Forces lowering variants: `OP:VARIANT` entries separated by `;` (for example
-        /// `reduce:serial`), stamped on every op of that kind as `tileir.variant`.
+        /// `reduce:serial`), stamped on every op of that kind as `tileir.variant`; OP is a
+        /// cuda_tile op, or `tiled_load` / `tiled_store` (nv_tileas's tiled memory ops, whose
+        /// `variant` attribute it sets).
         force_variant("force-variant"): String = String::new(),
     }
 }
@@ -108,19 +110,37 @@ pub fn blocked_layout_ordered(shape: &[i64], elem_bytes: u32, num_warps: u32, or
     Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, order: order.to_vec() }
 }
 
-/// `OP:VARIANT;OP:VARIANT` → (op, variant) pairs; the op must be a cuda_tile op name.
-fn parse_forced_variants(text: &str) -> Result<HashMap<tileir_ir::CtOp, String>, String> {
+/// The kind of op a `force-variant` entry names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum ForcedOp {
+    CudaTile(tileir_ir::CtOp),
+    TiledLoad,
+    TiledStore,
+}
+
+/// `OP:VARIANT;OP:VARIANT` → (op, variant) pairs; the op is a cuda_tile op name or
+/// nv_tileas's `tiled_load` / `tiled_store`.
+fn parse_forced_variants(text: &str) -> Result<HashMap<ForcedOp, String>, String> {
     let mut out = HashMap::new();
     for entry in text.split(';').map(str::trim).filter(|e| !e.is_empty()) {
         let Some((op, variant)) = entry.split_once(':') else {
             return Err(format!("expected OP:VARIANT, got '{entry}'"));
         };
-        let op = op.trim().trim_start_matches("cuda_tile.");
-        let ct = tileir_ir::CtOp::from_mnemonic(op).ok_or_else(|| format!("'{op}' is not a cuda_tile op"))?;
+        let op = op.trim();
+        let key = match op.trim_start_matches("nv_tileas.") {
+            "tiled_load" => ForcedOp::TiledLoad,
+            "tiled_store" => ForcedOp::TiledStore,
+            _ => {
+                let name = op.trim_start_matches("cuda_tile.");
+                let ct = tileir_ir::CtOp::from_mnemonic(name)
+                    .ok_or_else(|| format!("'{name}' is not a cuda_tile op (nor nv_tileas's tiled_load or tiled_store)"))?;
+                ForcedOp::CudaTile(ct)
+            }
+        };
         if variant.trim().is_empty() {
             return Err(format!("no variant named for '{op}'"));
         }
-        out.insert(ct, variant.trim().to_string());
+        out.insert(key, variant.trim().to_string());
     }
     Ok(out)
 }
@@ -141,7 +161,7 @@ fn auto_num_warps(max_elements: i64, elem_bytes: u32) -> u32 {
     w
 }
 
-fn convert(module: &mut Module, requested_warps: u32, forced: &HashMap<tileir_ir::CtOp, String>) -> Result<(), Diagnostics> {
+fn convert(module: &mut Module, requested_warps: u32, forced: &HashMap<ForcedOp, String>) -> Result<(), Diagnostics> {
     let src = std::mem::take(module);
     let mut dst = Module::new();
     let mut diags = Vec::new();
@@ -224,7 +244,7 @@ struct FuncConverter<'a> {
     dst: &'a mut Module,
     values: HashMap<ValueId, ValueId>,
     num_warps: u32,
-    forced: &'a HashMap<tileir_ir::CtOp, String>,
+    forced: &'a HashMap<ForcedOp, String>,
 }
 
 impl FuncConverter<'_> {
@@ -293,7 +313,7 @@ impl FuncConverter<'_> {
         let loc = self.dst.locs.import(&src.locs, data.loc);
         let mut kind = data.kind.clone();
         if let OpKind::CudaTile(ct) = &mut kind {
-            if let Some(v) = self.forced.get(&ct.op) {
+            if let Some(v) = self.forced.get(&ForcedOp::CudaTile(ct.op)) {
                 ct.discardable.retain(|(k, _)| k != "tileir.variant");
                 ct.discardable.push(("tileir.variant".into(), tileir_ir::Attr::Str(v.clone())));
             }
@@ -354,12 +374,14 @@ impl FuncConverter<'_> {
         let new_kind = match kind {
             TileAaOp::TiledLoad(access) => {
                 let vector_width = self.vector_width(data.operands[0], result_types[0], access.origin_step.as_deref());
-                OpKind::TileAs(TileAsOp::TiledLoad { access: access.clone(), vector_width })
+                let variant = self.forced.get(&ForcedOp::TiledLoad).cloned();
+                OpKind::TileAs(TileAsOp::TiledLoad { access: access.clone(), vector_width, variant })
             }
             TileAaOp::TiledStore(access) => {
                 let value_ty = self.dst.value_type(operands[1]);
                 let vector_width = self.vector_width(data.operands[0], value_ty, access.origin_step.as_deref());
-                OpKind::TileAs(TileAsOp::TiledStore { access: access.clone(), vector_width })
+                let variant = self.forced.get(&ForcedOp::TiledStore).cloned();
+                OpKind::TileAs(TileAsOp::TiledStore { access: access.clone(), vector_width, variant })
             }
             TileAaOp::Func { .. } => {
                 return Err(Diagnostic::error(src.op_location(op), "nested nv_tileaa.func is not supported"));

@@ -201,14 +201,8 @@ pub(crate) fn verify_aa_op(cx: &mut Ctx<'_>, op: OpId, kind: &TileAaOp) {
 
 pub(crate) fn verify_as_op(cx: &mut Ctx<'_>, op: OpId, kind: &TileAsOp) {
     match kind {
-        TileAsOp::TiledLoad {
-            access,
-            vector_width,
-        } => verify_tiled(cx, op, access, true, true, *vector_width),
-        TileAsOp::TiledStore {
-            access,
-            vector_width,
-        } => verify_tiled(cx, op, access, false, true, *vector_width),
+        TileAsOp::TiledLoad { access, vector_width, .. } => verify_tiled(cx, op, access, true, true, *vector_width),
+        TileAsOp::TiledStore { access, vector_width, .. } => verify_tiled(cx, op, access, false, true, *vector_width),
         other => crate::pipeline::verify_as(cx, op, other),
     }
 }

@@ -1,5 +1,6 @@
 // The nv_tileas stage in custom form (after -convert-tileaa-to-tileas): tiles carry
-// `#nv_tileas.blocked<…>` layouts and the memory ops their vector widths. It parses
+// `#nv_tileas.blocked<…>` layouts and the memory ops their vector widths (and a forced
+// lowering variant). It parses
 // back, verifies, and prints byte for byte as written.
 // RUN: tileir-opt %s | tileir-opt | FileCheck %s
 // RUN: tileir-opt %s -o %t.1 && tileir-opt %t.1 -o %t.2 && diff %t.1 %t.2 && grep -v -e '^//' -e '^$' %s | diff - %t.1
@@ -9,7 +10,7 @@
 // CHECK: %9:2 = nv_tileas.tiled_load acquire device %1[%2, %8] token = %0 padding = nan vector_width = 4 : !nv_tileaa.memref<?x64xf32, strides=[64,1], 1>, i32 -> tile<16x64xf32, #nv_tileas.blocked<size_per_thread=[1, 4], threads_per_warp=[2, 16], warps_per_cta=[4, 1], order=[1, 0]>>, !nv_tileaa.mem_token
 // CHECK-NEXT: %10 = nv_tileaa.addf %9#0, %9#0 rounding<zero> : tile<16x64xf32, #nv_tileas.blocked<size_per_thread=[1, 4], threads_per_warp=[2, 16], warps_per_cta=[4, 1], order=[1, 0]>>
 // CHECK: -> (!cuda_tile.tile<16x64xf32, #nv_tileas.blocked<size_per_thread=[1, 4], threads_per_warp=[2, 16], warps_per_cta=[4, 1], order=[1, 0]>>) {
-// CHECK: %17 = nv_tileas.tiled_store release device %12, %1[%2, %8] token = %9#1 vector_width = 4 : tile<16x64xf32, #nv_tileas.blocked<size_per_thread=[1, 4], threads_per_warp=[2, 16], warps_per_cta=[4, 1], order=[1, 0]>>, !nv_tileaa.memref<?x64xf32, strides=[64,1], 1>, i32 -> !nv_tileaa.mem_token
+// CHECK: %17 = nv_tileas.tiled_store release device %12, %1[%2, %8] token = %9#1 vector_width = 4 variant = "predicated" : tile<16x64xf32, #nv_tileas.blocked<size_per_thread=[1, 4], threads_per_warp=[2, 16], warps_per_cta=[4, 1], order=[1, 0]>>, !nv_tileaa.memref<?x64xf32, strides=[64,1], 1>, i32 -> !nv_tileaa.mem_token
 // CHECK: nv_tileaa.return
 nv_tileaa.global constant @lut alignment = 16 <f32: [1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tile<4xf32>
 nv_tileaa.func @k(%arg0: !nv_tileaa.ptr<f32, 1>, %arg1: i32, %arg2: !nv_tileaa.ptr<f32, 1>) attributes {kernel, num_warps = 4} {
@@ -36,7 +37,7 @@ nv_tileaa.func @k(%arg0: !nv_tileaa.ptr<f32, 1>, %arg1: i32, %arg2: !nv_tileaa.p
     }
     continue %15 : tile<16x64xf32, #nv_tileas.blocked<size_per_thread=[1, 4], threads_per_warp=[2, 16], warps_per_cta=[4, 1], order=[1, 0]>>
   }
-  %17 = nv_tileas.tiled_store release device %12, %1[%2, %8] token = %9#1 vector_width = 4 : tile<16x64xf32, #nv_tileas.blocked<size_per_thread=[1, 4], threads_per_warp=[2, 16], warps_per_cta=[4, 1], order=[1, 0]>>, !nv_tileaa.memref<?x64xf32, strides=[64,1], 1>, i32 -> !nv_tileaa.mem_token
+  %17 = nv_tileas.tiled_store release device %12, %1[%2, %8] token = %9#1 vector_width = 4 variant = "predicated" : tile<16x64xf32, #nv_tileas.blocked<size_per_thread=[1, 4], threads_per_warp=[2, 16], warps_per_cta=[4, 1], order=[1, 0]>>, !nv_tileaa.memref<?x64xf32, strides=[64,1], 1>, i32 -> !nv_tileaa.mem_token
   %18 = nv_tileaa.get_global @lut : !nv_tileaa.ptr<f32, 1>
   %19, %20 = cuda_tile.load_ptr_tko weak %18 token=%17 : !nv_tileaa.ptr<f32, 1> -> f32, !nv_tileaa.mem_token
   %21 = cuda_tile.store_ptr_tko weak %arg2, %19 token=%20 : !nv_tileaa.ptr<f32, 1>, f32 -> !nv_tileaa.mem_token

@@ -18,6 +18,8 @@ pub enum TileAsOp {
         /// Widest per-thread vector access in elements (1 = scalar) the layout and the
         /// alignment facts allow.
         vector_width: u32,
+        /// The lowering variant forced on this op (`variant = "cp_async"`), if any.
+        variant: Option<String>,
     },
     /// `nv_tileas.tiled_store`: the store counterpart.
     TiledStore {
@@ -25,6 +27,8 @@ pub enum TileAsOp {
         access: TiledAccess,
         /// Widest per-thread vector access in elements.
         vector_width: u32,
+        /// The lowering variant forced on this op, if any.
+        variant: Option<String>,
     },
 
     // ---- The async pipeline family (`nv_tileas.async.pipeline.*`). ----
@@ -481,13 +485,12 @@ impl TileAsOp {
     pub fn attributes(&self) -> NamedAttrs {
         let mut out = NamedAttrs::new();
         match self {
-            TileAsOp::TiledLoad { access, vector_width } => {
-                access.attrs(&mut out, 1);
+            TileAsOp::TiledLoad { access, vector_width, variant } | TileAsOp::TiledStore { access, vector_width, variant } => {
+                access.attrs(&mut out, if matches!(self, TileAsOp::TiledLoad { .. }) { 1 } else { 2 });
                 out.push(("vector_width".into(), Attr::Int(*vector_width as i64)));
-            }
-            TileAsOp::TiledStore { access, vector_width } => {
-                access.attrs(&mut out, 2);
-                out.push(("vector_width".into(), Attr::Int(*vector_width as i64)));
+                if let Some(v) = variant {
+                    out.push(("variant".into(), Attr::Str(v.clone())));
+                }
             }
             TileAsOp::ProduceOne(tag) | TileAsOp::ProduceOneAsync(tag) => tag.attrs(&mut out),
             TileAsOp::ConsumeOne { consumer_idx, tag } => {
@@ -581,11 +584,11 @@ impl TileAsOp {
         let op = match mnemonic {
             "tiled_load" => {
                 let access = TiledAccess::read(&mut r, 1);
-                TileAsOp::TiledLoad { access, vector_width: r.int("vector_width").unwrap_or(1) as u32 }
+                TileAsOp::TiledLoad { access, vector_width: r.int("vector_width").unwrap_or(1) as u32, variant: r.opt_string("variant") }
             }
             "tiled_store" => {
                 let access = TiledAccess::read(&mut r, 2);
-                TileAsOp::TiledStore { access, vector_width: r.int("vector_width").unwrap_or(1) as u32 }
+                TileAsOp::TiledStore { access, vector_width: r.int("vector_width").unwrap_or(1) as u32, variant: r.opt_string("variant") }
             }
             "async.pipeline.create_pipeline" => TileAsOp::CreatePipeline,
             "async.pipeline.create_iterator" => TileAsOp::CreateIterator,
