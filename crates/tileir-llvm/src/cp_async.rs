@@ -76,24 +76,16 @@ impl FuncWriter<'_> {
         // The tile's first global coordinate per dimension.
         let starts: Vec<String> =
             (0..rank).map(|d| self.emit("cps", format!("mul i64 {}, {}", p.tile_index[d], shape[d]))).collect();
-        for first in (0..total).step_by(threads as usize) {
-            let c = self.emit("cpc", format!("add i32 {tid}, {first}"));
-            let guard = (first + threads > total).then(|| {
-                let ok = self.emit("cpin", format!("icmp ult i32 {c}, {total}"));
-                let (yes, join) = (self.new_label("cpa"), self.new_label("cpaj"));
-                self.line(&format!("br i1 {ok}, label {yes}, label {join}"));
-                self.label(&yes);
-                join
-            });
+        self.for_each_thread_item(&tid, total, threads, &mut |w, c| {
             // The chunk's tile coordinates: its row (outer dimensions, row-major) and column.
-            let c64 = self.emit("cpc", format!("zext i32 {c} to i64"));
-            let mut rest = self.emit("cprw", format!("udiv i64 {c64}, {chunks_per_row}"));
-            let chunk = self.emit("cpch", format!("urem i64 {c64}, {chunks_per_row}"));
+            let c64 = w.emit("cpc", format!("zext i32 {c} to i64"));
+            let mut rest = w.emit("cprw", format!("udiv i64 {c64}, {chunks_per_row}"));
+            let chunk = w.emit("cpch", format!("urem i64 {c64}, {chunks_per_row}"));
             let mut within = vec![String::new(); rank];
-            within[rank - 1] = self.emit("cpcl", format!("mul i64 {chunk}, {per_chunk}"));
+            within[rank - 1] = w.emit("cpcl", format!("mul i64 {chunk}, {per_chunk}"));
             for d in (0..rank - 1).rev() {
-                within[d] = self.emit("cpd", format!("urem i64 {rest}, {}", shape[d]));
-                rest = self.emit("cprw", format!("udiv i64 {rest}, {}", shape[d]));
+                within[d] = w.emit("cpd", format!("urem i64 {rest}, {}", shape[d]));
+                rest = w.emit("cprw", format!("udiv i64 {rest}, {}", shape[d]));
             }
             // Global coordinates; a chunk reads only when all of them are inside the memref
             // (unsigned: a negative coordinate is out), and as many elements of its row as
@@ -101,35 +93,32 @@ impl FuncWriter<'_> {
             let mut inside: Option<String> = None;
             let mut linear: Option<String> = None;
             for d in 0..rank {
-                let g = self.emit("cpg", format!("add i64 {}, {}", starts[d], within[d]));
-                let ok = self.emit("cpok", format!("icmp ult i64 {g}, {}", p.sizes[d]));
-                inside = Some(self.chain(inside, ok, "and i1", "cpok"));
-                let term = if p.strides[d] == "1" { g.clone() } else { self.emit("cpt", format!("mul i64 {g}, {}", p.strides[d])) };
-                linear = Some(self.chain(linear, term, "add i64", "cpl"));
+                let g = w.emit("cpg", format!("add i64 {}, {}", starts[d], within[d]));
+                let ok = w.emit("cpok", format!("icmp ult i64 {g}, {}", p.sizes[d]));
+                inside = Some(w.chain(inside, ok, "and i1", "cpok"));
+                let term = if p.strides[d] == "1" { g.clone() } else { w.emit("cpt", format!("mul i64 {g}, {}", p.strides[d])) };
+                linear = Some(w.chain(linear, term, "add i64", "cpl"));
                 if d + 1 == rank {
-                    let left = self.emit("cplf", format!("sub i64 {}, {g}", p.sizes[d]));
-                    let left = self.emit("cplf", format!("call i64 @llvm.smin.i64(i64 {left}, i64 {per_chunk})"));
+                    let left = w.emit("cplf", format!("sub i64 {}, {g}", p.sizes[d]));
+                    let left = w.emit("cplf", format!("call i64 @llvm.smin.i64(i64 {left}, i64 {per_chunk})"));
                     let inside = inside.clone().unwrap_or_else(|| "true".into());
-                    let left = self.emit("cplf", format!("select i1 {inside}, i64 {left}, i64 0"));
-                    let bytes = self.emit("cpsz", format!("mul i64 {left}, {eb}"));
-                    let bytes = self.emit("cpsz", format!("trunc i64 {bytes} to i32"));
+                    let left = w.emit("cplf", format!("select i1 {inside}, i64 {left}, i64 0"));
+                    let bytes = w.emit("cpsz", format!("mul i64 {left}, {eb}"));
+                    let bytes = w.emit("cpsz", format!("trunc i64 {bytes} to i32"));
                     // A chunk with nothing to read keeps the base address: no address past
                     // the allocation is ever formed.
                     let linear = linear.clone().unwrap_or_else(|| "0".into());
-                    let linear = self.emit("cpl", format!("select i1 {inside}, i64 {linear}, i64 0"));
-                    let src = self.emit("cpsrc", format!("getelementptr {lt}, ptr addrspace(1) {}, i64 {linear}", p.base));
-                    let off = self.emit("cpo", format!("mul i32 {c}, 16"));
-                    let dst = self.smem_ptr(&off);
-                    self.line(&format!(
+                    let linear = w.emit("cpl", format!("select i1 {inside}, i64 {linear}, i64 0"));
+                    let src = w.emit("cpsrc", format!("getelementptr {lt}, ptr addrspace(1) {}, i64 {linear}", p.base));
+                    let off = w.emit("cpo", format!("mul i32 {c}, 16"));
+                    let dst = w.smem_ptr(&off);
+                    w.line(&format!(
                         "call void @llvm.nvvm.cp.async.cg.shared.global.16.s(ptr addrspace(3) {dst}, ptr addrspace(1) {src}, i32 {bytes})"
                     ));
                 }
             }
-            if let Some(join) = guard {
-                self.line(&format!("br label {join}"));
-                self.label(&join);
-            }
-        }
+            Ok(())
+        })?;
         self.declare("declare void @llvm.nvvm.cp.async.commit.group()");
         self.declare("declare void @llvm.nvvm.cp.async.wait.group(i32)");
         self.intrinsic_void("llvm.nvvm.cp.async.commit.group", &[]);
@@ -145,6 +134,34 @@ impl FuncWriter<'_> {
         }
         self.values.insert(data.results[0], crate::writer::Lowered::Tile(loaded));
         self.values.insert(data.results[1], crate::writer::Lowered::Token);
+        Ok(())
+    }
+
+    /// Runs `body` once for each of `total` items spread over `threads` threads: thread
+    /// `tid` takes items tid, tid + threads, …, and `body` gets the item's index (an i32
+    /// value). A last, partial round is guarded.
+    pub(crate) fn for_each_thread_item(
+        &mut self,
+        tid: &str,
+        total: i64,
+        threads: i64,
+        body: &mut dyn FnMut(&mut Self, &str) -> R<()>,
+    ) -> R<()> {
+        for first in (0..total).step_by(threads as usize) {
+            let c = self.emit("cc", format!("add i32 {tid}, {first}"));
+            let guard = (first + threads > total).then(|| {
+                let ok = self.emit("cin", format!("icmp ult i32 {c}, {total}"));
+                let (yes, join) = (self.new_label("cpa"), self.new_label("cpaj"));
+                self.line(&format!("br i1 {ok}, label {yes}, label {join}"));
+                self.label(&yes);
+                join
+            });
+            body(self, &c)?;
+            if let Some(join) = guard {
+                self.line(&format!("br label {join}"));
+                self.label(&join);
+            }
+        }
         Ok(())
     }
 }

@@ -74,19 +74,27 @@ pub(crate) const RELAYOUT: &[Variant] = &[
 ];
 
 pub(crate) const TILED_LOAD: &[Variant<TiledParts>] = &[
-    Variant { name: "vector", rejects: |_, _, _| None, lower: |w, op, p| w.tiled_in_registers(op, p, true) },
+    Variant { name: "vector", rejects: blocked_rejects, lower: |w, op, p| w.tiled_in_registers(op, p, true) },
     Variant { name: "cp_async", rejects: crate::cp_async::cp_async_rejects, lower: |w, op, p| w.tiled_cp_async(op, p) },
     Variant { name: "predicated", rejects: predicated_rejects, lower: |w, op, p| w.tiled_in_registers(op, p, false) },
 ];
 
 pub(crate) const TILED_STORE: &[Variant<TiledParts>] = &[
-    Variant { name: "vector", rejects: |_, _, _| None, lower: |w, op, p| w.tiled_in_registers(op, p, true) },
+    Variant { name: "vector", rejects: blocked_rejects, lower: |w, op, p| w.tiled_in_registers(op, p, true) },
     Variant { name: "predicated", rejects: predicated_rejects, lower: |w, op, p| w.tiled_in_registers(op, p, false) },
 ];
 
-fn predicated_rejects(_: &FuncWriter<'_>, _: OpId, p: &TiledParts) -> Option<String> {
+/// The register variants address each thread's elements from a blocked layout.
+fn blocked_rejects(_: &FuncWriter<'_>, _: OpId, p: &TiledParts) -> Option<String> {
+    (!matches!(p.layout, tileir_ir::Layout::Blocked { .. }))
+        .then(|| "the tile's layout is not blocked (convert it to a blocked layout first)".into())
+}
+
+fn predicated_rejects(w: &FuncWriter<'_>, op: OpId, p: &TiledParts) -> Option<String> {
     // 4-bit elements share bytes: their accesses merge nibbles (the `vector` variant's own path).
-    (p.elem == tileir_ir::NumType::F4E2M1FN).then(|| "4-bit elements are merged into bytes by the vector variant".into())
+    blocked_rejects(w, op, p).or_else(|| {
+        (p.elem == tileir_ir::NumType::F4E2M1FN).then(|| "4-bit elements are merged into bytes by the vector variant".into())
+    })
 }
 
 /// The variant `c` forces, if any.

@@ -1200,54 +1200,43 @@ impl FuncWriter<'_> {
         let tid = self.thread_id();
         let decl = "declare void @llvm.nvvm.cp.async.cg.shared.global.16.s(ptr addrspace(3), ptr addrspace(1), i32)";
         self.declare(decl);
-        for first in (0..total).step_by(threads as usize) {
-            let c = self.emit("cc", format!("add i32 {tid}, {first}"));
-            let guard = (first + threads > total).then(|| {
-                let ok = self.emit("cin", format!("icmp ult i32 {c}, {total}"));
-                let (yes, join) = (self.new_label("cpa"), self.new_label("cpaj"));
-                self.line(&format!("br i1 {ok}, label {yes}, label {join}"));
-                self.label(&yes);
-                join
-            });
-            let row = self.emit("crow", format!("udiv i32 {c}, {chunks_per_row}"));
-            let chunk = self.emit("cchk", format!("urem i32 {c}, {chunks_per_row}"));
-            let col = self.emit("ccol", format!("mul i32 {chunk}, {per_chunk}"));
+        self.for_each_thread_item(&tid, total, threads, &mut |w, c| {
+            let row = w.emit("crow", format!("udiv i32 {c}, {chunks_per_row}"));
+            let chunk = w.emit("cchk", format!("urem i32 {c}, {chunks_per_row}"));
+            let col = w.emit("ccol", format!("mul i32 {chunk}, {per_chunk}"));
             // Global coordinates (i64) of the chunk's first element.
-            let row64 = self.emit("cr64", format!("zext i32 {row} to i64"));
-            let col64 = self.emit("cc64", format!("zext i32 {col} to i64"));
-            let grow = self.emit("cgr", format!("mul i64 {}, {rows}", index[0]));
-            let grow = self.emit("cgr", format!("add i64 {grow}, {row64}"));
-            let gcol = self.emit("cgc", format!("mul i64 {}, {cols}", index[1]));
-            let gcol = self.emit("cgc", format!("add i64 {gcol}, {col64}"));
+            let row64 = w.emit("cr64", format!("zext i32 {row} to i64"));
+            let col64 = w.emit("cc64", format!("zext i32 {col} to i64"));
+            let grow = w.emit("cgr", format!("mul i64 {}, {rows}", index[0]));
+            let grow = w.emit("cgr", format!("add i64 {grow}, {row64}"));
+            let gcol = w.emit("cgc", format!("mul i64 {}, {cols}", index[1]));
+            let gcol = w.emit("cgc", format!("add i64 {gcol}, {col64}"));
             // Elements of the chunk inside the memref: 0 past its last row or column.
-            let row_in = self.emit("cri", format!("icmp ult i64 {grow}, {}", sizes[0]));
-            let left = self.emit("clf", format!("sub i64 {}, {gcol}", sizes[1]));
-            let left = self.emit("clf", format!("call i64 @llvm.smax.i64(i64 {left}, i64 0)"));
-            let left = self.emit("clf", format!("call i64 @llvm.smin.i64(i64 {left}, i64 {per_chunk})"));
-            self.declare("declare i64 @llvm.smax.i64(i64, i64)");
-            self.declare("declare i64 @llvm.smin.i64(i64, i64)");
-            let left = self.emit("clf", format!("select i1 {row_in}, i64 {left}, i64 0"));
-            let src_bytes = self.emit("csz", format!("mul i64 {left}, {eb}"));
-            let src_bytes = self.emit("csz", format!("trunc i64 {src_bytes} to i32"));
+            let row_in = w.emit("cri", format!("icmp ult i64 {grow}, {}", sizes[0]));
+            let left = w.emit("clf", format!("sub i64 {}, {gcol}", sizes[1]));
+            let left = w.emit("clf", format!("call i64 @llvm.smax.i64(i64 {left}, i64 0)"));
+            let left = w.emit("clf", format!("call i64 @llvm.smin.i64(i64 {left}, i64 {per_chunk})"));
+            w.declare("declare i64 @llvm.smax.i64(i64, i64)");
+            w.declare("declare i64 @llvm.smin.i64(i64, i64)");
+            let left = w.emit("clf", format!("select i1 {row_in}, i64 {left}, i64 0"));
+            let src_bytes = w.emit("csz", format!("mul i64 {left}, {eb}"));
+            let src_bytes = w.emit("csz", format!("trunc i64 {src_bytes} to i32"));
             // A chunk with nothing to read keeps the memref's base address (no byte of it is
             // read), so no address past the allocation is ever formed.
-            let lin = self.emit("cli", format!("mul i64 {grow}, {}", strides[0]));
-            let lin = self.emit("cli", format!("add i64 {lin}, {gcol}"));
-            let any = self.emit("cany", format!("icmp ne i64 {left}, 0"));
-            let lin = self.emit("cli", format!("select i1 {any}, i64 {lin}, i64 0"));
-            let src = self.emit("csrc", format!("getelementptr {lt}, ptr addrspace(1) {base}, i64 {lin}"));
+            let lin = w.emit("cli", format!("mul i64 {grow}, {}", strides[0]));
+            let lin = w.emit("cli", format!("add i64 {lin}, {gcol}"));
+            let any = w.emit("cany", format!("icmp ne i64 {left}, 0"));
+            let lin = w.emit("cli", format!("select i1 {any}, i64 {lin}, i64 0"));
+            let src = w.emit("csrc", format!("getelementptr {lt}, ptr addrspace(1) {base}, i64 {lin}"));
             let off = match image {
-                OperandImage::KMajorA => self.core_matrix_offset(0, &row, &col, cols, eb),
-                OperandImage::MnMajorB => self.mn_major_offset(bytes_a, &row, &col, rows, eb),
+                OperandImage::KMajorA => w.core_matrix_offset(0, &row, &col, cols, eb),
+                OperandImage::MnMajorB => w.mn_major_offset(bytes_a, &row, &col, rows, eb),
                 OperandImage::KMajorB => return Err("a transposed B is copied by TMA only".into()),
             };
-            let dst = self.smem_ptr(&off);
-            self.line(&format!("call void @llvm.nvvm.cp.async.cg.shared.global.16.s(ptr addrspace(3) {dst}, ptr addrspace(1) {src}, i32 {src_bytes})"));
-            if let Some(join) = guard {
-                self.line(&format!("br label {join}"));
-                self.label(&join);
-            }
-        }
+            let dst = w.smem_ptr(&off);
+            w.line(&format!("call void @llvm.nvvm.cp.async.cg.shared.global.16.s(ptr addrspace(3) {dst}, ptr addrspace(1) {src}, i32 {src_bytes})"));
+            Ok(())
+        })?;
         Ok(())
     }
 }

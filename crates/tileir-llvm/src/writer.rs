@@ -1063,18 +1063,6 @@ impl<'a> FuncWriter<'a> {
         ThreadCoords { base: vec![row, col], valid }
     }
 
-    /// A register-distributed tile load or store.
-    ///
-    /// One uniform branch per access decides between two straight-line paths:
-    /// - fast: the whole tile lies inside the memref (and every thread owns real elements),
-    ///   so each thread's groups are plain (vector) accesses with no per-element test;
-    /// - slow: each element is guarded by its own predicate through predicated PTX
-    ///   `ld`/`st` (inline asm), so out-of-bounds elements are never read or written and
-    ///   loads of them produce the padding value.
-    ///
-    /// Branch-free masking keeps both LLVM and ptxas fast (LLVM's `llvm.masked.*` are
-    /// scalarized into a branch per element on NVPTX) and keeps the in-bounds tiles, which
-    /// are all but the edge tiles of a grid, free of mask arithmetic.
     /// A tiled load or store: its operands resolved, then lowered by the first of its
     /// variants (`vector`, `cp_async`, `predicated`) that applies (see `dispatch`).
     fn tiled(&mut self, op: OpId, access: &TiledAccess, vector_width: u32, is_load: bool, variant: Option<&str>) {
@@ -1120,9 +1108,20 @@ impl<'a> FuncWriter<'a> {
         }
     }
 
-    /// The `vector` variant (`checked`: whole tiles inside the memref take vector accesses,
-    /// the others one predicate per element) and the `predicated` one (every tile one
-    /// predicate per element: less code, more instructions per element).
+    /// A register-distributed tile load or store: the `vector` variant (`checked`) and the
+    /// `predicated` one (only the slow path below, for every tile: less code, more
+    /// instructions per element).
+    ///
+    /// One uniform branch per access decides between two straight-line paths:
+    /// - fast: the whole tile lies inside the memref (and every thread owns real elements),
+    ///   so each thread's groups are plain (vector) accesses with no per-element test;
+    /// - slow: each element is guarded by its own predicate through predicated PTX
+    ///   `ld`/`st` (inline asm), so out-of-bounds elements are never read or written and
+    ///   loads of them produce the padding value.
+    ///
+    /// Branch-free masking keeps both LLVM and ptxas fast (LLVM's `llvm.masked.*` are
+    /// scalarized into a branch per element on NVPTX) and keeps the in-bounds tiles, which
+    /// are all but the edge tiles of a grid, free of mask arithmetic.
     pub(crate) fn tiled_in_registers(&mut self, op: OpId, p: &TiledParts, checked: bool) -> Result<(), String> {
         let m = self.m;
         let data = m.ops[op].clone();
@@ -1147,7 +1146,7 @@ impl<'a> FuncWriter<'a> {
             _ => {}
         }
         let Layout::Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, .. } = &layout else {
-            return Err("the tile's layout is not blocked (convert it to a blocked layout first)".into());
+            return Err("internal: a register access of a tile whose layout is not blocked".into());
         };
         let rank = shape.len();
         // The vector dimension: the layout's fastest (the last for the canonical layouts;
